@@ -1,0 +1,127 @@
+"""The ``lull`` command: parse arguments and hand over to a front end.
+
+Nothing heavy is imported here: ``lull --help`` must answer at once. Front ends
+and the engine are imported only after the arguments are known.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+VERSION = "0.1.0"
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
+
+DESCRIPTION = """\
+lull: a terminal coding assistant whose context tidies itself while you are away.
+
+Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,
+or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).
+"""
+
+EPILOG = """\
+environment:
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   Anthropic (Claude) access
+  OPENAI_API_KEY, OPENAI_BASE_URL         OpenAI or a compatible server (DeepSeek, Kimi,
+                                          Qwen, vLLM, Ollama, ...)
+  LULL_THINKING_THRESHOLD_MINUTES, LULL_TOOL_RESULTS_THRESHOLD_MINUTES,
+  LULL_TOOL_RESULTS_NUM_TO_KEEP           idle cleanup overrides
+settings: ~/.config/lull/settings.json (user) and .lull/settings.json (project)
+"""
+
+
+class UsageError(Exception):
+    """A bad command line; exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and help output)."""
+    parser = argparse.ArgumentParser(
+        prog="lull",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-p", "--print", dest="prompt", nargs="?", const="", default=None, metavar="PROMPT",
+        help="answer PROMPT non-interactively and exit (reads stdin when piped)",
+    )
+    parser.add_argument(
+        "--output-format", choices=OUTPUT_FORMATS, default="text",
+        help="with -p: text (default), json (one object) or stream-json (one event per line)",
+    )
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                        help="continue the most recent session in this workspace")
+    parser.add_argument("-r", "--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("-m", "--model", help="model name (overrides model.name)")
+    parser.add_argument("--provider", choices=("anthropic", "openai"),
+                        help="model provider (overrides model.provider)")
+    parser.add_argument("--base-url", metavar="URL", help="API base URL (overrides model.baseUrl)")
+    parser.add_argument("--approval-mode", choices=APPROVAL_MODES,
+                        help="default: ask before edits and shell; auto-edit: ask before shell; "
+                        "yolo: never ask; plan: read-only tools only")
+    parser.add_argument("--max-turns", type=_positive_int, metavar="N",
+                        help="stop after N model requests in one turn")
+    parser.add_argument("--plain", action="store_true", help="line mode instead of the full-screen UI")
+    parser.add_argument("-C", "--cwd", metavar="DIR", help="workspace directory (default: current)")
+    parser.add_argument("--debug", action="store_true", help="print the debug log to stderr")
+    parser.add_argument("-v", "--version", action="version", version=f"lull {VERSION}")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lull`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    workspace = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
+    if not workspace.is_dir():
+        parser.error(f"argument -C/--cwd: {workspace} is not a directory")
+    if args.resume and args.continue_last:
+        parser.error("use either --resume ID or --continue, not both")
+    if args.prompt is None and args.output_format != "text":
+        parser.error("--output-format needs -p/--print")
+    from app.log import setup_logging
+    from settings.paths import log_path
+
+    setup_logging(log_path(), debug=args.debug)
+    if args.prompt is not None:
+        prompt = _full_prompt(args.prompt)
+        if not prompt.strip():
+            parser.error("-p needs a prompt (as an argument or on stdin)")
+        from app.ui.printer import run_print
+
+        return run_print(args, workspace, prompt)
+    from app.ui.line import run_line
+
+    return run_line(args, workspace)
+
+
+def _full_prompt(prompt: str) -> str:
+    """The -p prompt, with piped stdin appended (like ``cat log | lull -p "explain"``)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return prompt
+    try:
+        piped = sys.stdin.read()
+    except (OSError, UnicodeDecodeError):
+        return prompt
+    if not piped.strip():
+        return prompt
+    return f"{prompt}\n\n{piped}" if prompt.strip() else piped
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

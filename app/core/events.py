@@ -1,0 +1,106 @@
+"""What the engine tells a front end while a turn runs.
+
+Front ends (TUI, line mode, one-shot printer) consume only these values; they
+never look inside the loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.context.edits import ContextEdit
+from app.core.messages import ToolCall, ToolResult
+from app.core.provider import Usage
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A user message started a turn."""
+
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantText:
+    """A fragment of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantThinking:
+    """A fragment of the model's reasoning."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A tool call is about to run (after approval)."""
+
+    call: ToolCall
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    """A tool call has its result (run, denied, failed or cancelled)."""
+
+    call: ToolCall
+    result: ToolResult
+    display: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestFinished:
+    """One model request completed; ``usage`` is what the provider reported."""
+
+    usage: Usage
+    index: int
+    context_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContextEdited:
+    """The view changed (idle cleanup, compression, restore); ``description`` is one line."""
+
+    edit: ContextEdit
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the user should know (level: info, warning, error)."""
+
+    level: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """The turn ended; ``text`` is the final answer text."""
+
+    text: str
+    stop_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFailed:
+    """The turn ended with an error the user must act on (one line)."""
+
+    message: str
+    kind: str
+
+
+Event = (
+    TurnStarted
+    | AssistantText
+    | AssistantThinking
+    | ToolStarted
+    | ToolFinished
+    | RequestFinished
+    | ContextEdited
+    | Notice
+    | TurnFinished
+    | TurnFailed
+)

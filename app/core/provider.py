@@ -1,0 +1,172 @@
+"""The contract between the engine and a model provider.
+
+The engine builds a :class:`ModelRequest` from the context view and consumes the
+:class:`StreamEvent` values a provider yields. Providers (``app/providers``)
+implement :class:`Provider` with an official SDK; the engine never imports one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from app.core.messages import Message, Part
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model is told about one tool."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingConfig:
+    """Extended thinking: off, on with the provider default, or a token budget."""
+
+    enabled: bool = False
+    budget_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """Everything one model call needs, in provider-neutral form.
+
+    ``system`` is the static system prompt (byte-identical for a session);
+    ``environment`` holds dynamic facts (date, git status) sent after it.
+    """
+
+    system: str
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] = ()
+    environment: str = ""
+    max_output_tokens: int = 8192
+    thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
+    session_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage of one request as the provider reported it.
+
+    ``input`` counts uncached prompt tokens only; the whole prompt is
+    ``input + cache_read + cache_write``.
+    """
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The whole prompt: uncached + read from cache + written to cache."""
+        return self.input + self.cache_read + self.cache_write
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.reasoning + other.reasoning,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        """The JSON shape used in session files and ``--output-format json``."""
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "reasoning": self.reasoning,
+        }
+
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A fragment of answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A fragment of reasoning text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model began a tool call (arguments still streaming)."""
+
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """The response finished: the full assistant parts, usage and why it stopped."""
+
+    parts: tuple[Part, ...]
+    usage: Usage
+    stop_reason: StopReason
+    model: str = ""
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallStarted | Completed
+
+ErrorKind = Literal[
+    "auth",
+    "permission",
+    "not_found",
+    "connection",
+    "timeout",
+    "rate_limit",
+    "overloaded",
+    "server",
+    "bad_request",
+    "prompt_too_long",
+    "stream_cut",
+    "billing",
+]
+
+
+class ProviderError(Exception):
+    """A model call failed; ``message`` is one line a user can act on."""
+
+    def __init__(self, kind: ErrorKind, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.status = status
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Provider(Protocol):
+    """A model endpoint that streams one response per request."""
+
+    name: str
+    model: str
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Send ``request`` and yield deltas, ending with one :class:`Completed`.
+
+        Raises :class:`ProviderError` for every failure (after the SDK's own
+        retries), never an SDK exception.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,129 @@
+"""A live session: transcript, context edits, idle clock and usage, persisted as it grows."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from app.context.edits import ContextEdit
+from app.context.estimate import estimate_message_tokens
+from app.context.view import build_view
+from app.core.messages import Message, ToolResult, unanswered_calls
+from app.core.provider import Usage
+from app.core.store import SessionRecord, SessionStore, SessionWriter, load_session
+
+Clock = Callable[[], float]
+
+
+class Session:
+    """The conversation the engine works on.
+
+    The transcript only grows; what the model sees is :meth:`view`. Every
+    change is appended to the session file at once.
+    """
+
+    def __init__(self, record: SessionRecord, writer: SessionWriter | None) -> None:
+        self.record = record
+        self._writer = writer
+
+    # --- construction -----------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls, store: SessionStore | None, *, provider: str, model: str, clock: Clock = time.time
+    ) -> Session:
+        """A new, empty session (saved under ``store`` unless it is None)."""
+        record = SessionRecord(
+            id=str(uuid.uuid4()),
+            workspace=str(store.workspace) if store else "",
+            created_at=clock(),
+            provider=provider,
+            model=model,
+        )
+        writer = store.open_writer(record) if store else None
+        return cls(record, writer)
+
+    @classmethod
+    def resume(cls, store: SessionStore, path: Path) -> Session:
+        """A saved session, ready to continue (its idle clock restored)."""
+        record = load_session(path)
+        return cls(record, store.open_writer(record))
+
+    # --- reading ----------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """The session id (a UUID)."""
+        return self.record.id
+
+    @property
+    def transcript(self) -> list[Message]:
+        """Every message ever added, unedited."""
+        return self.record.messages
+
+    @property
+    def edits(self) -> list[ContextEdit]:
+        """Context edits in the order they were made."""
+        return self.record.edits
+
+    @property
+    def last_response_at(self) -> float | None:
+        """When the last API response completed (the idle clock), or None."""
+        return self.record.last_response_at
+
+    @property
+    def usage(self) -> Usage:
+        """Usage summed over every request of the session."""
+        return self.record.usage
+
+    @property
+    def path(self) -> Path | None:
+        """The session file, if persisted."""
+        return self._writer.path if self._writer else None
+
+    def view(self) -> list[Message]:
+        """What the model sees: the transcript with the context edits applied."""
+        return build_view(self.record.messages, self.record.edits)
+
+    def context_tokens(self) -> int:
+        """Estimated tokens of the current view's messages."""
+        return sum(estimate_message_tokens(m) for m in self.view())
+
+    # --- changing ---------------------------------------------------------------------
+
+    def add(self, message: Message) -> None:
+        """Append a message to the transcript and the file."""
+        self.record.messages.append(message)
+        if self._writer:
+            self._writer.message(message)
+
+    def add_edit(self, edit: ContextEdit) -> None:
+        """Record a context edit (the transcript stays as it is)."""
+        self.record.edits.append(edit)
+        if self._writer:
+            self._writer.edit(edit)
+
+    def record_response(self, at: float, usage: Usage, model: str) -> None:
+        """Note a completed API response: moves the idle clock and adds usage."""
+        self.record.last_response_at = at
+        self.record.usage = self.record.usage + usage
+        self.record.num_requests += 1
+        if self._writer:
+            self._writer.response(at, usage, model)
+
+    def close_open_calls(self, reason: str) -> int:
+        """Give every unanswered tool call a synthetic error result; returns how many."""
+        missing = unanswered_calls(self.record.messages)
+        if not missing:
+            return 0
+        parts = tuple(ToolResult(c.id, c.name, reason, is_error=True) for c in missing)
+        self.add(Message("user", parts, origin="synthetic"))
+        return len(missing)
+
+    def close(self) -> None:
+        """Flush and close the session file."""
+        if self._writer:
+            self._writer.close()
+            self._writer = None

@@ -1,0 +1,113 @@
+"""Running the model's tool calls: permission, approval, parallel execution, one result each.
+
+This is the one place that enforces the pairing invariant for a batch: every
+call of an assistant message gets exactly one result, appended as a single
+user message, whether the call ran, was denied, failed or was cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
+from typing import Any
+
+from app.core.approvals import Approver, DenyApprover
+from app.core.events import Event, ToolFinished, ToolStarted
+from app.core.messages import Message, ToolCall, ToolResult
+from app.core.provider import ToolSpec
+from app.core.session import Session
+from tools.base import ToolContext, ToolOutput
+from tools.permissions import ApprovalMode, decide, denial_message
+from tools.registry import ToolRegistry
+
+CANCELLED = "Cancelled by the user before it finished; no result."
+
+
+class ToolRunner:
+    """Runs batches of tool calls under an approval mode."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        context: ToolContext,
+        mode: ApprovalMode,
+        approver: Approver | None = None,
+    ) -> None:
+        self.registry = registry
+        self.context = context
+        self.mode: ApprovalMode = mode
+        self.approver: Approver = approver or DenyApprover("no one to ask for approval")
+        self.always_allowed: set[str] = set()
+
+    def specs(self) -> list[ToolSpec]:
+        """The tools offered to the model (always all of them: the prefix stays cacheable)."""
+        return self.registry.specs()
+
+    async def run_calls(self, session: Session, calls: list[ToolCall]) -> AsyncIterator[Event]:
+        """Run one assistant message's calls and append their results to ``session``."""
+        results: dict[str, ToolResult] = {}
+        try:
+            allowed: list[ToolCall] = []
+            for call in calls:
+                denied = await self._check(call)
+                if denied is None:
+                    allowed.append(call)
+                    continue
+                results[call.id] = denied
+                yield ToolFinished(call, denied)
+            async for event in self._run_allowed(allowed, results):
+                yield event
+        finally:
+            parts = tuple(
+                results.get(c.id) or ToolResult(c.id, c.name, CANCELLED, is_error=True)
+                for c in calls
+            )
+            session.add(Message("user", parts, origin="tool"))
+
+    async def _check(self, call: ToolCall) -> ToolResult | None:
+        """None if the call may run, else the denial result the model will see."""
+        tool = self.registry.get(call.name)
+        if tool is None:
+            return None  # the registry answers unknown tools with a clear error
+        verdict = decide(tool, self.mode)
+        if verdict == "allow" or call.name in self.always_allowed:
+            return None
+        if verdict == "deny":
+            return ToolResult(call.id, call.name, denial_message(tool, self.mode, None), True)
+        approval = await self.approver.ask(call, tool.describe_call(call.arguments))
+        if approval.decision == "allow_always":
+            self.always_allowed.add(call.name)
+        if approval.decision in ("allow", "allow_always"):
+            return None
+        return ToolResult(call.id, call.name, denial_message(tool, self.mode, approval.reason), True)
+
+    async def _run_allowed(
+        self, calls: list[ToolCall], results: dict[str, ToolResult]
+    ) -> AsyncIterator[Event]:
+        tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
+        for call in calls:
+            tool = self.registry.get(call.name)
+            summary = tool.describe_call(call.arguments) if tool else ""
+            yield ToolStarted(call, summary)
+            ctx = replace(self.context, call_id=call.id)
+            task = asyncio.create_task(self._execute(call.name, call.arguments, ctx))
+            tasks[task] = call
+        try:
+            pending: set[asyncio.Task[ToolOutput]] = set(tasks)
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    call = tasks[task]
+                    output = task.result()
+                    result = ToolResult(call.id, call.name, output.content, output.is_error)
+                    results[call.id] = result
+                    yield ToolFinished(call, result, output.display)
+        finally:
+            for task in tasks:
+                if not task.done():
+                    task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _execute(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await self.registry.execute(name, args, ctx)

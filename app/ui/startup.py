@@ -1,0 +1,46 @@
+"""Shared start-up for every front end: build the runtime, report problems in one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.runtime import Runtime, RunOptions, StartupError, build_runtime
+from settings.errors import SettingsError
+
+
+def options_from_args(args: argparse.Namespace, workspace: Path) -> RunOptions:
+    """The parsed command line as RunOptions."""
+    return RunOptions(
+        workspace=workspace,
+        model=args.model,
+        provider=args.provider,
+        base_url=args.base_url,
+        approval_mode=args.approval_mode,
+        max_turns=args.max_turns,
+        resume=args.resume,
+        continue_last=args.continue_last,
+    )
+
+
+def open_runtime(args: argparse.Namespace, workspace: Path) -> tuple[Runtime | None, int]:
+    """The runtime, or None and the exit code after printing why it could not start."""
+    try:
+        runtime = build_runtime(options_from_args(args, workspace))
+    except SettingsError as error:
+        print(f"lull: {error}", file=sys.stderr)
+        return None, 2
+    except StartupError as error:
+        print(f"lull: error: {error}", file=sys.stderr)
+        return None, 1
+    for diagnostic in runtime.loaded.diagnostics:
+        print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)
+    if runtime.agent.session.record.skipped_lines:
+        skipped = runtime.agent.session.record.skipped_lines
+        print(
+            f"lull: warning: skipped {skipped} unreadable line(s) in the session file "
+            "(a torn write from a crash); everything before is kept",
+            file=sys.stderr,
+        )
+    return runtime, 0

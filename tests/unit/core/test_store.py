@@ -1,0 +1,125 @@
+"""Session files: append, reload, torn lines, resume lookup, no secrets."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.context.edits import ClearToolResults
+from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
+from app.core.provider import Usage
+from app.core.session import Session
+from app.core.store import SessionNotFound, SessionStore, load_session
+
+
+def _store(tmp_path: Path) -> SessionStore:
+    workspace = tmp_path / "repo"
+    workspace.mkdir(exist_ok=True)
+    return SessionStore(tmp_path / "sessions", workspace)
+
+
+def _fill(session: Session) -> None:
+    session.add(user_text("read a.py"))
+    session.add(
+        Message(
+            "assistant",
+            (Thinking("let me look", "sig-1"), ToolCall("call_1", "read_file", {"path": "a.py"})),
+            origin="model",
+            provider="anthropic",
+        )
+    )
+    session.add(Message("user", (ToolResult("call_1", "read_file", "1\tprint()"),), origin="tool"))
+    session.record_response(1000.0, Usage(input=10, output=5, cache_read=3), "claude")
+    session.add_edit(ClearToolResults(("call_1",), tokens_saved=4))
+
+
+def test_reload_reproduces_transcript_edits_clock_and_usage(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    session = Session.create(store, provider="anthropic", model="claude")
+    _fill(session)
+    session.close()
+
+    loaded = load_session(store.latest())
+
+    assert loaded.messages == session.transcript
+    assert loaded.edits == session.edits
+    assert loaded.last_response_at == 1000.0
+    assert loaded.usage == Usage(input=10, output=5, cache_read=3)
+    resumed = Session.resume(store, store.latest())
+    assert resumed.view() == session.view()
+    assert resumed.view()[2].tool_results[0].cleared
+
+
+def test_torn_last_line_is_skipped_and_appends_continue_cleanly(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    session = Session.create(store, provider="anthropic", model="claude")
+    _fill(session)
+    session.close()
+    path = store.latest()
+    with path.open("ab") as handle:  # what kill -9 in the middle of a write leaves
+        handle.write(b'{"type":"message","message":{"id":"m_x","ro')
+
+    resumed = Session.resume(store, path)
+    assert len(resumed.transcript) == 3
+    resumed.add(user_text("next"))
+    resumed.close()
+
+    again = load_session(path)
+    assert [m.text for m in again.messages][-1] == "next"
+    assert again.skipped_lines == 0
+
+
+def test_torn_line_is_counted_when_loaded_without_writing(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    session = Session.create(store, provider="anthropic", model="claude")
+    session.add(user_text("hi"))
+    session.close()
+    path = store.latest()
+    with path.open("ab") as handle:
+        handle.write(b'{"type":"mess')
+    record = load_session(path)
+    assert record.skipped_lines == 1
+    assert [m.text for m in record.messages] == ["hi"]
+
+
+def test_find_by_prefix_latest_and_clear_errors(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    first = Session.create(store, provider="openai", model="gpt")
+    first.add(user_text("one"))
+    first.close()
+    second = Session.create(store, provider="openai", model="gpt")
+    second.add(user_text("two"))
+    second.close()
+    os.utime(store.path_for(first.id), (1, 1))
+
+    assert store.latest() == store.path_for(second.id)
+    assert store.find(first.id[:12]) == store.path_for(first.id)
+    with pytest.raises(SessionNotFound, match="no saved session 'nope'"):
+        store.find("nope")
+    empty = SessionStore(tmp_path / "sessions", tmp_path)
+    with pytest.raises(SessionNotFound, match="no saved session for"):
+        empty.latest()
+
+
+def test_close_open_calls_answers_every_pending_call(tmp_path: Path) -> None:
+    session = Session.create(None, provider="anthropic", model="claude")
+    session.add(user_text("go"))
+    calls = (ToolCall("a", "read_file", {"path": "x"}), ToolCall("b", "glob", {"pattern": "*"}))
+    session.add(Message("assistant", calls, origin="model"))
+
+    assert session.close_open_calls("cancelled") == 2
+    assert session.close_open_calls("cancelled") == 0
+    results = session.transcript[-1].tool_results
+    assert [r.call_id for r in results] == ["a", "b"]
+    assert all(r.is_error for r in results)
+
+
+def test_session_file_never_holds_api_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-123")
+    store = _store(tmp_path)
+    session = Session.create(store, provider="anthropic", model="claude")
+    session.add(Message("user", (Text("hello"),)))
+    session.close()
+    assert "sk-ant-secret" not in store.latest().read_text()

@@ -1,0 +1,61 @@
+"""The view: edits apply by id, restore undoes them, untouched messages are shared."""
+
+from __future__ import annotations
+
+from app.context.edits import (
+    ClearThinking,
+    ClearToolResults,
+    Restore,
+    Summary,
+    edit_from_dict,
+    edit_to_dict,
+)
+from app.context.view import SUMMARY_PREFIX, build_view
+from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
+
+
+def _history() -> list[Message]:
+    return [
+        Message("user", (Text("q1"),), id="u1"),
+        Message(
+            "assistant",
+            (Thinking("hmm", "s"), ToolCall("c1", "read_file", {"path": "a"})),
+            id="a1",
+        ),
+        Message("user", (ToolResult("c1", "read_file", "content"),), id="t1"),
+        Message("assistant", (Text("done"),), id="a2"),
+        Message("user", (Text("q2"),), id="u2"),
+    ]
+
+
+def test_clear_tool_results_replaces_content_and_keeps_pairing() -> None:
+    history = _history()
+    view = build_view(history, [ClearToolResults(("c1",))])
+    result = view[2].tool_results[0]
+    assert result.content == CLEARED_TOOL_RESULT
+    assert result.cleared and result.call_id == "c1" and result.name == "read_file"
+    assert view[1].tool_calls == history[1].tool_calls
+    assert view[0] is history[0]
+    assert history[2].tool_results[0].content == "content"  # transcript untouched
+
+
+def test_clear_thinking_and_restore() -> None:
+    history = _history()
+    clear = ClearThinking(("a1",))
+    assert not any(isinstance(p, Thinking) for p in build_view(history, [clear])[1].parts)
+    restored = build_view(history, [clear, Restore((clear.id,))])
+    assert restored == history
+
+
+def test_summary_replaces_the_head() -> None:
+    history = _history()
+    view = build_view(history, [Summary("a2", "did things")])
+    assert len(view) == 1
+    assert view[0].text.startswith(SUMMARY_PREFIX)
+    assert view[0].text.endswith("q2")
+
+
+def test_edits_round_trip_through_dicts() -> None:
+    for edit in (ClearToolResults(("a", "b"), tokens_saved=3), ClearThinking(("m",)),
+                 Summary("x", "s"), Restore(("e",))):
+        assert edit_from_dict(edit_to_dict(edit)) == edit
