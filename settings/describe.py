@@ -1,0 +1,24 @@
+"""The effective settings as rows of (key, value, source), for a ``/settings`` command."""
+
+from __future__ import annotations
+
+import json
+
+from settings.fields import FIELDS, get_value
+from settings.loader import LoadedSettings
+
+
+def effective_rows(loaded: LoadedSettings) -> list[tuple[str, str, str]]:
+    """Every setting in catalogue order: dotted key, value as JSON, and its source.
+
+    The source is a file path, ``"env LULL_..."``, a flag, or ``"default"``.
+    """
+    rows = []
+    for key in FIELDS:
+        value = get_value(loaded.settings, key)
+        if isinstance(value, tuple):
+            value = list(value)
+        rows.append(
+            (key, json.dumps(value, ensure_ascii=False), loaded.sources.get(key, "default"))
+        )
+    return rows

@@ -1,0 +1,147 @@
+"""The catalogue of settings keys: JSON path, check, description, env var and flag.
+
+This table is the single source for what the loader accepts, what the messages
+say, what ``schema.json`` contains (see :mod:`settings.schema`) and how a dotted
+key maps onto the :class:`settings.model.Settings` dataclasses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from settings.checks import Check, Choice, Integer, Number, Text, TextList, Thinking
+from settings.model import Settings
+
+APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
+PROVIDERS = ("anthropic", "openai")
+VENDORS = ("openai", "deepseek", "kimi", "qwen", "vllm", "ollama", "generic")
+_MINUTES = Number()
+_CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One leaf setting: its dotted camelCase key and how it is checked and set."""
+
+    key: str
+    check: Check
+    description: str
+    env: str | None = None
+    flag: str | None = None
+
+    @property
+    def attrs(self) -> tuple[str, ...]:
+        """The attribute path in :class:`Settings` ("model.baseUrl" -> model, base_url)."""
+        return tuple(_CAMEL_HUMP.sub("_", part).lower() for part in self.key.split("."))
+
+
+GROUPS: dict[str, str] = {
+    "model": "Which model to talk to and how.",
+    "tools": "How tools run and what they may touch.",
+    "context": "Everything that shapes what the model sees.",
+    "context.clearContextOnIdle": (
+        "Idle cleanup: after a gap since the last model response, clear stale thinking and "
+        "old tool results before the next request (the prompt cache is cold by then anyway)."
+    ),
+    "context.compression": "LLM summary compression when the prompt nears the context window.",
+}
+
+_IDLE = "context.clearContextOnIdle"
+_TABLE = (
+    Field("model.provider", Choice(PROVIDERS, nullable=True),
+          "API family to use; null picks one from the available API keys.", flag="--provider"),
+    Field("model.name", Text(nullable=True), "Model name sent to the provider.",
+          env="LULL_MODEL", flag="--model"),
+    Field("model.baseUrl", Text(nullable=True),
+          "API base URL (an OpenAI-compatible server, a proxy); null uses the SDK default.",
+          flag="--base-url"),
+    Field("model.contextWindow", Integer(1, nullable=True),
+          "Context window in tokens; null uses the known size for the model."),
+    Field("model.maxOutputTokens", Integer(1, nullable=True),
+          "Maximum tokens per response; null uses the model default."),
+    Field("model.thinking", Thinking(),
+          "Extended thinking: false, true (provider default budget) or a budget in tokens."),
+    Field("model.vendor", Choice(VENDORS, nullable=True),
+          "Dialect of an OpenAI-compatible server; null detects it from the base URL."),
+    Field("tools.approvalMode", Choice(APPROVAL_MODES),
+          "default asks before edits and commands, auto-edit allows edits, yolo allows "
+          "everything, plan allows read-only tools only.",
+          env="LULL_APPROVAL_MODE", flag="--approval-mode"),
+    Field("tools.allowedPaths", TextList(),
+          "Paths outside the workspace that tools may read and write."),
+    Field("tools.maxOutputChars", Integer(1),
+          "Tool output longer than this is truncated for the model (full text kept on disk)."),
+    Field("tools.shellTimeoutSeconds", Integer(1), "Timeout of one shell command in seconds."),
+    Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
+          "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
+          env="LULL_THINKING_THRESHOLD_MINUTES"),
+    Field(f"{_IDLE}.toolResultsThresholdMinutes", _MINUTES,
+          "Idle minutes after which old tool results are cleared; < 0 disables.",
+          env="LULL_TOOL_RESULTS_THRESHOLD_MINUTES"),
+    Field(f"{_IDLE}.toolResultsNumToKeep", Integer(1),
+          "How many of the newest compactable tool results an idle cleanup keeps.",
+          env="LULL_TOOL_RESULTS_NUM_TO_KEEP"),
+    Field(f"{_IDLE}.compactableTools", TextList(),
+          "Extra tool names (e.g. MCP tools) whose results idle cleanup may clear."),
+    Field("context.compression.threshold", Number(0, 1, exclusive_minimum=True),
+          "Compress when the prompt exceeds this fraction of the context window."),
+    Field("context.compression.keepRecentFraction",
+          Number(0, 1, exclusive_minimum=True, exclusive_maximum=True),
+          "Fraction of the budget kept verbatim as the recent tail when compressing."),
+    Field("context.compression.model", Text(nullable=True),
+          "Model used to write summaries; null uses the session's model."),
+    Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
+          flag="--max-turns"),
+)  # fmt: skip
+
+FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}
+ENV_FIELDS: dict[str, Field] = {f.env: f for f in _TABLE if f.env is not None}
+KNOWN_KEYS: tuple[str, ...] = (*GROUPS, *FIELDS)
+
+
+def get_value(settings: Settings, key: str) -> Any:
+    """Read the value of a dotted key from ``settings``."""
+    value: Any = settings
+    for attr in FIELDS[key].attrs:
+        value = getattr(value, attr)
+    return value
+
+
+def with_value(settings: Settings, key: str, value: object) -> Settings:
+    """Return a copy of ``settings`` with the dotted key set to an already-checked value."""
+    updated: Settings = _replace(settings, FIELDS[key].attrs, value)
+    return updated
+
+
+def _replace(obj: Any, attrs: tuple[str, ...], value: object) -> Any:
+    """Replace a nested attribute of frozen dataclasses, copying along the path."""
+    head, *rest = attrs
+    new = _replace(getattr(obj, head), tuple(rest), value) if rest else value
+    return dataclasses.replace(obj, **{head: new})
+
+
+def _normalise(key: str) -> str:
+    """Fold case, underscores and dashes so "approval_mode" meets "approvalMode"."""
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def suggest(key: str) -> str | None:
+    """The known key an unknown ``key`` probably meant, if any is close."""
+    import difflib
+
+    folded = _normalise(key)
+    for known in KNOWN_KEYS:
+        if _normalise(known) == folded:
+            return known
+    leaf = _normalise(key.rsplit(".", 1)[-1])
+    by_leaf = {_normalise(known.rsplit(".", 1)[-1]): known for known in KNOWN_KEYS}
+    if leaf in by_leaf:
+        return by_leaf[leaf]
+    close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.75)
+    if close:
+        return close[0]
+    close = difflib.get_close_matches(leaf, list(by_leaf), n=1, cutoff=0.75)
+    return by_leaf[close[0]] if close else None

@@ -1,0 +1,74 @@
+"""The typed settings model: frozen dataclasses with the built-in defaults.
+
+Every field maps to a camelCase JSON key of the same name (``base_url`` ->
+``model.baseUrl``). Validation lives in :mod:`settings.fields`; these classes
+only hold already-validated values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
+ProviderName = Literal["anthropic", "openai"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """Which model to talk to and how (``model.*``)."""
+
+    provider: ProviderName | None = None
+    name: str | None = None
+    base_url: str | None = None
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+    thinking: bool | int = False
+    vendor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsSettings:
+    """How tools run and what they may touch (``tools.*``)."""
+
+    approval_mode: ApprovalMode = "default"
+    allowed_paths: tuple[str, ...] = ()
+    max_output_chars: int = 30000
+    shell_timeout_seconds: int = 120
+
+
+@dataclass(frozen=True, slots=True)
+class IdleSettings:
+    """Idle cleanup thresholds (``context.clearContextOnIdle.*``); < 0 disables one."""
+
+    thinking_threshold_minutes: float = 5.0
+    tool_results_threshold_minutes: float = 60.0
+    tool_results_num_to_keep: int = 5
+    compactable_tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompressionSettings:
+    """When and how LLM summary compression runs (``context.compression.*``)."""
+
+    threshold: float = 0.8
+    keep_recent_fraction: float = 0.3
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSettings:
+    """Everything that shapes what the model sees (``context.*``)."""
+
+    clear_context_on_idle: IdleSettings = field(default_factory=IdleSettings)
+    compression: CompressionSettings = field(default_factory=CompressionSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """All of lull's settings after merging defaults, files, env and CLI flags."""
+
+    model: ModelSettings = field(default_factory=ModelSettings)
+    tools: ToolsSettings = field(default_factory=ToolsSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    max_turns: int = 100

@@ -1,0 +1,65 @@
+"""Where lull keeps its files: config, data (sessions, tool output) and state (logs, history).
+
+Directories come from platformdirs (XDG on Linux: ``XDG_CONFIG_HOME``,
+``XDG_DATA_HOME``, ``XDG_STATE_HOME``), read at call time so tests and users can
+change them. Nothing here creates a directory; callers do that when they write.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+APP_NAME = "lull"
+SETTINGS_FILE = "settings.json"
+PROJECT_DIR = ".lull"
+
+
+def user_config_dir() -> Path:
+    """The user's lull config directory (e.g. ``~/.config/lull``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def user_settings_path() -> Path:
+    """The user settings file, ``<config dir>/settings.json``."""
+    return user_config_dir() / SETTINGS_FILE
+
+
+def project_settings_path(workspace: Path) -> Path:
+    """The project settings file, ``<workspace>/.lull/settings.json``."""
+    return Path(workspace) / PROJECT_DIR / SETTINGS_FILE
+
+
+def data_dir() -> Path:
+    """The user's lull data directory (e.g. ``~/.local/share/lull``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def sessions_dir() -> Path:
+    """Where session files (JSONL transcripts) are stored."""
+    return data_dir() / "sessions"
+
+
+def tool_output_dir() -> Path:
+    """Where the full text of truncated tool outputs is saved."""
+    return data_dir() / "tool-output"
+
+
+def state_dir() -> Path:
+    """The user's lull state directory (e.g. ``~/.local/state/lull``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+
+def log_path() -> Path:
+    """The debug log file."""
+    return state_dir() / "debug.log"
+
+
+def history_path() -> Path:
+    """The prompt input history file."""
+    return state_dir() / "history"

@@ -1,0 +1,357 @@
+"""Loading settings: precedence, key-by-key merge, sources and every kind of bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from settings import LoadedSettings, Settings, SettingsError, load_settings
+from tests.unit.settings.conftest import Home
+
+IDLE = "context.clearContextOnIdle"
+
+
+def _idle(**values: object) -> dict[str, object]:
+    """A settings document with only clearContextOnIdle values."""
+    return {"context": {"clearContextOnIdle": values}}
+
+
+def messages(loaded: LoadedSettings) -> list[str]:
+    """The diagnostic messages, in order."""
+    return [d.message for d in loaded.diagnostics]
+
+
+# --- precedence -------------------------------------------------------------------------
+
+
+def test_no_files_gives_defaults_and_nothing_to_report(home: Home) -> None:
+    loaded = home.load()
+    assert loaded.settings == Settings()
+    assert loaded.diagnostics == []
+    assert loaded.sources == {}
+
+
+def test_each_level_overrides_the_one_below(home: Home) -> None:
+    home.write_user({"model": {"name": "user-model"}})
+    assert home.load().settings.model.name == "user-model"
+    home.write_project({"model": {"name": "project-model"}})
+    assert home.load().settings.model.name == "project-model"
+    env = {"LULL_MODEL": "env-model"}
+    assert home.load(env=env).settings.model.name == "env-model"
+    loaded = home.load(env=env, cli={"model.name": "cli-model"})
+    assert loaded.settings.model.name == "cli-model"
+    assert loaded.sources["model.name"] == "--model"
+
+
+def test_project_overrides_one_nested_key_and_keeps_the_rest(home: Home) -> None:
+    home.write_user(
+        {
+            "model": {"name": "m", "contextWindow": 1000},
+            "context": {
+                "clearContextOnIdle": {"thinkingThresholdMinutes": 1, "toolResultsNumToKeep": 7},
+                "compression": {"threshold": 0.5},
+            },
+        }
+    )
+    home.write_project(_idle(toolResultsNumToKeep=3))
+    s = home.load().settings
+    assert s.context.clear_context_on_idle.tool_results_num_to_keep == 3
+    assert s.context.clear_context_on_idle.thinking_threshold_minutes == 1.0
+    assert s.context.compression.threshold == 0.5
+    assert (s.model.name, s.model.context_window) == ("m", 1000)
+
+
+def test_project_null_resets_a_nullable_user_value(home: Home) -> None:
+    home.write_user({"model": {"baseUrl": "http://127.0.0.1:9"}})
+    home.write_project({"model": {"baseUrl": None}})
+    assert home.load().settings.model.base_url is None
+
+
+def test_env_overrides_files_and_cli_overrides_env(home: Home) -> None:
+    home.write_project({"tools": {"approvalMode": "plan"}, **_idle(toolResultsNumToKeep=9)})
+    env = {"LULL_APPROVAL_MODE": "auto-edit", "LULL_TOOL_RESULTS_NUM_TO_KEEP": "2"}
+    loaded = home.load(env=env, cli={"tools.approvalMode": "yolo"})
+    assert loaded.settings.tools.approval_mode == "yolo"
+    assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 2
+
+
+def test_sources_name_where_each_non_default_value_came_from(home: Home) -> None:
+    user = home.write_user({"maxTurns": 7, "model": {"name": "u"}})
+    project = home.write_project({"model": {"name": "p"}, "tools": {"maxOutputChars": 10}})
+    env = {"LULL_THINKING_THRESHOLD_MINUTES": "2"}
+    loaded = home.load(env=env, cli={"tools.approvalMode": "plan", "model.provider": None})
+    assert loaded.sources == {
+        "maxTurns": str(user),
+        "model.name": str(project),
+        "tools.maxOutputChars": str(project),
+        f"{IDLE}.thinkingThresholdMinutes": "env LULL_THINKING_THRESHOLD_MINUTES",
+        "tools.approvalMode": "--approval-mode",
+    }
+
+
+def test_env_defaults_to_the_process_environment(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LULL_MODEL", "from-os-environ")
+    assert load_settings(home.workspace).settings.model.name == "from-os-environ"
+
+
+# --- broken files -----------------------------------------------------------------------
+
+
+def test_json_syntax_error_names_line_and_column_and_only_that_file_is_lost(home: Home) -> None:
+    home.write_user({"maxTurns": 3})
+    path = home.write_project('{\n  "maxTurns": 5\n  "model": {}\n}\n')
+    loaded = home.load()
+    assert messages(loaded) == [
+        f"{path}:3:3: invalid JSON: Expecting ',' delimiter; this file is ignored"
+    ]
+    assert loaded.diagnostics[0].level == "error"
+    assert loaded.diagnostics[0].source == str(path)
+    assert loaded.settings.max_turns == 3
+
+
+def test_trailing_comma_gets_a_hint(home: Home) -> None:
+    path = home.write_user('{"maxTurns": 5,\n}')
+    assert messages(home.load()) == [
+        f"{path}:2:1: invalid JSON: Expecting property name enclosed in double quotes "
+        "(trailing comma?); this file is ignored"
+    ]
+
+
+def test_top_level_not_an_object_is_reported_and_ignored(home: Home) -> None:
+    path = home.write_user("[1, 2]")
+    loaded = home.load()
+    assert messages(loaded) == [
+        f"{path}: expected a JSON object at the top level, got an array; this file is ignored"
+    ]
+    assert loaded.settings == Settings()
+
+
+def test_empty_file_and_schema_key_are_fine(home: Home) -> None:
+    home.write_user("  \n")
+    home.write_project({"$schema": "./schema.json", "maxTurns": 4})
+    loaded = home.load()
+    assert loaded.diagnostics == []
+    assert loaded.settings.max_turns == 4
+
+
+def test_wrong_type_names_key_path_and_keeps_the_lower_value(home: Home) -> None:
+    user = home.write_user(_idle(toolResultsNumToKeep=3))
+    project = home.write_project(_idle(toolResultsNumToKeep="5", thinkingThresholdMinutes=1))
+    loaded = home.load()
+    assert messages(loaded) == [
+        f'{project}: {IDLE}.toolResultsNumToKeep: expected an integer >= 1, got "5"; '
+        f"using 3 from {user}"
+    ]
+    idle = loaded.settings.context.clear_context_on_idle
+    assert (idle.tool_results_num_to_keep, idle.thinking_threshold_minutes) == (3, 1.0)
+    assert loaded.sources[f"{IDLE}.toolResultsNumToKeep"] == str(user)
+
+
+def test_wrong_value_without_lower_value_falls_back_to_the_default(home: Home) -> None:
+    path = home.write_user({"tools": {"approvalMode": "always"}})
+    assert messages(home.load()) == [
+        f"{path}: tools.approvalMode: expected one of default, auto-edit, yolo, plan, "
+        'got "always"; using default "default"'
+    ]
+
+
+def test_bool_is_not_an_integer(home: Home) -> None:
+    path = home.write_user({"model": {"contextWindow": True}, "maxTurns": False})
+    loaded = home.load()
+    assert messages(loaded) == [
+        f"{path}: model.contextWindow: expected an integer >= 1 or null, got true; "
+        "using default null",
+        f"{path}: maxTurns: expected an integer >= 1, got false; using default 100",
+    ]
+    assert loaded.settings == Settings()
+
+
+def test_group_that_is_not_an_object_is_reported(home: Home) -> None:
+    path = home.write_user({"context": {"compression": 0.5}, "maxTurns": 2})
+    loaded = home.load()
+    assert messages(loaded) == [
+        f"{path}: context.compression: expected an object, got 0.5; ignored"
+    ]
+    assert loaded.settings.max_turns == 2
+
+
+@pytest.mark.parametrize(
+    ("key", "suggestion"),
+    [
+        ({"tools": {"aprovalMode": "yolo"}}, "tools.aprovalMode (ignored); did you mean "
+         "tools.approvalMode?"),
+        ({"model": {"base_url": "x"}}, "model.base_url (ignored); did you mean model.baseUrl?"),
+        (
+            {"toolResultsNumToKeep": 3},
+            f"toolResultsNumToKeep (ignored); did you mean {IDLE}.toolResultsNumToKeep?",
+        ),
+    ],
+)  # fmt: skip
+def test_unknown_key_is_a_warning_with_a_suggestion(
+    home: Home, key: dict[str, object], suggestion: str
+) -> None:
+    path = home.write_user(key)
+    loaded = home.load()
+    assert messages(loaded) == [f"{path}: unknown setting {suggestion}"]
+    assert loaded.diagnostics[0].level == "warning"
+    assert loaded.settings == Settings()
+
+
+def test_unknown_key_far_from_anything_has_no_suggestion(home: Home) -> None:
+    path = home.write_user({"telemetry": {"enabled": False}})
+    assert messages(home.load()) == [f"{path}: unknown setting telemetry (ignored)"]
+
+
+def test_lull_still_runs_with_every_file_and_variable_broken(home: Home) -> None:
+    home.write_user('{"model": ')
+    home.write_project(
+        {"model": {"thinking": 10, "provider": "gemini"}, "maxTurns": -1, "bogus": 1}
+    )
+    env = {
+        "LULL_THINKING_THRESHOLD_MINUTES": "soon",
+        "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "inf",
+        "LULL_TOOL_RESULTS_NUM_TO_KEEP": "0",
+        "LULL_APPROVAL_MODE": "YOLO",
+    }
+    loaded = home.load(env=env)
+    assert loaded.settings == Settings()
+    assert loaded.sources == {}
+    assert len(loaded.diagnostics) == 9
+    assert all("\n" not in d.message for d in loaded.diagnostics)
+
+
+# --- values -----------------------------------------------------------------------------
+
+
+def test_fractional_minutes_and_ints_for_float_keys(home: Home) -> None:
+    home.write_user(_idle(thinkingThresholdMinutes=0.5, toolResultsThresholdMinutes=90))
+    idle = home.load().settings.context.clear_context_on_idle
+    assert idle.thinking_threshold_minutes == 0.5
+    assert idle.tool_results_threshold_minutes == 90.0
+    assert isinstance(idle.tool_results_threshold_minutes, float)
+
+
+def test_negative_thresholds_are_allowed_to_disable_cleanup(home: Home) -> None:
+    home.write_user(_idle(thinkingThresholdMinutes=-1))
+    env = {"LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "-0.5"}
+    loaded = home.load(env=env)
+    assert loaded.diagnostics == []
+    idle = loaded.settings.context.clear_context_on_idle
+    assert (idle.thinking_threshold_minutes, idle.tool_results_threshold_minutes) == (-1.0, -0.5)
+
+
+def test_non_finite_minutes_are_rejected(home: Home) -> None:
+    path = home.write_user('{"context": {"clearContextOnIdle": {"thinkingThresholdMinutes": NaN}}}')
+    loaded = home.load(env={"LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "nan"})
+    assert messages(loaded) == [
+        f"{path}: {IDLE}.thinkingThresholdMinutes: expected a finite number, got NaN; "
+        "using default 5.0",
+        "env LULL_TOOL_RESULTS_THRESHOLD_MINUTES: expected a finite number, got 'nan'; ignored",
+    ]
+    idle = loaded.settings.context.clear_context_on_idle
+    assert math.isfinite(idle.thinking_threshold_minutes)
+
+
+@pytest.mark.parametrize("bad", [0, 2.5, -3, "5", None])
+def test_keep_count_floor_in_files(home: Home, bad: float) -> None:
+    home.write_user(_idle(toolResultsNumToKeep=bad))
+    loaded = home.load()
+    assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 5
+    assert "expected an integer >= 1" in messages(loaded)[0]
+
+
+@pytest.mark.parametrize("bad", ["0", "2.5", "-1", "five", "1e1"])
+def test_bad_env_value_is_one_diagnostic_naming_the_variable(home: Home, bad: str) -> None:
+    loaded = home.load(env={"LULL_TOOL_RESULTS_NUM_TO_KEEP": bad})
+    assert messages(loaded) == [
+        f"env LULL_TOOL_RESULTS_NUM_TO_KEEP: expected an integer >= 1, got {bad!r}; ignored"
+    ]
+    assert loaded.diagnostics[0].source == "env LULL_TOOL_RESULTS_NUM_TO_KEEP"
+    assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 5
+
+
+def test_keep_count_of_one_and_empty_env_values(home: Home) -> None:
+    env = {"LULL_TOOL_RESULTS_NUM_TO_KEEP": " 1 ", "LULL_MODEL": "", "LULL_APPROVAL_MODE": " "}
+    loaded = home.load(env=env)
+    assert loaded.diagnostics == []
+    assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 1
+    assert loaded.settings.model.name is None
+
+
+def test_thinking_accepts_bool_or_a_budget(home: Home) -> None:
+    home.write_user({"model": {"thinking": 2048}})
+    assert home.load().settings.model.thinking == 2048
+    home.write_user({"model": {"thinking": True}})
+    assert home.load().settings.model.thinking is True
+    path = home.write_user({"model": {"thinking": 1023}})
+    assert messages(home.load()) == [
+        f"{path}: model.thinking: expected true, false or an integer >= 1024, got 1023; "
+        "using default false"
+    ]
+
+
+def test_compression_ranges(home: Home) -> None:
+    path = home.write_user({"context": {"compression": {"threshold": 1, "keepRecentFraction": 1}}})
+    loaded = home.load()
+    assert loaded.settings.context.compression.threshold == 1.0
+    assert messages(loaded) == [
+        f"{path}: context.compression.keepRecentFraction: expected a number > 0 and < 1, "
+        "got 1; using default 0.3"
+    ]
+
+
+def test_lists_become_tuples_and_must_hold_strings(home: Home) -> None:
+    home.write_user({"tools": {"allowedPaths": ["/opt/shared", "~/notes"]}})
+    path = home.write_project(_idle(compactableTools=["mcp_search", 3]))
+    loaded = home.load()
+    assert loaded.settings.tools.allowed_paths == ("/opt/shared", "~/notes")
+    assert messages(loaded) == [
+        f"{path}: {IDLE}.compactableTools: expected a list of non-empty strings, "
+        'got ["mcp_search", 3]; using default []'
+    ]
+
+
+def test_long_values_are_shortened_in_messages(home: Home) -> None:
+    home.write_user({"maxTurns": "x" * 500})
+    (message,) = messages(home.load())
+    assert len(message) < 250
+    assert '"xxx' in message and '..."' not in message and "...; using default 100" in message
+
+
+# --- command line -----------------------------------------------------------------------
+
+
+def test_cli_values_are_checked_and_strings_parsed(home: Home) -> None:
+    cli = {"maxTurns": "12", "model.thinking": 4096, "model.provider": "openai", "model.name": None}
+    loaded = home.load(cli=cli)
+    assert loaded.settings.max_turns == 12
+    assert loaded.settings.model.thinking == 4096
+    assert loaded.settings.model.provider == "openai"
+    assert loaded.sources["maxTurns"] == "--max-turns"
+
+
+@pytest.mark.parametrize(
+    ("cli", "message"),
+    [
+        (
+            {"tools.approvalMode": "always"},
+            "--approval-mode: expected one of default, auto-edit, yolo, plan, got 'always'",
+        ),
+        ({"model.provider": "gemini"}, "--provider: expected one of anthropic, openai or null, "
+         "got 'gemini'"),
+        ({"maxTurns": True}, "--max-turns: expected an integer >= 1, got true"),
+        ({"model.contextWindow": 0}, "command line model.contextWindow: expected an integer >= 1 "
+         "or null, got 0"),
+        ({"model.nmae": "x"}, "unknown setting model.nmae; did you mean model.name?"),
+    ],
+)  # fmt: skip
+def test_bad_cli_value_raises_settings_error(
+    home: Home, cli: dict[str, object], message: str
+) -> None:
+    with pytest.raises(SettingsError) as caught:
+        home.load(cli=cli)
+    assert caught.value.message == message
+    assert str(caught.value) == message
