@@ -1,0 +1,295 @@
+"""Idle cleanup planning (microcompaction): lull's headline feature.
+
+When the user comes back after an idle gap, the provider's prompt cache is cold
+anyway, so stale context can be shed for free before the next request. This
+module decides *what* to shed; it never edits anything. It returns context
+edits (``app/context/edits.py``) that the engine records in the session and
+applies through ``build_view``, so every clear is reversible and resumable.
+
+Pure functions: no I/O and no clock reads (``now`` is passed in, in epoch
+seconds like ``time.time()``).
+
+Rules (DESIGN.md §3), where they go beyond the reference design:
+
+* Tool results: only *clearable* results take a keep slot — successful,
+  compactable, not yet cleared, and big enough that the sentinel is smaller.
+  Errors, already-cleared, tiny and non-compactable results are never cleared
+  and take no slot.
+* Thinking: removed per provider rule; never from a message whose only
+  substantive content is thinking (it would leave an empty assistant message),
+  never from tool-call messages under ``keep_tool_calls`` (DeepSeek, Kimi), and
+  never from the tool loop the view ends inside (an interrupted turn: the API
+  still needs that loop's reasoning).
+* Planning on a view that already has the edits applied yields no edit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from app.context.edits import ClearThinking, ClearToolResults, ContextEdit
+from app.context.estimate import estimate_part_tokens
+from app.core.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
+
+ThinkingRule = Literal["all", "keep_tool_calls", "none"]
+
+DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
+    {
+        "read_file",
+        "run_shell_command",
+        "grep_search",
+        "glob",
+        "web_fetch",
+        "web_search",
+        "edit",
+        "write_file",
+    }
+)
+DEFAULT_NUM_TO_KEEP = 5
+
+_RULES_BY_VENDOR: dict[str, ThinkingRule] = {
+    "anthropic": "all",
+    "deepseek": "keep_tool_calls",
+    "kimi": "keep_tool_calls",
+}
+
+
+def thinking_rule_for(vendor: str) -> ThinkingRule:
+    """How thinking may be removed from history for ``vendor`` (case-insensitive).
+
+    "anthropic" -> "all"; "deepseek" and "kimi" -> "keep_tool_calls" (their APIs
+    answer HTTP 400 when a tool-call message lacks its reasoning); any other
+    vendor -> "none" (removal is unsafe or pointless there).
+    """
+    return _RULES_BY_VENDOR.get(vendor.strip().lower(), "none")
+
+
+@dataclass(frozen=True)
+class IdlePolicy:
+    """The idle cleanup settings (``context.clearContextOnIdle``) plus compactable tools.
+
+    A negative threshold disables that cleanup; minutes may be fractional.
+    ``compactable`` names the tools whose old results may be cleared.
+    """
+
+    thinking_threshold_minutes: float = 5.0
+    tool_results_threshold_minutes: float = 60.0
+    tool_results_num_to_keep: int = DEFAULT_NUM_TO_KEEP
+    compactable: frozenset[str] = DEFAULT_COMPACTABLE
+
+
+def idle_gap_minutes(last_response_at: float | None, now: float) -> float | None:
+    """Minutes since the last completed API response, or None when there is no gap.
+
+    None for a brand-new session (no response yet), a non-finite result, or a
+    clock that went backwards.
+    """
+    if last_response_at is None:
+        return None
+    gap = (now - last_response_at) / 60.0
+    if not math.isfinite(gap) or gap < 0:
+        return None
+    return gap
+
+
+def plan_idle_cleanup(
+    view: Sequence[Message],
+    *,
+    policy: IdlePolicy,
+    last_response_at: float | None,
+    now: float,
+    thinking_rule: ThinkingRule,
+) -> list[ContextEdit]:
+    """The idle edits to record before a new user message is appended to ``view``.
+
+    Returns 0..2 edits: a :class:`ClearToolResults` when the gap reaches the
+    tool-results threshold and a :class:`ClearThinking` when it reaches the
+    thinking threshold — each only if it would change something.
+    """
+    gap = idle_gap_minutes(last_response_at, now)
+    if gap is None:
+        return []
+    edits: list[ContextEdit] = []
+    if _reached(gap, policy.tool_results_threshold_minutes):
+        tool_edit = _plan_tool_results(view, policy, gap, now)
+        if tool_edit is not None:
+            edits.append(tool_edit)
+    if _reached(gap, policy.thinking_threshold_minutes):
+        thinking_edit = _plan_thinking(view, thinking_rule, gap, now)
+        if thinking_edit is not None:
+            edits.append(thinking_edit)
+    return edits
+
+
+def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
+    """The one-line log / notice text for an edit this module planned.
+
+    e.g. ``idle cleanup: gap 65.0 min >= 60 min, cleared 12 tool results
+    (~8400 tokens), kept 5``.
+    """
+    if isinstance(edit, ClearToolResults):
+        what = (
+            f"cleared {_count(len(edit.call_ids), 'tool result')} "
+            f"(~{edit.tokens_saved} tokens), kept {edit.kept}"
+        )
+        return _with_trigger(
+            edit.reason, edit.gap_minutes, policy.tool_results_threshold_minutes, what
+        )
+    if isinstance(edit, ClearThinking):
+        what = (
+            f"cleared thinking from {_count(len(edit.message_ids), 'message')} "
+            f"(~{edit.tokens_saved} tokens)"
+        )
+        return _with_trigger(edit.reason, edit.gap_minutes, policy.thinking_threshold_minutes, what)
+    return f"context edit: {edit.kind}"
+
+
+# --- tool results ----------------------------------------------------------------------------
+
+
+def _plan_tool_results(
+    view: Sequence[Message], policy: IdlePolicy, gap: float, now: float
+) -> ClearToolResults | None:
+    keep = _keep_count(policy.tool_results_num_to_keep)
+    clearable: list[ToolResult] = []
+    protected: set[str] = set()
+    for message in view:
+        for part in message.parts:
+            if not isinstance(part, ToolResult):
+                continue
+            if _is_clearable(part, policy.compactable):
+                clearable.append(part)
+            else:
+                protected.add(part.call_id)
+    older, newest = clearable[:-keep], clearable[-keep:]
+    # A call id shared with a kept or protected result (malformed history) is never cleared.
+    protected.update(p.call_id for p in newest)
+    targets = [p for p in older if p.call_id not in protected]
+    if not targets:
+        return None
+    return ClearToolResults(
+        call_ids=tuple(dict.fromkeys(p.call_id for p in targets)),
+        reason="idle",
+        tokens_saved=sum(_clear_saving(p) for p in targets),
+        kept=len(newest),
+        gap_minutes=gap,
+        at=now,
+    )
+
+
+def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
+    """Successful, compactable, not cleared yet, and bigger than the sentinel."""
+    return (
+        not result.is_error
+        and not result.cleared
+        and result.content != CLEARED_TOOL_RESULT
+        and result.name in compactable
+        and _clear_saving(result) > 0
+    )
+
+
+def _clear_saving(result: ToolResult) -> int:
+    """Estimated tokens saved by replacing ``result``'s content with the sentinel."""
+    cleared = ToolResult(result.call_id, result.name, CLEARED_TOOL_RESULT, result.is_error, True)
+    return estimate_part_tokens(result) - estimate_part_tokens(cleared)
+
+
+def _keep_count(value: int) -> int:
+    """``toolResultsNumToKeep`` as a usable count: an integer, at least 1."""
+    try:
+        count = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return DEFAULT_NUM_TO_KEEP
+    return max(1, count)
+
+
+# --- thinking --------------------------------------------------------------------------------
+
+
+def _plan_thinking(
+    view: Sequence[Message], rule: ThinkingRule, gap: float, now: float
+) -> ClearThinking | None:
+    if rule not in ("all", "keep_tool_calls"):
+        return None
+    protected = _open_tool_loop_ids(view)
+    message_ids: list[str] = []
+    saved = 0
+    for message in view:
+        if message.role != "assistant" or message.id in protected:
+            continue
+        thinking = [p for p in message.parts if isinstance(p, Thinking)]
+        if not thinking or not any(_is_substantive(p) for p in message.parts):
+            continue
+        if rule == "keep_tool_calls" and message.tool_calls:
+            continue
+        message_ids.append(message.id)
+        saved += sum(estimate_part_tokens(p) for p in thinking)
+    if not message_ids:
+        return None
+    return ClearThinking(
+        message_ids=tuple(message_ids), reason="idle", tokens_saved=saved, gap_minutes=gap, at=now
+    )
+
+
+def _is_substantive(part: Part) -> bool:
+    """A part that keeps an assistant message sendable once its thinking is gone."""
+    if isinstance(part, Thinking):
+        return False
+    if isinstance(part, Text):
+        return bool(part.text.strip())
+    return True
+
+
+def _open_tool_loop_ids(view: Sequence[Message]) -> frozenset[str]:
+    """Assistant messages of the tool loop ``view`` ends inside (an interrupted turn).
+
+    A new user message after tool results continues that loop for the API, so
+    its reasoning must be sent back unchanged (Anthropic answers HTTP 400).
+    """
+    if not view or not (view[-1].tool_results or view[-1].tool_calls):
+        return frozenset()
+    ids: set[str] = set()
+    for message in reversed(view):
+        if message.is_user_prompt:
+            break
+        if message.role == "assistant":
+            ids.add(message.id)
+    return frozenset(ids)
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _reached(gap: float, threshold: float) -> bool:
+    """True when ``gap`` reaches an enabled threshold (negative or NaN disables)."""
+    if math.isnan(threshold) or threshold < 0:
+        return False
+    return gap >= threshold
+
+
+def _with_trigger(reason: str, gap: float, threshold: float, what: str) -> str:
+    if reason == "idle":
+        return f"idle cleanup: gap {_gap_text(gap)} min >= {_threshold_text(threshold)} min, {what}"
+    return f"context cleanup ({reason}): {what}"
+
+
+def _gap_text(gap: float) -> str:
+    """Gap minutes with one decimal (65.0); sub-minute gaps keep up to three (0.167)."""
+    if gap >= 1 or gap == 0:
+        return f"{gap:.1f}"
+    text = f"{gap:.3f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def _threshold_text(threshold: float) -> str:
+    """A threshold without a trailing .0 when integral (60, not 60.0; 0.1 stays 0.1)."""
+    if math.isfinite(threshold) and float(threshold).is_integer():
+        return str(int(threshold))
+    return repr(float(threshold))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

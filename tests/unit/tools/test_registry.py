@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from app.core.provider import ToolSpec
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.registry import ToolRegistry, default_registry
+
+ALL_TOOLS = [
+    "read_file",
+    "write_file",
+    "edit",
+    "run_shell_command",
+    "grep_search",
+    "glob",
+    "list_directory",
+    "web_fetch",
+]
+
+
+class Behaving(Tool):
+    """A test tool whose behaviour is chosen by its ``mode`` argument."""
+
+    name = "behave"
+    description = "test tool"
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {"mode": {"type": "string"}, "count": {"type": "integer"}},
+        "required": ["mode"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self) -> None:
+        self.cleaned_up = False
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        mode = args["mode"]
+        if mode == "tool-error":
+            raise ToolError("behave: the thing was wrong at line 3")
+        if mode == "crash":
+            raise KeyError("boom")
+        if mode == "hang":
+            try:
+                await asyncio.sleep(30)
+            finally:
+                self.cleaned_up = True
+        return ToolOutput(f"ok {args.get('count', 0)}")
+
+
+def test_default_registry_has_all_tools_in_a_fixed_order() -> None:
+    registry = default_registry()
+    assert registry.names() == ALL_TOOLS
+    assert len(registry) == 8
+    assert [t.name for t in registry] == ALL_TOOLS
+
+
+def test_specs_are_deterministic_and_well_formed() -> None:
+    first, second = default_registry().specs(), default_registry().specs()
+    assert first == second
+    for spec in first:
+        assert isinstance(spec, ToolSpec)
+        assert len(spec.description) > 80
+        assert spec.parameters["type"] == "object"
+        assert spec.parameters["additionalProperties"] is False
+        assert set(spec.parameters["required"]) <= set(spec.parameters["properties"])
+
+
+def test_argument_names_are_the_public_contract() -> None:
+    props = {s.name: set(s.parameters["properties"]) for s in default_registry().specs()}
+    assert props == {
+        "read_file": {"path", "offset", "limit"},
+        "write_file": {"path", "content"},
+        "edit": {"path", "old_string", "new_string", "replace_all"},
+        "run_shell_command": {"command", "timeout_seconds"},
+        "grep_search": {"pattern", "path", "glob"},
+        "glob": {"pattern", "path"},
+        "list_directory": {"path"},
+        "web_fetch": {"url"},
+    }
+
+
+def test_flags() -> None:
+    registry = default_registry()
+    read_only = {tool.name for tool in registry if tool.read_only}
+    assert read_only == {"read_file", "grep_search", "glob", "list_directory", "web_fetch"}
+    assert [n for n in ALL_TOOLS if not registry.is_compactable(n)] == ["list_directory"]
+    assert not registry.is_compactable("no_such_tool")
+    assert registry.get("no_such_tool") is None
+
+
+def test_duplicate_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        ToolRegistry([Behaving(), Behaving()])
+
+
+async def test_unknown_tool_names_the_available_ones(ctx: ToolContext) -> None:
+    out = await default_registry().execute("rm_rf", {}, ctx)
+    assert out.is_error
+    assert out.content == "unknown tool 'rm_rf'; available tools: " + ", ".join(ALL_TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({}, "behave: missing required argument 'mode'"),
+        ({"mode": 3}, "behave: argument 'mode' must be a string (got integer)"),
+        ({"mode": "x", "count": "2"}, "behave: argument 'count' must be an integer (got string)"),
+        ({"mode": "x", "count": True}, "behave: argument 'count' must be an integer (got boolean)"),
+        ({"mode": "x", "colour": 1}, "behave: unknown argument 'colour' (allowed: mode, count)"),
+        ([1, 2], "behave: arguments must be a JSON object (got array)"),
+    ],
+)
+async def test_invalid_arguments_name_the_argument(
+    ctx: ToolContext, args: Any, message: str
+) -> None:
+    out = await ToolRegistry([Behaving()]).execute("behave", args, ctx)
+    assert out.is_error and out.content == message
+
+
+async def test_tool_errors_and_crashes_become_error_outputs(ctx: ToolContext) -> None:
+    registry = ToolRegistry([Behaving()])
+    error = await registry.execute("behave", {"mode": "tool-error"}, ctx)
+    assert error.is_error and error.content == "behave: the thing was wrong at line 3"
+    crash = await registry.execute("behave", {"mode": "crash"}, ctx)
+    assert crash.is_error and crash.content == "behave failed: KeyError: 'boom'"
+    fine = await registry.execute("behave", {"mode": "ok", "count": 2}, ctx)
+    assert not fine.is_error and fine.content == "ok 2"
+
+
+async def test_cancellation_propagates_after_cleanup(ctx: ToolContext) -> None:
+    tool = Behaving()
+    task = asyncio.create_task(ToolRegistry([tool]).execute("behave", {"mode": "hang"}, ctx))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert tool.cleaned_up
+
+
+async def test_real_tool_validation_through_the_default_registry(ctx: ToolContext) -> None:
+    out = await default_registry().execute("read_file", {"path": "a", "offset": "ten"}, ctx)
+    assert out.content == "read_file: argument 'offset' must be an integer (got string)"

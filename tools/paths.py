@@ -1,0 +1,52 @@
+"""Path safety: every file a tool touches must lie inside the workspace.
+
+Relative paths are taken relative to the workspace; the fully resolved path
+(symlinks followed) must be inside the workspace or one of the allowed paths.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.base import ToolContext, ToolError
+
+
+def _resolve_root(root: Path, workspace: Path) -> Path:
+    """An allowed root as an absolute, resolved path."""
+    root = root.expanduser()
+    if not root.is_absolute():
+        root = workspace / root
+    return root.resolve()
+
+
+def resolve_in_workspace(path_str: str, ctx: ToolContext) -> Path:
+    """Resolve ``path_str`` for a tool and refuse anything outside the allowed roots."""
+    if not path_str.strip():
+        raise ToolError("path is empty; give a file or directory path")
+    if "\0" in path_str:
+        raise ToolError(f"path {path_str!r} contains a NUL character")
+    workspace = ctx.workspace.resolve()
+    given = Path(path_str).expanduser()
+    naive = given if given.is_absolute() else workspace / given
+    try:
+        resolved = naive.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ToolError(f"path {path_str} cannot be resolved: {exc}") from exc
+    roots = [workspace, *(_resolve_root(p, workspace) for p in ctx.allowed_paths)]
+    if any(resolved.is_relative_to(root) for root in roots):
+        return resolved
+    shown = path_str if resolved == naive else f"{path_str} (resolves to {resolved})"
+    raise ToolError(
+        f"path {shown} is outside the workspace {workspace}; "
+        "add it to tools.allowedPaths in settings.json to allow it"
+    )
+
+
+def display_path(path: Path, ctx: ToolContext) -> str:
+    """How a resolved path is shown to the model: workspace-relative when inside it."""
+    workspace = ctx.workspace.resolve()
+    if path == workspace:
+        return "."
+    if path.is_relative_to(workspace):
+        return path.relative_to(workspace).as_posix()
+    return str(path)

@@ -1,0 +1,49 @@
+"""Approval policy: whether a tool call may run, must be asked about, or is refused."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from tools.base import Tool
+
+ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
+Decision = Literal["allow", "ask", "deny"]
+
+APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
+EDIT_TOOLS = frozenset({"write_file", "edit"})
+
+
+def decide(tool: Tool, mode: ApprovalMode) -> Decision:
+    """Whether a call of ``tool`` runs, asks the user first, or is refused in ``mode``.
+
+    Read-only tools always run. ``plan`` refuses everything else; ``yolo`` allows
+    everything; ``auto-edit`` allows file edits and asks for the rest;
+    ``default`` asks for every tool that is not read-only.
+    """
+    if mode not in APPROVAL_MODES:
+        raise ValueError(
+            f"unknown approval mode {mode!r}; expected one of {', '.join(APPROVAL_MODES)}"
+        )
+    if tool.read_only:
+        return "allow"
+    if mode == "plan":
+        return "deny"
+    if mode == "yolo":
+        return "allow"
+    if mode == "auto-edit" and tool.name in EDIT_TOOLS:
+        return "allow"
+    return "ask"
+
+
+def denial_message(tool: Tool, mode: ApprovalMode, reason: str | None = None) -> str:
+    """The tool result the model sees when a call of ``tool`` was not allowed to run."""
+    if mode == "plan" and not tool.read_only:
+        text = (
+            f"plan mode: only read-only tools may run; {tool.name} was not run. "
+            "Describe the change you would make instead, and wait for the user to leave plan mode."
+        )
+    else:
+        text = f"The user denied this {tool.name} call."
+    if reason and reason.strip():
+        text += f" Reason: {reason.strip()}"
+    return text
