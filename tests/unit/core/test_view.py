@@ -56,6 +56,10 @@ def test_summary_replaces_the_head() -> None:
 
 
 def test_edits_round_trip_through_dicts() -> None:
-    for edit in (ClearToolResults(("a", "b"), tokens_saved=3), ClearThinking(("m",)),
-                 Summary("x", "s"), Restore(("e",))):
+    for edit in (
+        ClearToolResults(("a", "b"), tokens_saved=3),
+        ClearThinking(("m",)),
+        Summary("x", "s"),
+        Restore(("e",)),
+    ):
         assert edit_from_dict(edit_to_dict(edit)) == edit

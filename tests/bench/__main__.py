@@ -1,0 +1,5 @@
+"""Run every benchmark and print its figures: `python -m tests.bench`."""
+
+from tests.bench import startup
+
+startup.main()

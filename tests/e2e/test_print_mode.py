@@ -1,0 +1,209 @@
+"""``lull -p`` as a user runs it: output formats, exit codes, errors, approvals, resume."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+
+from tests.e2e.conftest import Lull
+from tests.fakes import FakeServer, Reply, ToolUse
+
+pytestmark = pytest.mark.slow
+
+
+def test_text_output_prints_the_answer(lull: Lull, fake: FakeServer) -> None:
+    fake.script(Reply(text="Hello from the fake."))
+    done = lull.run("-p", "say hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Hello from the fake."
+    assert "Traceback" not in done.stderr
+
+
+def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServer) -> None:
+    (lull.workspace / "a.txt").write_text("alpha\n")
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "a.txt"})]), Reply(text="It says alpha.")
+    )
+    done = lull.run("-p", "what is in a.txt?", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["result"] == "It says alpha."
+    assert payload["num_requests"] == 2
+    assert set(payload["usage"]) == {"input", "output", "cache_read", "cache_write"}
+    assert payload["usage"]["output"] > 0
+    assert payload["session_id"] and payload["duration_ms"] >= 0
+    assert payload["is_error"] is False and payload["context_edits"] == []
+
+
+def test_stream_json_prints_one_event_per_line(lull: Lull, fake: FakeServer) -> None:
+    fake.script(Reply(text="streamed words here"))
+    done = lull.run("-p", "stream", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["type"] == "system" and events[-1]["type"] == "result"
+    text = "".join(e["text"] for e in events if e["type"] == "assistant_text")
+    assert text == "streamed words here"
+
+
+def test_piped_stdin_is_added_to_the_prompt(lull: Lull, fake: FakeServer) -> None:
+    fake.script(Reply(text="ok"))
+    done = lull.run("-p", "explain this log", stdin="ERROR: disk full\n")
+    assert done.returncode == 0, done.stderr
+    sent = fake.requests[-1]["messages"][-1]["content"]
+    text = sent if isinstance(sent, str) else "".join(b.get("text", "") for b in sent)
+    assert "explain this log" in text and "disk full" in text
+
+
+def test_default_mode_denies_writes_without_hanging(lull: Lull, fake: FakeServer) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("write_file", {"path": "new.txt", "content": "x"})]),
+        Reply(text="I could not write."),
+    )
+    done = lull.run("-p", "write new.txt", timeout=30)
+    assert done.returncode == 0
+    assert not (lull.workspace / "new.txt").exists()
+    results = [
+        b
+        for m in fake.requests[-1]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert results[0]["is_error"] and "--approval-mode" in str(results[0]["content"])
+
+
+def test_yolo_mode_lets_the_model_write(lull: Lull, fake: FakeServer) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("write_file", {"path": "new.txt", "content": "x\n"})]),
+        Reply(text="written"),
+    )
+    done = lull.run("-p", "write new.txt", "--approval-mode", "yolo")
+    assert done.returncode == 0, done.stderr
+    assert (lull.workspace / "new.txt").read_text() == "x\n"
+
+
+def test_resume_and_continue_carry_the_history(lull: Lull, fake: FakeServer) -> None:
+    fake.script(Reply(text="first answer"), Reply(text="second answer"), Reply(text="third"))
+    first = json.loads(lull.run("-p", "remember 42", "--output-format", "json").stdout)
+    resumed = lull.run(
+        "-p", "what number?", "--resume", first["session_id"][:8], "--output-format", "json"
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["session_id"] == first["session_id"]
+    texts = json.dumps(fake.requests[1]["messages"])
+    assert "remember 42" in texts and "first answer" in texts
+    cont = lull.run("-p", "and again", "--continue")
+    assert cont.returncode == 0, cont.stderr
+    assert "what number?" in json.dumps(fake.requests[2]["messages"])
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--approval-mode", "sometimes"], "--approval-mode"),
+        (["--output-format", "xml"], "--output-format"),
+        (["--max-turns", "0"], "--max-turns"),
+        (["--resume", "x", "--continue"], "--continue"),
+        (["--bogus"], "--bogus"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_flag(lull: Lull, args: list[str], needle: str) -> None:
+    done = lull.run("-p", "hi", *args)
+    assert done.returncode == 2
+    assert needle in done.stderr and "Traceback" not in done.stderr
+
+
+def test_missing_key_is_one_clear_line(lull: Lull) -> None:
+    env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
+    done = lull.run("-p", "hi", env=env)
+    assert done.returncode == 1
+    assert "ANTHROPIC_API_KEY" in done.stderr and "OPENAI_API_KEY" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_rejected_key(lull: Lull, fake: FakeServer) -> None:
+    fake.api_key = "the-right-key"
+    done = lull.run("-p", "hi")
+    assert done.returncode == 1
+    assert "ANTHROPIC_API_KEY" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_unknown_model(lull: Lull, fake: FakeServer) -> None:
+    fake.models = {"claude-real"}
+    done = lull.run("-p", "hi", "--model", "claude-imaginary")
+    assert done.returncode == 1
+    assert "claude-imaginary" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_unreachable_server(lull: Lull) -> None:
+    done = lull.run("-p", "hi", env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    assert done.returncode == 1
+    assert "could not reach" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_overloaded_after_retries(lull: Lull, fake: FakeServer) -> None:
+    fake.fail_next(status=529, retry_after_ms=10, times=5)
+    done = lull.run("-p", "hi")
+    assert done.returncode == 1
+    assert "overloaded" in done.stderr.lower() and "Traceback" not in done.stderr
+
+
+def test_openai_compatible_server_via_env(lull: Lull, fake: FakeServer) -> None:
+    fake.script(Reply(text="hi from openai"))
+    env = {
+        "ANTHROPIC_API_KEY": "",
+        "ANTHROPIC_BASE_URL": "",
+        "OPENAI_BASE_URL": fake.url + "/v1",
+        "OPENAI_API_KEY": "k",
+    }
+    done = lull.run("-p", "hi", "--model", "local-model", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hi from openai"
+    assert fake.journal[-1].api == "openai"
+
+
+def test_broken_settings_file_is_reported_and_ignored(lull: Lull, fake: FakeServer) -> None:
+    (lull.workspace / ".lull").mkdir()
+    (lull.workspace / ".lull" / "settings.json").write_text('{\n  "model": {"name": "x",}\n}\n')
+    fake.script(Reply(text="still running"))
+    done = lull.run("-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert "settings.json:2:" in done.stderr
+    assert done.stdout.strip() == "still running"
+
+
+def test_ctrl_c_leaves_a_resumable_session(lull: Lull, fake: FakeServer) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("run_shell_command", {"command": "sleep 20"})]),
+        Reply(text="resumed fine"),
+    )
+    proc = lull.popen(
+        "-p", "run something slow", "--approval-mode", "yolo", "--output-format", "stream-json"
+    )
+    assert proc.stdout is not None
+    session_id = ""
+    deadline = time.monotonic() + 20
+    for line in proc.stdout:
+        event = json.loads(line)
+        session_id = session_id or event.get("session_id", "")
+        if event["type"] == "tool_start" or time.monotonic() > deadline:
+            break
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=20)
+    assert proc.returncode != 0
+    done = lull.run("-p", "go on", "--resume", session_id)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "resumed fine"
+    messages = fake.requests[-1]["messages"]
+    results = [
+        b
+        for m in messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert len(results) == 1 and "Cancelled" in str(results[0]["content"])

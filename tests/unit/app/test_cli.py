@@ -1,0 +1,59 @@
+"""The command line: help answers without heavy imports; flags map to settings keys."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import build_parser
+from app.runtime import RunOptions, cli_overrides
+
+HEAVY = ("anthropic", "openai", "textual", "tiktoken", "prompt_toolkit", "pydantic", "httpx2")
+
+PROBE = """
+import json, sys
+from app.cli import main
+try:
+    main(["--help"])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_help_imports_no_sdk_ui_or_tokenizer() -> None:
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=root, capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
+    assert heavy == []
+    assert "usage: lull" in done.stdout
+
+
+def test_help_lists_the_contract_flags() -> None:
+    text = build_parser().format_help()
+    for flag in ("-p", "--output-format", "--resume", "--continue", "--model", "--provider",
+                 "--base-url", "--approval-mode", "--debug", "--plain"):
+        assert flag in text
+
+
+def test_flags_become_settings_overrides(tmp_path: Path) -> None:
+    options = RunOptions(workspace=tmp_path, model="m", approval_mode="yolo", max_turns=3)
+    assert cli_overrides(options) == {
+        "model.name": "m",
+        "tools.approvalMode": "yolo",
+        "maxTurns": 3,
+    }
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("lull ")

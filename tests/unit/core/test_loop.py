@@ -1,0 +1,305 @@
+"""The agent loop end to end: real provider via the official SDK, real tools, strict fake."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from app.core.approvals import DenyApprover
+from app.core.events import (
+    AssistantText,
+    Notice,
+    RequestFinished,
+    ToolFinished,
+    TurnFailed,
+    TurnFinished,
+)
+from app.core.messages import Thinking, ToolCall, unanswered_calls
+from app.core.session import Session
+from app.core.store import SessionStore
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.unit.core.conftest import AgentFactory, run
+
+PROVIDERS = ["anthropic", "openai"]
+
+
+def _tool_results(body: dict) -> list[tuple[str, bool]]:
+    """(content, is_error) of every tool result in a request body, either protocol."""
+    found: list[tuple[str, bool]] = []
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            found.append((message["content"], message["content"].startswith("Error")))
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    text = block["content"]
+                    if isinstance(text, list):
+                        text = "".join(b.get("text", "") for b in text)
+                    found.append((text, bool(block.get("is_error"))))
+    return found
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_multi_step_task_touches_every_tool(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake.script(
+        Reply(tool_calls=[ToolUse("list_directory", {}), ToolUse("glob", {"pattern": "*.py"})]),
+        Reply(
+            tool_calls=[
+                ToolUse("read_file", {"path": "calc.py"}),
+                ToolUse("grep_search", {"pattern": "return"}),
+            ]
+        ),
+        Reply(
+            tool_calls=[
+                ToolUse("edit", {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"})
+            ]
+        ),
+        Reply(
+            tool_calls=[
+                ToolUse(
+                    "write_file",
+                    {"path": "main.py", "content": "from calc import add\nprint(add(2, 3))\n"},
+                )
+            ]
+        ),
+        Reply(tool_calls=[ToolUse("run_shell_command", {"command": "python3 main.py"})]),
+        Reply(tool_calls=[ToolUse("web_fetch", {"url": "http://127.0.0.1:9/"})]),
+        Reply(text="Fixed: add now adds."),
+    )
+    agent = make_agent(vendor)
+    events = await run(agent, "fix calc.py")
+
+    assert isinstance(events[-1], TurnFinished)
+    assert events[-1].text == "Fixed: add now adds."
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    finished = {e.call.name: e.result for e in events if isinstance(e, ToolFinished)}
+    assert set(finished) == {
+        "list_directory",
+        "glob",
+        "read_file",
+        "grep_search",
+        "edit",
+        "write_file",
+        "run_shell_command",
+        "web_fetch",
+    }
+    assert "5" in finished["run_shell_command"].content
+    assert finished["web_fetch"].is_error
+    last = fake.requests[-1]
+    results = _tool_results(last)
+    assert len(results) == 8
+    if vendor == "anthropic":
+        assert results[-1][1] is True  # the error result is fed back as an error
+    assert sum(isinstance(e, RequestFinished) for e in events) == 7
+    assert not unanswered_calls(agent.session.transcript)
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_parallel_calls_get_one_result_each_in_one_message(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    for name in "abc":
+        (workspace / f"{name}.txt").write_text(name * 3)
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": f"{n}.txt"}) for n in "abc"]),
+        Reply(text="read three"),
+    )
+    agent = make_agent(vendor)
+    await run(agent, "read all")
+    results_message = agent.session.transcript[2]
+    assert [r.content.split("\t")[-1].strip() for r in results_message.tool_results] == [
+        "aaa",
+        "bbb",
+        "ccc",
+    ]
+    assert len(_tool_results(fake.requests[-1])) == 3
+
+
+async def test_thinking_signatures_round_trip_unmodified(
+    fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "x.py").write_text("x = 1\n")
+    fake.script(
+        Reply(
+            thinking="I should read x.py first.",
+            tool_calls=[ToolUse("read_file", {"path": "x.py"})],
+        ),
+        Reply(thinking="Now answer.", text="x is 1"),
+        Reply(text="second turn"),
+    )
+    agent = make_agent("anthropic")
+    await run(agent, "what is x?")
+    await run(agent, "and now?")  # strict fake re-validates every signature
+    assert fake.journal[-1].status == 200
+    sent = [
+        b
+        for m in fake.requests[1]["messages"]
+        for b in (m["content"] if isinstance(m["content"], list) else [])
+        if b.get("type") == "thinking"
+    ]
+    stored = [p for p in agent.session.transcript[1].parts if isinstance(p, Thinking)]
+    assert sent[0]["thinking"] == stored[0].text and sent[0]["signature"] == stored[0].signature
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_denied_call_gets_a_result_the_model_sees(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("write_file", {"path": "evil.txt", "content": "x"})]),
+        Reply(text="ok, not writing"),
+    )
+    agent = make_agent(vendor, mode="default")
+    agent.set_approver(DenyApprover("denied: no terminal to ask"))
+    events = await run(agent, "write it")
+    assert not (workspace / "evil.txt").exists()
+    denial = next(e for e in events if isinstance(e, ToolFinished))
+    assert denial.result.is_error and "no terminal" in denial.result.content
+    assert any("no terminal" in text for text, _ in _tool_results(fake.requests[-1]))
+
+
+async def test_plan_mode_refuses_writes(
+    fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("run_shell_command", {"command": "touch made"})]),
+        Reply(text="planned"),
+    )
+    agent = make_agent("anthropic", mode="plan")
+    events = await run(agent, "do it")
+    assert not (workspace / "made").exists()
+    result = next(e for e in events if isinstance(e, ToolFinished)).result
+    assert result.is_error and "plan" in result.content
+
+
+async def test_cancel_mid_tool_leaves_a_valid_resumable_session(
+    fake: FakeServer, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("run_shell_command", {"command": "sleep 30"})]),
+        Reply(text="after cancel"),
+    )
+    agent = make_agent("anthropic")
+
+    async def consume() -> None:
+        async for event in agent.run_turn("run the slow thing"):
+            if isinstance(event, RequestFinished):
+                await asyncio.sleep(0)
+
+    task = asyncio.create_task(consume())
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if agent.session.transcript and agent.session.transcript[-1].tool_calls:
+            break
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not unanswered_calls(agent.session.transcript)
+    assert "Cancelled" in agent.session.transcript[-1].tool_results[0].content
+    agent.session.close()
+
+    store = SessionStore(tmp_path / "sessions", workspace)
+    resumed = Session.resume(store, store.latest())
+    assert resumed.transcript == agent.session.transcript
+    again = make_agent("anthropic", session=resumed)
+    events = await run(again, "continue")
+    assert isinstance(events[-1], TurnFinished) and events[-1].text == "after cancel"
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_resume_sends_the_same_history(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "f.txt").write_text("hello")
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "f.txt"})]),
+        Reply(text="it says hello"),
+        Reply(text="still hello"),
+    )
+    agent = make_agent(vendor)
+    await run(agent, "read f")
+    agent.session.close()
+    store = SessionStore(tmp_path / "sessions", workspace)
+    resumed = make_agent(vendor, session=Session.resume(store, store.latest()))
+    await run(resumed, "again?")
+    before = fake.requests[1]["messages"]
+    after = fake.requests[2]["messages"]
+    strip = _without_cache_markers
+    assert strip(after[: len(before)])[:-1] == strip(before)[:-1]
+
+
+def _without_cache_markers(messages: list[dict]) -> list[dict]:
+    clean = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
+        clean.append({**message, "content": content})
+    return clean
+
+
+async def test_max_turns_stops_the_tool_loop(fake: FakeServer, make_agent: AgentFactory) -> None:
+    fake.script(*[Reply(tool_calls=[ToolUse("list_directory", {})]) for _ in range(5)])
+    agent = make_agent("anthropic", max_turns=3)
+    events = await run(agent, "loop forever")
+    assert len(fake.requests) == 3
+    assert any(isinstance(e, Notice) and "maxTurns" in e.text for e in events)
+    assert isinstance(events[-1], TurnFinished) and events[-1].stop_reason == "max_turns"
+    assert not unanswered_calls(agent.session.transcript)
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_rate_limit_then_success(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.fail_next(status=429, retry_after_ms=10)
+    fake.script(Reply(text="made it"))
+    events = await run(make_agent(vendor), "hi")
+    assert [e.text for e in events if isinstance(e, TurnFinished)] == ["made it"]
+    assert [e.status for e in fake.journal] == [429, 200]
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_cut_stream_is_retried_once_then_reported(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.cut_next_stream(after_events=3)
+    fake.script(Reply(text="a long answer, the first try of which is cut"))
+    agent = make_agent(vendor)
+    events = await run(agent, "hi")
+    assert any(isinstance(e, Notice) and "retrying" in e.text for e in events)
+    assert isinstance(events[-1], TurnFinished)
+    assert events[-1].text == "a long answer, the first try of which is cut"
+    assert len(agent.session.transcript) == 2  # the cut attempt left nothing behind
+
+    fake.cut_next_stream(after_events=3)
+    fake.cut_next_stream(after_events=3)
+    fake.script(Reply(text="cut again " * 10))
+    events = await run(agent, "more")
+    failed = events[-1]
+    assert isinstance(failed, TurnFailed) and failed.kind == "stream_cut"
+    assert "dropped" in failed.message
+    # the session is still valid: the last message is the user's, no partial answer
+    assert agent.session.transcript[-1].role == "user"
+    fake.script(Reply(text="fine now"))
+    events = await run(agent, "retry")
+    assert isinstance(events[-1], TurnFinished)
+    assert not any(isinstance(e, AssistantText) and "cut again" in e.text for e in events)
+
+
+async def test_unknown_tool_gets_an_error_result(
+    fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.script(Reply(tool_calls=[ToolUse("teleport", {"to": "mars"})]), Reply(text="sorry"))
+    agent = make_agent("anthropic")
+    events = await run(agent, "go")
+    result = next(e for e in events if isinstance(e, ToolFinished)).result
+    assert result.is_error and "teleport" in result.content
+    assert isinstance(agent.session.transcript[1].parts[0], ToolCall)
