@@ -91,7 +91,10 @@ class Agent:
             raise
 
     def _tidy_on_idle(self) -> list[Event]:
-        """Idle cleanup: only here, when a user message starts a turn."""
+        """Idle cleanup: only here, when a user message starts a turn; once per idle episode."""
+        last = self.session.last_response_at
+        if last is not None and any(edit.at >= last for edit in self.session.edits):
+            return []  # this episode was already handled (a cleanup, or a restore since)
         rule = thinking_rule_for(self.config.vendor)
         edits = plan_idle_cleanup(
             self.session.view(),

@@ -11,6 +11,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from app.commands import run_command
 from app.core.approvals import Approval
 from app.core.events import (
     AssistantText,
@@ -94,9 +95,15 @@ def run_line(args: argparse.Namespace, workspace: Path) -> int:
     try:
         while True:
             line = _read_line("\n> ")
-            if line is None or line.strip() in ("/quit", "/exit"):
+            if line is None:
                 break
             if not line.strip():
+                continue
+            if line.startswith("/"):
+                result = run_command(agent, line)
+                print("\n".join(result.lines))
+                if result.quit:
+                    break
                 continue
             try:
                 asyncio.run(_turn(agent, line))

@@ -1,0 +1,65 @@
+"""POST /v1/messages and /v1/messages/count_tokens: validate, simulate caching, reply."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tests.fakes import anthropic_wire as wire
+from tests.fakes.anthropic_validate import thinking_type, validate_anthropic
+from tests.fakes.cache import anthropic_blocks, anthropic_cache_usage, min_cache_tokens
+from tests.fakes.errors import bad_request
+from tests.fakes.outcome import Outcome, json_frame, new_id
+from tests.fakes.script import Reply, output_tokens
+
+if TYPE_CHECKING:
+    from tests.fakes.server import FakeServer
+
+
+def _check_length(fake: FakeServer, total: int) -> None:
+    limit = fake.max_context_tokens
+    if limit is not None and total > limit:
+        raise bad_request(f"prompt is too long: {total} tokens > {limit} maximum")
+
+
+def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
+    """Answer one Messages request (JSON or SSE), or raise WireError."""
+    validate_anthropic(body, fake.signer)
+    blocks = anthropic_blocks(body)
+    _check_length(fake, sum(b.tokens for b in blocks))
+    minimum = min_cache_tokens(body["model"], fake.cache_minimums, fake.cache_min_default)
+    usage = anthropic_cache_usage(blocks, fake.anthropic_cache, minimum)
+    item: Reply | None = None
+    if body["max_tokens"] == 0:  # cache pre-warm: no output, script untouched
+        reply = Reply(stop_reason="max_tokens", output_tokens=0)
+    else:
+        item, reply = fake.take_reply(body)
+    content = wire.content_blocks(reply, fake.signer, thinking_type(body) == "enabled")
+    if body["max_tokens"] == 0:
+        content = []
+    usage["output_tokens"] = output_tokens(reply)
+    msg_id = new_id("msg_01")
+    full = wire.message(msg_id, body["model"], content, wire.stop_reason(reply), usage)
+    if not body.get("stream"):
+        return Outcome(200, body=full, usage=usage)
+    events = wire.stream_events(full, reply.chunk_size)
+    outcome = Outcome(200, frames=[json_frame(data, event=name) for name, data in events])
+    outcome.usage = usage
+    fault = fake.faults.take_stream_fault()
+    if fault is not None:
+        fake.requeue(item)
+        outcome.cut_after = min(fault.after_events, len(events) - 1)
+        outcome.error = fault.describe()
+        if fault.kind == "error":
+            error = {"type": "error", "error": {"type": fault.error_type, "message": fault.message}}
+            outcome.error_frame = json_frame(error, event="error")
+    return outcome
+
+
+def handle_count_tokens(fake: FakeServer, body: dict[str, Any]) -> Outcome:
+    """Answer count_tokens with the same ceil(chars/4) estimate the cache simulator uses."""
+    if not isinstance(body.get("model"), str):
+        raise bad_request("model: Field required")
+    if not isinstance(body.get("messages"), list) or not body["messages"]:
+        raise bad_request("messages: at least one message is required")
+    total = sum(b.tokens for b in anthropic_blocks(body))
+    return Outcome(200, body={"input_tokens": total})

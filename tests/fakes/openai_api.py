@@ -1,0 +1,64 @@
+"""POST /v1/chat/completions: validate per dialect, simulate prefix caching, reply."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tests.fakes import openai_wire as wire
+from tests.fakes.cache import openai_cached_tokens, openai_units
+from tests.fakes.errors import bad_request
+from tests.fakes.openai_validate import validate_openai
+from tests.fakes.outcome import Outcome, json_frame, new_id
+from tests.fakes.script import output_tokens
+
+if TYPE_CHECKING:
+    from tests.fakes.server import FakeServer
+
+EXTENDED_RETENTION_SECONDS = 24 * 3600.0
+
+
+def _check_length(fake: FakeServer, total: int) -> None:
+    limit = fake.max_context_tokens
+    if limit is not None and total > limit:
+        raise bad_request(
+            f"This model's maximum context length is {limit} tokens. However, your messages "
+            f"resulted in {total} tokens. Please reduce the length of the messages.",
+            code="context_length_exceeded",
+            param="messages",
+        )
+
+
+def handle_chat(fake: FakeServer, body: dict[str, Any]) -> Outcome:
+    """Answer one Chat Completions request (JSON or SSE), or raise WireError."""
+    validate_openai(body, fake.dialect)
+    units = openai_units(body)
+    total = sum(tokens for _, tokens in units)
+    _check_length(fake, total)
+    retention = body.get("prompt_cache_retention") == "24h"
+    ttl = EXTENDED_RETENTION_SECONDS if retention else fake.openai_cache_ttl
+    cached = openai_cached_tokens(units, fake.openai_cache, ttl, fake.openai_cache_granularity)
+    item, reply = fake.take_reply(body)
+    calls = wire.tool_calls(reply)
+    usage = wire.usage(total, cached, output_tokens(reply), reply.thinking or "", fake.dialect)
+    meta = {
+        "id": new_id("chatcmpl-"),
+        "created": int(fake.clock.now()),
+        "model": body["model"],
+        "system_fingerprint": "fp_fake",
+    }
+    if not body.get("stream"):
+        return Outcome(200, body=wire.completion(meta, reply, calls, usage), usage=usage)
+    options = body.get("stream_options") or {}
+    include = usage if options.get("include_usage") else None
+    frames = [json_frame(c) for c in wire.chunks(meta, reply, calls, include)]
+    frames.append(json_frame("[DONE]"))
+    outcome = Outcome(200, frames=frames, usage=usage)
+    fault = fake.faults.take_stream_fault()
+    if fault is not None:
+        fake.requeue(item)
+        outcome.cut_after = min(fault.after_events, len(frames) - 1)
+        outcome.error = fault.describe()
+        if fault.kind == "error":
+            error = {"message": fault.message, "type": fault.error_type, "param": None}
+            outcome.error_frame = json_frame({"error": {**error, "code": None}})
+    return outcome

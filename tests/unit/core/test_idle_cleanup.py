@@ -1,0 +1,188 @@
+"""Idle cleanup in the running engine: when it fires, what the provider receives, restore."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.commands import run_command
+from app.context.edits import ClearThinking, ClearToolResults
+from app.context.idle import IdlePolicy
+from app.core.events import ContextEdited, RequestFinished
+from app.core.messages import CLEARED_TOOL_RESULT
+from app.core.session import Session
+from app.core.store import SessionStore
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.unit.core.conftest import AgentFactory, Clock, run
+
+POLICY = IdlePolicy(thinking_threshold_minutes=5, tool_results_threshold_minutes=60,
+                    tool_results_num_to_keep=1)
+
+
+def _read_replies(names: list[str], thinking: bool = False) -> list[Reply]:
+    replies = [
+        Reply(thinking=f"I will read {n}." if thinking else None,
+              tool_calls=[ToolUse("read_file", {"path": n})])
+        for n in names
+    ]
+    return [*replies, Reply(thinking="Done reading." if thinking else None, text="read them all")]
+
+
+def _result_texts(body: dict[str, Any]) -> list[str]:
+    texts = []
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            texts.append(message["content"])
+        if isinstance(message.get("content"), list):
+            for block in message["content"]:
+                if block.get("type") == "tool_result":
+                    content = block["content"]
+                    texts.append(content if isinstance(content, str)
+                                 else "".join(b["text"] for b in content))
+    return texts
+
+
+@pytest.fixture
+def files(workspace: Path) -> list[str]:
+    names = ["a.txt", "b.txt", "c.txt"]
+    for name in names:
+        (workspace / name).write_text(f"contents of {name} " * 40)
+    return names
+
+
+@pytest.mark.parametrize("vendor", ["anthropic", "openai"])
+async def test_clock_restored_on_resume_tidies_the_first_request(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, files: list[str], workspace: Path,
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    fake.script(*_read_replies(files), Reply(text="next day"))
+    agent = make_agent(vendor, clock=clock, idle=POLICY)
+    await run(agent, "read the files")
+    agent.session.close()
+
+    clock.advance_minutes(14 * 60)  # next morning, new process
+    store = SessionStore(tmp_path / "sessions", workspace)
+    resumed = Session.resume(store, store.latest())
+    assert resumed.last_response_at is not None
+    events = await run(make_agent(vendor, clock=clock, idle=POLICY, session=resumed), "hi again")
+
+    edits = [e for e in events if isinstance(e, ContextEdited)]
+    assert len(edits) == 1 and isinstance(edits[0].edit, ClearToolResults)
+    assert edits[0].description.startswith("idle cleanup: gap 840.0 min >= 60 min, cleared 2 tool")
+    assert _result_texts(fake.requests[-1]) == [CLEARED_TOOL_RESULT, CLEARED_TOOL_RESULT,
+                                                _result_texts(fake.requests[-2])[-1]]
+    # the transcript still holds every original
+    assert all(r.content != CLEARED_TOOL_RESULT for m in resumed.transcript for r in m.tool_results)
+
+
+async def test_once_per_idle_episode_then_append_only(
+    fake: FakeServer, make_agent: AgentFactory, files: list[str]
+) -> None:
+    clock = Clock()
+    fake.script(*_read_replies(files), Reply(text="back"), Reply(text="again"))
+    agent = make_agent("anthropic", clock=clock, idle=POLICY)
+    await run(agent, "read")
+    clock.advance_minutes(61)
+    first = await run(agent, "back from lunch")
+    clock.advance_minutes(1)
+    second = await run(agent, "one more thing")
+
+    assert sum(isinstance(e, ContextEdited) for e in first) == 1
+    assert not any(isinstance(e, ContextEdited) for e in second)
+    before, after = fake.requests[-2]["messages"], fake.requests[-1]["messages"]
+    strip = [_no_cache(m) for m in before]
+    assert [_no_cache(m) for m in after[: len(before) - 1]] == strip[:-1]
+
+
+def _no_cache(message: dict[str, Any]) -> str:
+    text = json.dumps(message, sort_keys=True)
+    return text.replace(', "cache_control": {"type": "ephemeral"}', "")
+
+
+async def test_never_inside_a_tool_loop(
+    fake: FakeServer, make_agent: AgentFactory, files: list[str]
+) -> None:
+    clock = Clock()
+
+    def slow_tool_loop(body: dict[str, Any]) -> Reply:
+        clock.advance_minutes(90)  # model and tool latency is not user idle time
+        return Reply(tool_calls=[ToolUse("read_file", {"path": "b.txt"})])
+
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "a.txt"})]),
+        Reply(respond=slow_tool_loop),
+        Reply(respond=slow_tool_loop),
+        Reply(text="done"),
+    )
+    agent = make_agent("anthropic", clock=clock, idle=POLICY)
+    events = await run(agent, "read")
+    assert not any(isinstance(e, ContextEdited) for e in events)
+    assert CLEARED_TOOL_RESULT not in json.dumps(fake.requests)
+
+
+@pytest.mark.parametrize("vendor", ["anthropic", "deepseek", "kimi"])
+async def test_thinking_cleanup_obeys_each_vendor_and_the_strict_fake_accepts_it(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, files: list[str]
+) -> None:
+    clock = Clock()
+    fake.script(*_read_replies(files[:2], thinking=True), Reply(thinking="fresh", text="ok"))
+    agent = make_agent(vendor, clock=clock, idle=IdlePolicy(thinking_threshold_minutes=5,
+                                                              tool_results_threshold_minutes=-1))
+    await run(agent, "read")
+    clock.advance_minutes(6)
+    events = await run(agent, "and now?")
+
+    assert fake.journal[-1].status == 200  # no HTTP 400 from the strict vendor rules
+    edit = next(e.edit for e in events if isinstance(e, ContextEdited))
+    assert isinstance(edit, ClearThinking)
+    body = fake.requests[-1]
+    assistants = [m for m in body["messages"] if m["role"] == "assistant"]
+    if vendor == "anthropic":
+        kinds = [b["type"] for m in assistants for b in m["content"]]
+        assert "thinking" not in kinds
+    else:
+        with_calls = [m for m in assistants if m.get("tool_calls")]
+        without = [m for m in assistants if not m.get("tool_calls")]
+        assert all(m["reasoning_content"] for m in with_calls)  # the API demands it back
+        assert all(not m.get("reasoning_content") for m in without)
+
+
+async def test_openai_vendor_has_no_thinking_to_clear(
+    fake: FakeServer, make_agent: AgentFactory, files: list[str]
+) -> None:
+    clock = Clock()
+    fake.script(*_read_replies(files[:1], thinking=True), Reply(text="ok"))
+    agent = make_agent("openai", clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=-1))
+    await run(agent, "read")
+    clock.advance_minutes(30)
+    events = await run(agent, "again")
+    assert not any(isinstance(e, ContextEdited) for e in events)
+
+
+async def test_token_count_drops_at_once_and_restore_brings_content_back(
+    fake: FakeServer, make_agent: AgentFactory, files: list[str]
+) -> None:
+    clock = Clock()
+    fake.script(*_read_replies(files), Reply(text="tidied"), Reply(text="restored"))
+    agent = make_agent("anthropic", clock=clock, idle=POLICY)
+    first = await run(agent, "read")
+    before = [e.context_tokens for e in first if isinstance(e, RequestFinished)][-1]
+    clock.advance_minutes(75)
+    events = await run(agent, "back")
+    edit = next(e.edit for e in events if isinstance(e, ContextEdited))
+    assert isinstance(edit, ClearToolResults)
+    after = [e.context_tokens for e in events if isinstance(e, RequestFinished)][-1]
+    assert after < before
+
+    result = run_command(agent, "/context")
+    assert any("cleared 2 tool results" in line for line in result.lines)
+    result = run_command(agent, "/context restore")
+    assert "restored" in result.lines[0]
+    clock.advance_minutes(75)  # a restore counts for this episode: no re-clear right after
+    await run(agent, "use the originals")
+    assert CLEARED_TOOL_RESULT not in json.dumps(fake.requests[-1])
+    assert len(_result_texts(fake.requests[-1])) == 3
