@@ -47,26 +47,51 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "-p", "--print", dest="prompt", nargs="?", const="", default=None, metavar="PROMPT",
+        "-p",
+        "--print",
+        dest="prompt",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PROMPT",
         help="answer PROMPT non-interactively and exit (reads stdin when piped)",
     )
     parser.add_argument(
-        "--output-format", choices=OUTPUT_FORMATS, default="text",
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="text",
         help="with -p: text (default), json (one object) or stream-json (one event per line)",
     )
-    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
-                        help="continue the most recent session in this workspace")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the most recent session in this workspace",
+    )
     parser.add_argument("-r", "--resume", metavar="ID", help="resume the session with this id")
     parser.add_argument("-m", "--model", help="model name (overrides model.name)")
-    parser.add_argument("--provider", choices=("anthropic", "openai"),
-                        help="model provider (overrides model.provider)")
+    parser.add_argument(
+        "--provider",
+        choices=("anthropic", "openai"),
+        help="model provider (overrides model.provider)",
+    )
     parser.add_argument("--base-url", metavar="URL", help="API base URL (overrides model.baseUrl)")
-    parser.add_argument("--approval-mode", choices=APPROVAL_MODES,
-                        help="default: ask before edits and shell; auto-edit: ask before shell; "
-                        "yolo: never ask; plan: read-only tools only")
-    parser.add_argument("--max-turns", type=_positive_int, metavar="N",
-                        help="stop after N model requests in one turn")
-    parser.add_argument("--plain", action="store_true", help="line mode instead of the full-screen UI")
+    parser.add_argument(
+        "--approval-mode",
+        choices=APPROVAL_MODES,
+        help="default: ask before edits and shell; auto-edit: ask before shell; "
+        "yolo: never ask; plan: read-only tools only",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=_positive_int,
+        metavar="N",
+        help="stop after N model requests in one turn",
+    )
+    parser.add_argument(
+        "--plain", action="store_true", help="line mode instead of the full-screen UI"
+    )
     parser.add_argument("-C", "--cwd", metavar="DIR", help="workspace directory (default: current)")
     parser.add_argument("--debug", action="store_true", help="print the debug log to stderr")
     parser.add_argument("-v", "--version", action="version", version=f"lull {VERSION}")

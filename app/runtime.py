@@ -20,7 +20,12 @@ from app.core.provider import ThinkingConfig
 from app.core.session import Session
 from app.core.store import SessionNotFound, SessionStore
 from app.core.tool_runner import ToolRunner
-from app.providers.config import ConfigError, ProviderConfig, create_provider, resolve_provider_config
+from app.providers.config import (
+    ConfigError,
+    ProviderConfig,
+    create_provider,
+    resolve_provider_config,
+)
 from settings.loader import LoadedSettings, load_settings
 from settings.model import Settings
 from settings.paths import sessions_dir, tool_output_dir
@@ -94,7 +99,12 @@ def build_runtime(options: RunOptions, env: Mapping[str, str] | None = None) -> 
     session, resumed = _open_session(store, options, config)
     registry = default_registry()
     runner = ToolRunner(registry, tool_context(settings, options.workspace), _mode(settings))
-    agent = Agent(session, create_provider(config), runner, agent_config(settings, config, registry, options.workspace))
+    agent = Agent(
+        session,
+        create_provider(config),
+        runner,
+        agent_config(settings, config, registry, options.workspace),
+    )
     return Runtime(agent, loaded, config, store, resumed)
 
 
@@ -108,7 +118,9 @@ def _open_session(
             return Session.resume(store, store.latest()), True
     except SessionNotFound as error:
         raise StartupError(str(error)) from error
-    return Session.create(store, provider=config.provider, model=config.model, clock=time.time), False
+    return Session.create(
+        store, provider=config.provider, model=config.model, clock=time.time
+    ), False
 
 
 def _mode(settings: Settings) -> Any:
@@ -131,9 +143,11 @@ def agent_config(
 ) -> AgentConfig:
     """The agent's per-session configuration."""
     idle = settings.context.clear_context_on_idle
-    compactable = frozenset(
-        name for name in registry.names() if registry.is_compactable(name)
-    ) | DEFAULT_COMPACTABLE | frozenset(idle.compactable_tools)
+    compactable = (
+        frozenset(name for name in registry.names() if registry.is_compactable(name))
+        | DEFAULT_COMPACTABLE
+        | frozenset(idle.compactable_tools)
+    )
     max_output = settings.model.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
     return AgentConfig(
         system=STATIC_SYSTEM_PROMPT,

@@ -11,7 +11,9 @@ ISOLATED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "LULL_")
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """Point XDG dirs at a fresh temp home and drop provider/lull variables."""
     import os
 

@@ -80,7 +80,9 @@ class ToolRunner:
             self.always_allowed.add(call.name)
         if approval.decision in ("allow", "allow_always"):
             return None
-        return ToolResult(call.id, call.name, denial_message(tool, self.mode, approval.reason), True)
+        return ToolResult(
+            call.id, call.name, denial_message(tool, self.mode, approval.reason), True
+        )
 
     async def _run_allowed(
         self, calls: list[ToolCall], results: dict[str, ToolResult]

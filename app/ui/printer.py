@@ -57,7 +57,9 @@ class RunResult:
             self.usage = self.usage + event.usage
             self.num_requests += 1
         elif isinstance(event, ContextEdited):
-            self.context_edits.append({**edit_to_dict(event.edit), "description": event.description})
+            self.context_edits.append(
+                {**edit_to_dict(event.edit), "description": event.description}
+            )
         elif isinstance(event, TurnFinished):
             self.final_text = event.text
             self.stop_reason = event.stop_reason
@@ -76,8 +78,15 @@ def run_print(args: argparse.Namespace, workspace: Path, prompt: str) -> int:
     result = RunResult()
     stream = args.output_format == "stream-json"
     if stream:
-        _emit({"type": "system", "subtype": "init", "session_id": agent.session.id,
-               "model": runtime.provider_config.model, "cwd": str(workspace)})
+        _emit(
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": agent.session.id,
+                "model": runtime.provider_config.model,
+                "cwd": str(workspace),
+            }
+        )
     try:
         asyncio.run(_drive(agent.run_turn(prompt), result, stream, args.output_format))
     except KeyboardInterrupt:
@@ -130,17 +139,33 @@ def event_to_json(event: Event) -> dict[str, Any]:
     """One engine event as a stream-json line."""
     name = type(event).__name__
     if isinstance(event, ToolStarted):
-        return {"type": "tool_start", "id": event.call.id, "name": event.call.name,
-                "arguments": dict(event.call.arguments)}
+        return {
+            "type": "tool_start",
+            "id": event.call.id,
+            "name": event.call.name,
+            "arguments": dict(event.call.arguments),
+        }
     if isinstance(event, ToolFinished):
-        return {"type": "tool_result", "id": event.call.id, "name": event.call.name,
-                "is_error": event.result.is_error, "content": event.result.content}
+        return {
+            "type": "tool_result",
+            "id": event.call.id,
+            "name": event.call.name,
+            "is_error": event.result.is_error,
+            "content": event.result.content,
+        }
     if isinstance(event, RequestFinished):
-        return {"type": "usage", "request": event.index, "usage": event.usage.to_dict(),
-                "context_tokens": event.context_tokens}
+        return {
+            "type": "usage",
+            "request": event.index,
+            "usage": event.usage.to_dict(),
+            "context_tokens": event.context_tokens,
+        }
     if isinstance(event, ContextEdited):
-        return {"type": "context_edit", "description": event.description,
-                "edit": edit_to_dict(event.edit)}
+        return {
+            "type": "context_edit",
+            "description": event.description,
+            "edit": edit_to_dict(event.edit),
+        }
     data: dict[str, Any] = {"type": _snake(name)}
     for key in getattr(event, "__dataclass_fields__", {}):
         data[key] = getattr(event, key)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.runtime import Runtime, RunOptions, StartupError, build_runtime
+from app.runtime import RunOptions, Runtime, StartupError, build_runtime
 from settings.errors import SettingsError
 
 
