@@ -1,4 +1,4 @@
-"""Build real agents (real provider through the official SDK, real tools) against the fake."""
+"""Fixtures: a fake server, a workspace and a factory of real agents."""
 
 from __future__ import annotations
 
@@ -8,36 +8,13 @@ from typing import Any
 
 import pytest
 
-from app.context.idle import IdlePolicy
-from app.core.events import Event
-from app.core.loop import Agent, AgentConfig
-from app.core.session import Session
-from app.core.store import SessionStore
-from app.core.tool_runner import ToolRunner
-from app.providers.config import ProviderConfig, create_provider
+from app.core.loop import Agent
 from tests.fakes import FakeServer
-from tools.base import ToolContext
-from tools.registry import default_registry
+from tests.support import Clock, build_agent, run
 
-VENDOR_PROVIDER = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "deepseek": "openai",
-    "kimi": "openai",
-}
+__all__ = ["AgentFactory", "Clock", "run"]
 
-
-class Clock:
-    """A settable clock for the idle logic."""
-
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance_minutes(self, minutes: float) -> None:
-        self.now += minutes * 60
+AgentFactory = Callable[..., Agent]
 
 
 @pytest.fixture
@@ -53,46 +30,9 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
-AgentFactory = Callable[..., Agent]
-
-
 @pytest.fixture
 def make_agent(fake: FakeServer, workspace: Path, tmp_path: Path) -> AgentFactory:
-    def build(
-        vendor: str = "anthropic",
-        *,
-        mode: str = "yolo",
-        clock: Clock | None = None,
-        idle: IdlePolicy | None = None,
-        session: Session | None = None,
-        **config: Any,
-    ) -> Agent:
-        provider_name = VENDOR_PROVIDER[vendor]
-        fake.dialect = vendor if provider_name == "openai" else "openai"
-        provider = create_provider(
-            ProviderConfig(
-                provider=provider_name,  # type: ignore[arg-type]
-                model="claude-test" if provider_name == "anthropic" else f"{vendor}-test",
-                api_key="test",
-                base_url=fake.url if provider_name == "anthropic" else fake.url + "/v1",
-                vendor=vendor,  # type: ignore[arg-type]
-            )
-        )
-        store = SessionStore(tmp_path / "sessions", workspace)
-        the_clock = clock or Clock()
-        session = session or Session.create(
-            store, provider=provider_name, model=provider.model, clock=the_clock
-        )
-        context = ToolContext(workspace=workspace.resolve(), output_dir=tmp_path / "out")
-        runner = ToolRunner(default_registry(), context, mode)  # type: ignore[arg-type]
-        agent_config = AgentConfig(
-            system="You are a test.", idle=idle or IdlePolicy(), vendor=vendor, **config
-        )
-        return Agent(session, provider, runner, agent_config, clock=the_clock)
+    def build(vendor: str = "anthropic", **kwargs: Any) -> Agent:
+        return build_agent(fake, workspace, tmp_path, vendor, **kwargs)
 
     return build
-
-
-async def run(agent: Agent, prompt: str) -> list[Event]:
-    """All events of one turn."""
-    return [event async for event in agent.run_turn(prompt)]

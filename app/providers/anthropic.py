@@ -1,0 +1,45 @@
+"""The Anthropic Messages API provider (official ``anthropic`` SDK, streamed raw events)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from app.core.provider import ModelRequest, StreamEvent
+from app.providers.anthropic_events import AnthropicStreamState
+from app.providers.anthropic_wire import PROVIDER_NAME, build_params
+from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
+from app.providers.errors import error_context
+from app.providers.streaming import run_stream
+
+
+class AnthropicProvider:
+    """Streams responses from Claude models; every failure becomes a ProviderError."""
+
+    name = PROVIDER_NAME
+
+    def __init__(self, config: ProviderConfig) -> None:
+        from anthropic import AsyncAnthropic
+
+        self.model = config.model
+        self.config = config
+        self._errors = error_context(config)
+        self._client: Any = AsyncAnthropic(
+            api_key=config.api_key,
+            base_url=config.base_url or ANTHROPIC_DEFAULT_URL,
+            max_retries=config.max_retries,
+            timeout=config.timeout_seconds,
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Send ``request``; yield deltas and finally one Completed (see Provider)."""
+        params = build_params(request, self.model)
+        return run_stream(
+            lambda: self._client.messages.create(**params, stream=True),
+            AnthropicStreamState(),
+            self._errors,
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()

@@ -1,0 +1,47 @@
+"""The OpenAI Chat Completions provider (official ``openai`` SDK), for OpenAI and
+compatible vendors (DeepSeek, Kimi, Qwen, vLLM, Ollama …) selected by ``vendor``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from app.core.provider import ModelRequest, StreamEvent
+from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
+from app.providers.errors import error_context
+from app.providers.openai_events import OpenAIStreamState
+from app.providers.openai_wire import PROVIDER_NAME, build_params
+from app.providers.streaming import run_stream
+
+
+class OpenAIProvider:
+    """Streams chat completions; every failure becomes a ProviderError."""
+
+    name = PROVIDER_NAME
+
+    def __init__(self, config: ProviderConfig) -> None:
+        from openai import AsyncOpenAI
+
+        self.model = config.model
+        self.vendor = config.vendor
+        self.config = config
+        self._errors = error_context(config)
+        self._client: Any = AsyncOpenAI(
+            api_key=config.api_key,
+            base_url=config.base_url or OPENAI_DEFAULT_URL,
+            max_retries=config.max_retries,
+            timeout=config.timeout_seconds,
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Send ``request``; yield deltas and finally one Completed (see Provider)."""
+        params = build_params(request, self.model, self.vendor)
+        return run_stream(
+            lambda: self._client.chat.completions.create(**params),
+            OpenAIStreamState(),
+            self._errors,
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()

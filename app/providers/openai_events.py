@@ -1,0 +1,147 @@
+"""OpenAI Chat Completions stream chunks -> neutral deltas and the final assistant parts.
+
+Works on the SDK's chunk objects by attribute, so it needs no SDK import.
+Reasoning arrives as ``delta.reasoning_content`` (DeepSeek, Kimi, Qwen, SGLang)
+or ``delta.reasoning`` (vLLM >= 0.11); both become one Thinking part.
+
+The SDK swallows the terminating ``data: [DONE]``, so a stream counts as
+complete when a choice reported its ``finish_reason``; a stream that ends
+before that was cut.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.messages import Part, Text, Thinking, ToolCall
+from app.core.provider import (
+    Completed,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStarted,
+    Usage,
+)
+from app.providers.arguments import parse_arguments
+from app.providers.errors import stream_cut_error
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+@dataclass
+class _Call:
+    """One tool call being assembled from fragments sharing an index."""
+
+    call_id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+    announced: bool = False
+
+
+@dataclass
+class OpenAIStreamState:
+    """Accumulates one streamed completion; :meth:`feed` each chunk, then :meth:`completed`."""
+
+    model: str = ""
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: dict[int, _Call] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        """Take one chunk; return the deltas it produces for the front end."""
+        self.model = str(getattr(chunk, "model", "") or self.model)
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = usage_from(chunk.usage)
+        events: list[StreamEvent] = []
+        for choice in getattr(chunk, "choices", None) or ():
+            if getattr(choice, "index", 0) not in (0, None):
+                continue
+            if choice.delta is not None:
+                events.extend(self._delta(choice.delta))
+            if choice.finish_reason:
+                self.finish_reason = str(choice.finish_reason)
+        return events
+
+    def completed(self) -> Completed:
+        """The final event; raises ProviderError("stream_cut") if no finish_reason came."""
+        if self.finish_reason is None:
+            raise stream_cut_error()
+        parts: list[Part] = []
+        if self.reasoning:
+            parts.append(Thinking("".join(self.reasoning)))
+        if self.text and "".join(self.text):
+            parts.append(Text("".join(self.text)))
+        for index in sorted(self.calls):
+            call = self.calls[index]
+            call_id = call.call_id or _new_call_id()
+            parts.append(ToolCall(call_id, call.name, parse_arguments("".join(call.arguments))))
+        stop = _STOP_REASONS.get(self.finish_reason, "other")
+        if self.calls and stop in ("end_turn", "other"):
+            stop = "tool_use"  # some servers say "stop" even when they called tools
+        return Completed(tuple(parts), self.usage, stop, self.model)
+
+    def _delta(self, delta: Any) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        reasoning = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+        if isinstance(reasoning, str) and reasoning:
+            self.reasoning.append(reasoning)
+            events.append(ThinkingDelta(reasoning))
+        content = getattr(delta, "content", None)
+        if isinstance(content, str) and content:
+            self.text.append(content)
+            events.append(TextDelta(content))
+        for fragment in getattr(delta, "tool_calls", None) or ():
+            started = self._call_fragment(fragment)
+            if started is not None:
+                events.append(started)
+        return events
+
+    def _call_fragment(self, fragment: Any) -> ToolCallStarted | None:
+        index = fragment.index if fragment.index is not None else max(self.calls, default=0)
+        call = self.calls.setdefault(int(index), _Call())
+        if fragment.id:
+            call.call_id = call.call_id or str(fragment.id)
+        function = getattr(fragment, "function", None)
+        if function is not None:
+            if function.name and not call.name:
+                call.name = str(function.name)
+            if function.arguments:
+                call.arguments.append(str(function.arguments))
+        if call.name and not call.announced:
+            call.announced = True
+            call.call_id = call.call_id or _new_call_id()
+            return ToolCallStarted(call.call_id, call.name)
+        return None
+
+
+def usage_from(usage: Any) -> Usage:
+    """Neutral usage from a Chat Completions ``usage`` object (incl. DeepSeek's cache fields)."""
+    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = int(getattr(details, "cached_tokens", 0) or 0)
+    if not cached:
+        cached = int(getattr(usage, "prompt_cache_hit_tokens", 0) or 0)
+    written = int(getattr(details, "cache_write_tokens", 0) or 0)
+    output_details = getattr(usage, "completion_tokens_details", None)
+    return Usage(
+        input=max(prompt - cached - written, 0),
+        output=int(getattr(usage, "completion_tokens", 0) or 0),
+        cache_read=cached,
+        cache_write=written,
+        reasoning=int(getattr(output_details, "reasoning_tokens", 0) or 0),
+    )
+
+
+def _new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"

@@ -1,0 +1,158 @@
+"""Neutral request -> OpenAI Chat Completions parameters (pure, no SDK import).
+
+Choices made here:
+
+* System prompt: ONE system message, ``system`` + "\\n\\n" + ``environment``.
+  The static part is a byte-stable prefix of it (prefix caching still hits),
+  and chat templates that reject a second system message keep working.
+* Tool results become ``{"role": "tool"}`` messages, in order, right after the
+  assistant message; an error result's content starts with ``"Error: "``
+  (unless it already starts with "Error") because the format has no error flag.
+* A user message with several text parts (e.g. a summary + the prompt) is
+  sent as one string, the parts joined by a blank line; with images it is a
+  list of content parts.
+* Reasoning is sent back per vendor dialect (see :func:`reasoning_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.core.messages import Image, Message, Text, Thinking, ToolResult
+from app.core.provider import ModelRequest, ToolSpec
+from app.providers.arguments import arguments_json
+from app.providers.config import Vendor
+
+PROVIDER_NAME = "openai"
+ERROR_PREFIX = "Error: "
+_REASONING_VENDORS = frozenset({"deepseek", "kimi"})
+
+
+def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str, Any]:
+    """The keyword arguments for ``chat.completions.create`` (streaming, with usage)."""
+    params: dict[str, Any] = {
+        "model": model,
+        "messages": message_params(request.system, request.environment, request.messages, vendor),
+    }
+    if request.tools:
+        params["tools"] = tool_params(request.tools)
+    limit_field = "max_completion_tokens" if vendor == "openai" else "max_tokens"
+    params[limit_field] = request.max_output_tokens
+    if vendor == "openai" and request.session_id:
+        params["prompt_cache_key"] = request.session_id
+    params["stream"] = True
+    params["stream_options"] = {"include_usage": True}
+    return params
+
+
+def tool_params(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Function tool definitions in the order given."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": t.description,
+                "parameters": dict(t.parameters),
+            },
+        }
+        for t in tools
+    ]
+
+
+def system_text(system: str, environment: str) -> str:
+    """The one system message: static prompt first, dynamic facts after a blank line."""
+    return "\n\n".join(text for text in (system, environment) if text)
+
+
+def message_params(
+    system: str, environment: str, messages: Sequence[Message], vendor: Vendor
+) -> list[dict[str, Any]]:
+    """The ``messages`` array: system message, then every conversation message."""
+    wire: list[dict[str, Any]] = []
+    prompt = system_text(system, environment)
+    if prompt:
+        wire.append({"role": "system", "content": prompt})
+    for message in messages:
+        if message.role == "assistant":
+            wire.append(assistant_message(message, vendor))
+        else:
+            wire.extend(user_messages(message))
+    return wire
+
+
+def user_messages(message: Message) -> list[dict[str, Any]]:
+    """Tool messages for the results, then one user message for text/images (if any)."""
+    wire: list[dict[str, Any]] = [
+        {"role": "tool", "tool_call_id": r.call_id, "content": tool_result_text(r)}
+        for r in message.tool_results
+    ]
+    content = _user_content(message)
+    if content is not None:
+        wire.append({"role": "user", "content": content})
+    return wire
+
+
+def tool_result_text(result: ToolResult) -> str:
+    """A result's content; errors are marked with an "Error: " prefix."""
+    if result.is_error and not result.content.startswith("Error"):
+        return ERROR_PREFIX + result.content
+    return result.content
+
+
+def _user_content(message: Message) -> str | list[dict[str, Any]] | None:
+    parts = [p for p in message.parts if isinstance(p, Text | Image)]
+    if not parts:
+        return None
+    if all(isinstance(p, Text) for p in parts):
+        return "\n\n".join(p.text for p in parts if isinstance(p, Text))
+    content: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, Text):
+            if part.text:
+                content.append({"type": "text", "text": part.text})
+        else:
+            url = f"data:{part.media_type};base64,{part.data}"
+            content.append({"type": "image_url", "image_url": {"url": url}})
+    return content
+
+
+def assistant_message(message: Message, vendor: Vendor) -> dict[str, Any]:
+    """An assistant message with its tool calls and, if the dialect wants it, reasoning."""
+    calls = message.tool_calls
+    text = message.text
+    wire: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+    if calls:
+        wire["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": arguments_json(c.arguments)},
+            }
+            for c in calls
+        ]
+    reasoning = reasoning_for(message, vendor)
+    if reasoning is not None:
+        wire["reasoning_content"] = reasoning
+    return wire
+
+
+def reasoning_for(message: Message, vendor: Vendor) -> str | None:
+    """The ``reasoning_content`` to send back with ``message``, or None to send none.
+
+    DeepSeek (thinking mode) and Kimi reject an assistant message with tool
+    calls that lacks it, so those always carry it ("" when there was no
+    reasoning); their other assistant messages carry it when they have
+    reasoning of our own. Every other dialect (incl. legacy deepseek-reasoner,
+    which rejects it) never gets it.
+    """
+    if vendor not in _REASONING_VENDORS:
+        return None
+    own = message.provider == PROVIDER_NAME
+    texts = [p.text for p in message.parts if isinstance(p, Thinking) and not p.redacted]
+    if message.tool_calls:
+        return "".join(texts) if own else ""
+    if own and texts:
+        return "".join(texts)
+    return None

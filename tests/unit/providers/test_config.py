@@ -1,0 +1,188 @@
+"""Provider configuration: vendor detection, env/explicit precedence, clear errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.providers.config import (
+    NO_KEY_PLACEHOLDER,
+    ConfigError,
+    ProviderConfig,
+    create_provider,
+    detect_vendor,
+    resolve_provider_config,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def resolve(env: dict[str, str], **explicit: str | None) -> ProviderConfig:
+    values: dict[str, str | None] = {"provider": None, "model": None, "base_url": None}
+    values.update(explicit)
+    return resolve_provider_config(
+        provider=values["provider"],
+        model=values["model"],
+        base_url=values["base_url"],
+        vendor=values.get("vendor"),
+        env=env,
+    )
+
+
+@pytest.mark.parametrize(
+    ("provider", "base_url", "model", "expected"),
+    [
+        ("anthropic", None, "claude-sonnet-4-6", "anthropic"),
+        ("anthropic", "https://api.deepseek.com/anthropic", "deepseek-chat", "anthropic"),
+        ("openai", None, "gpt-5.5", "openai"),
+        ("openai", "https://api.openai.com/v1", "gpt-5.5", "openai"),
+        ("openai", "https://api.deepseek.com/v1", "deepseek-chat", "deepseek"),
+        ("openai", "https://api.deepseek.com", "anything", "deepseek"),
+        ("openai", "https://api.moonshot.ai/v1", "kimi-k2-thinking", "kimi"),
+        ("openai", "https://api.moonshot.cn/v1", "moonshot-v1-8k", "kimi"),
+        ("openai", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "x", "qwen"),
+        ("openai", "http://localhost:11434/v1", "deepseek-r1:8b", "ollama"),
+        ("openai", "http://localhost:8000/v1", "deepseek-ai/DeepSeek-V3.2", "deepseek"),
+        ("openai", "https://openrouter.ai/api/v1", "moonshotai/kimi-k2", "kimi"),
+        ("openai", "http://gpu-box:8000/v1", "Qwen/Qwen3-Coder-30B", "qwen"),
+        ("openai", "http://gpu-box:8000/v1", "llama-3.3-70b", "generic"),
+    ],
+)
+def test_detect_vendor(provider: str, base_url: str | None, model: str, expected: str) -> None:
+    assert detect_vendor(provider, base_url, model) == expected
+
+
+def test_deepseek_legacy_is_never_guessed() -> None:
+    assert detect_vendor("openai", "https://api.deepseek.com", "deepseek-reasoner") == "deepseek"
+
+
+def test_anthropic_key_in_env_picks_anthropic_with_default_model() -> None:
+    config = resolve({"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-oa"})
+    assert config == ProviderConfig("anthropic", "claude-sonnet-4-6", "sk-ant", None, "anthropic")
+    assert config.effective_base_url == "https://api.anthropic.com"
+
+
+def test_auth_token_is_accepted_as_anthropic_key() -> None:
+    config = resolve({"ANTHROPIC_AUTH_TOKEN": "tok"})
+    assert (config.provider, config.api_key) == ("anthropic", "tok")
+
+
+def test_openai_key_picks_openai() -> None:
+    config = resolve({"OPENAI_API_KEY": "sk-oa"})
+    assert config == ProviderConfig("openai", "gpt-5.5", "sk-oa", None, "openai")
+    assert config.effective_base_url == "https://api.openai.com/v1"
+
+
+def test_openai_base_url_alone_allows_a_keyless_local_server() -> None:
+    config = resolve({"OPENAI_BASE_URL": "http://localhost:11434/v1/"}, model="qwen3:8b")
+    assert config.provider == "openai"
+    assert config.base_url == "http://localhost:11434/v1"
+    assert config.api_key == NO_KEY_PLACEHOLDER
+    assert config.vendor == "ollama"
+
+
+def test_explicit_values_beat_environment() -> None:
+    env = {"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-oa"}
+    config = resolve(
+        env,
+        provider="openai",
+        model="deepseek-reasoner",
+        base_url="https://api.deepseek.com",
+        vendor="deepseek-legacy",
+    )
+    assert config == ProviderConfig(
+        "openai", "deepseek-reasoner", "sk-oa", "https://api.deepseek.com", "deepseek-legacy"
+    )
+
+
+def test_explicit_base_url_beats_env_base_url() -> None:
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "https://api.deepseek.com"}
+    config = resolve(env, base_url="https://api.moonshot.ai/v1")
+    assert (config.base_url, config.vendor, config.model) == (
+        "https://api.moonshot.ai/v1",
+        "kimi",
+        "kimi-k2-thinking",
+    )
+
+
+def test_vendor_default_models() -> None:
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "https://api.deepseek.com"}
+    assert resolve(env).model == "deepseek-chat"
+
+
+def test_anthropic_base_url_from_env() -> None:
+    config = resolve({"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/"})
+    assert config.base_url == "http://127.0.0.1:9"
+
+
+def test_lull_model_env_is_ignored_here() -> None:
+    assert resolve({"OPENAI_API_KEY": "k", "LULL_MODEL": "other"}).model == "gpt-5.5"
+
+
+def test_nothing_configured_says_what_to_set() -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve({})
+    message = str(info.value)
+    assert message.startswith("no model provider configured")
+    assert "ANTHROPIC_API_KEY" in message and "OPENAI_API_KEY" in message
+    assert "\n" not in message
+
+
+def test_missing_anthropic_key_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY is not set"):
+        resolve({"OPENAI_API_KEY": "k"}, provider="anthropic")
+
+
+def test_missing_openai_key_for_openai_itself() -> None:
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
+        resolve({}, provider="openai")
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
+        resolve({}, provider="openai", base_url="https://api.openai.com/v1")
+
+
+def test_unknown_provider_and_vendor() -> None:
+    with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
+        resolve({"OPENAI_API_KEY": "k"}, provider="gemini")
+    with pytest.raises(ConfigError, match="unknown vendor 'mistral'"):
+        resolve({"OPENAI_API_KEY": "k"}, vendor="mistral")
+
+
+def test_vendor_must_fit_provider() -> None:
+    with pytest.raises(ConfigError, match="does not fit provider 'anthropic'"):
+        resolve({"ANTHROPIC_API_KEY": "k"}, vendor="deepseek")
+    with pytest.raises(ConfigError, match="does not fit provider 'openai'"):
+        resolve({"OPENAI_API_KEY": "k"}, vendor="anthropic")
+
+
+def test_bad_base_url() -> None:
+    with pytest.raises(ConfigError, match="base URL 'localhost:8000' is not an http"):
+        resolve({"OPENAI_API_KEY": "k"}, base_url="localhost:8000")
+
+
+def test_local_server_needs_a_model_name() -> None:
+    with pytest.raises(ConfigError, match="no model name for the server at http://gpu:8000/v1"):
+        resolve({"OPENAI_BASE_URL": "http://gpu:8000/v1"})
+
+
+def test_create_provider_builds_the_right_class() -> None:
+    anthropic = create_provider(resolve({"ANTHROPIC_API_KEY": "k"}))
+    openai = create_provider(resolve({"OPENAI_API_KEY": "k"}))
+    assert (anthropic.name, anthropic.model) == ("anthropic", "claude-sonnet-4-6")
+    assert (openai.name, openai.model) == ("openai", "gpt-5.5")
+
+
+def test_config_module_imports_no_sdk() -> None:
+    code = (
+        "import sys, app.providers.config, app.providers.errors, app.providers.anthropic_wire, "
+        "app.providers.openai_wire, app.providers.anthropic_events, app.providers.openai_events, "
+        "app.providers.anthropic, app.providers.openai, app.providers.streaming;"
+        "heavy = [m for m in ('anthropic', 'openai', 'httpx2') if m in sys.modules];"
+        "print(heavy)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
