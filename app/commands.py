@@ -41,8 +41,9 @@ def _context(agent: Agent, arg: str) -> CommandResult:
     if arg.strip() == "restore":
         return _restore(agent)
     if arg.strip():
-        return CommandResult((f"unknown /context argument {arg.strip()!r}; try /context or "
-                              "/context restore",))
+        return CommandResult(
+            (f"unknown /context argument {arg.strip()!r}; try /context or /context restore",)
+        )
     session = agent.session
     view = session.view()
     lines = [
@@ -60,19 +61,27 @@ def _context(agent: Agent, arg: str) -> CommandResult:
 def describe(edit: ClearToolResults | ClearThinking | Summary | Restore) -> str:
     """One line saying what an edit changed."""
     if isinstance(edit, ClearToolResults):
-        return (f"cleared {len(edit.call_ids)} tool results (~{edit.tokens_saved:,} tokens, "
-                f"{edit.reason}, gap {edit.gap_minutes:.1f} min)")
+        return (
+            f"cleared {len(edit.call_ids)} tool results (~{edit.tokens_saved:,} tokens, "
+            f"{edit.reason}, gap {edit.gap_minutes:.1f} min)"
+        )
     if isinstance(edit, ClearThinking):
-        return (f"cleared thinking from {len(edit.message_ids)} messages "
-                f"(~{edit.tokens_saved:,} tokens, {edit.reason})")
+        return (
+            f"cleared thinking from {len(edit.message_ids)} messages "
+            f"(~{edit.tokens_saved:,} tokens, {edit.reason})"
+        )
     if isinstance(edit, Summary):
-        return f"summary replaced earlier messages ({edit.tokens_before:,} -> {edit.tokens_after:,})"
+        return (
+            f"summary replaced earlier messages ({edit.tokens_before:,} -> {edit.tokens_after:,})"
+        )
     return f"restored {len(edit.edit_ids)} edits"
 
 
 def _restore(agent: Agent) -> CommandResult:
     clears = [
-        e for e in active_edits(agent.session.edits) if isinstance(e, ClearToolResults | ClearThinking)
+        e
+        for e in active_edits(agent.session.edits)
+        if isinstance(e, ClearToolResults | ClearThinking)
     ]
     if not clears:
         return CommandResult(("nothing to restore: no tool results or thinking are cleared",))
@@ -84,7 +93,10 @@ def _restore(agent: Agent) -> CommandResult:
 
 COMMANDS: dict[str, tuple[str, Handler]] = {
     "help": ("show the commands", _help),
-    "context": ("show what the model sees; `/context restore` brings cleared content back", _context),
+    "context": (
+        "show what the model sees; `/context restore` brings cleared content back",
+        _context,
+    ),
     "quit": ("leave lull", _quit),
     "exit": ("leave lull", _quit),
 }

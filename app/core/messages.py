@@ -17,6 +17,8 @@ Role = Literal["user", "assistant"]
 Origin = Literal["user", "model", "tool", "synthetic", "summary"]
 
 CLEARED_TOOL_RESULT = "[Old tool result content cleared]"
+# A tool call whose arguments were not valid JSON keeps the raw text under this key.
+RAW_ARGUMENTS_KEY = "_raw"
 
 
 @dataclass(frozen=True, slots=True)

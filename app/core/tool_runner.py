@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.approvals import Approver, DenyApprover
 from app.core.events import Event, ToolFinished, ToolStarted
-from app.core.messages import Message, ToolCall, ToolResult
+from app.core.messages import RAW_ARGUMENTS_KEY, Message, ToolCall, ToolResult
 from app.core.provider import ToolSpec
 from app.core.session import Session
 from tools.base import ToolContext, ToolOutput
@@ -67,6 +67,13 @@ class ToolRunner:
 
     async def _check(self, call: ToolCall) -> ToolResult | None:
         """None if the call may run, else the denial result the model will see."""
+        raw = call.arguments.get(RAW_ARGUMENTS_KEY)
+        if isinstance(raw, str) and len(call.arguments) == 1:
+            message = (
+                f"{call.name}: the arguments were not valid JSON, so the call did not run; "
+                f"send a JSON object (received: {raw[:200]!r})"
+            )
+            return ToolResult(call.id, call.name, message, True)
         tool = self.registry.get(call.name)
         if tool is None:
             return None  # the registry answers unknown tools with a clear error

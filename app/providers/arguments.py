@@ -13,7 +13,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-RAW_ARGUMENTS_KEY = "_raw"
+from app.core.messages import RAW_ARGUMENTS_KEY
+
+__all__ = ["RAW_ARGUMENTS_KEY", "arguments_json", "parse_arguments", "raw_arguments"]
 
 
 def parse_arguments(text: str) -> dict[str, Any]:

@@ -42,8 +42,12 @@ def _script(fake: FakeServer) -> None:
         for _ in range(reads):
             name = f"f{counter % len(FILE_SIZES)}.py"
             counter += 1
-            fake.script(Reply(thinking="Let me look at the code. " * 20,
-                              tool_calls=[ToolUse("read_file", {"path": name})]))
+            fake.script(
+                Reply(
+                    thinking="Let me look at the code. " * 20,
+                    tool_calls=[ToolUse("read_file", {"path": name})],
+                )
+            )
         fake.script(Reply(thinking="Summarising. " * 20, text="Here is what I found."))
 
 

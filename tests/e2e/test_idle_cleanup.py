@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,16 +16,25 @@ pytestmark = pytest.mark.slow
 
 
 def _blocks(body: dict, kind: str) -> list[dict]:
-    return [b for m in body["messages"] if isinstance(m["content"], list)
-            for b in m["content"] if b.get("type") == kind]
+    return [
+        b
+        for m in body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == kind
+    ]
 
 
-def test_resume_after_an_idle_gap_clears_old_results_and_thinking(lull: Lull, fake: FakeServer) -> None:
+def test_resume_after_an_idle_gap_clears_old_results_and_thinking(
+    lull: Lull, fake: FakeServer
+) -> None:
     for name in ("a", "b", "c"):
         (lull.workspace / f"{name}.txt").write_text(f"{name} " * 200)
     fake.script(
-        *[Reply(thinking=f"read {n}", tool_calls=[ToolUse("read_file", {"path": f"{n}.txt"})])
-          for n in "abc"],
+        *[
+            Reply(thinking=f"read {n}", tool_calls=[ToolUse("read_file", {"path": f"{n}.txt"})])
+            for n in "abc"
+        ],
         Reply(thinking="all read", text="three files read"),
         Reply(text="welcome back"),
     )
@@ -38,8 +48,9 @@ def test_resume_after_an_idle_gap_clears_old_results_and_thinking(lull: Lull, fa
         "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1",
         "LULL_THINKING_THRESHOLD_MINUTES": "0.02",
     }
-    second = lull.run("-p", "anything new?", "--resume", session_id, "--output-format", "json",
-                      env=env)
+    second = lull.run(
+        "-p", "anything new?", "--resume", session_id, "--output-format", "json", env=env
+    )
     assert second.returncode == 0, second.stderr
     payload = json.loads(second.stdout)
     kinds = [e["kind"] for e in payload["context_edits"]]
@@ -82,5 +93,5 @@ def test_debug_log_records_the_cleanup(lull: Lull, fake: FakeServer) -> None:
     done = lull.run("-p", "again", "--continue", "--debug", env=env)
     assert done.returncode == 0, done.stderr
     assert "idle cleanup: gap" in done.stderr and "cleared 1 tool result" in done.stderr
-    log = (lull.env["XDG_STATE_HOME"] + "/lull/debug.log")
-    assert "idle cleanup: gap" in open(log, encoding="utf-8").read()
+    log = Path(lull.env["XDG_STATE_HOME"]) / "lull" / "debug.log"
+    assert "idle cleanup: gap" in log.read_text(encoding="utf-8")

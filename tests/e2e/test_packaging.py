@@ -22,24 +22,45 @@ def test_pip_install_gives_a_working_lull(tmp_path: Path) -> None:
     # offline; then install it with no dependencies: `make test` proves those resolve.
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", str(wheels), str(ROOT)],
-        check=True, capture_output=True, text=True, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     wheel = next(wheels.glob("lullcode-*.whl"))
     subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
-        check=True, capture_output=True, text=True, cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     lull = target / "bin" / "lull"
     done = subprocess.run([str(lull), "--help"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "usage: lull" in done.stdout
     check = subprocess.run(
-        [str(python), "-c",
-         "import app.cli, tools.registry, settings.loader, importlib.resources as r;"
-         "print(r.files('settings').joinpath('schema.json').is_file())"],
-        capture_output=True, text=True, cwd=tmp_path,
+        [
+            str(python),
+            "-c",
+            "import app.cli, tools.registry, settings.loader, importlib.resources as r;"
+            "print(r.files('settings').joinpath('schema.json').is_file())",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     assert check.stdout.strip() == "True", check.stderr
     assert str(ROOT) not in check.stdout

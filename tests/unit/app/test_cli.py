@@ -38,8 +38,18 @@ def test_help_imports_no_sdk_ui_or_tokenizer() -> None:
 
 def test_help_lists_the_contract_flags() -> None:
     text = build_parser().format_help()
-    for flag in ("-p", "--output-format", "--resume", "--continue", "--model", "--provider",
-                 "--base-url", "--approval-mode", "--debug", "--plain"):
+    for flag in (
+        "-p",
+        "--output-format",
+        "--resume",
+        "--continue",
+        "--model",
+        "--provider",
+        "--base-url",
+        "--approval-mode",
+        "--debug",
+        "--plain",
+    ):
         assert flag in text
 
 

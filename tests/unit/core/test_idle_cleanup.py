@@ -18,14 +18,17 @@ from app.core.store import SessionStore
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.unit.core.conftest import AgentFactory, Clock, run
 
-POLICY = IdlePolicy(thinking_threshold_minutes=5, tool_results_threshold_minutes=60,
-                    tool_results_num_to_keep=1)
+POLICY = IdlePolicy(
+    thinking_threshold_minutes=5, tool_results_threshold_minutes=60, tool_results_num_to_keep=1
+)
 
 
 def _read_replies(names: list[str], thinking: bool = False) -> list[Reply]:
     replies = [
-        Reply(thinking=f"I will read {n}." if thinking else None,
-              tool_calls=[ToolUse("read_file", {"path": n})])
+        Reply(
+            thinking=f"I will read {n}." if thinking else None,
+            tool_calls=[ToolUse("read_file", {"path": n})],
+        )
         for n in names
     ]
     return [*replies, Reply(thinking="Done reading." if thinking else None, text="read them all")]
@@ -40,8 +43,9 @@ def _result_texts(body: dict[str, Any]) -> list[str]:
             for block in message["content"]:
                 if block.get("type") == "tool_result":
                     content = block["content"]
-                    texts.append(content if isinstance(content, str)
-                                 else "".join(b["text"] for b in content))
+                    texts.append(
+                        content if isinstance(content, str) else "".join(b["text"] for b in content)
+                    )
     return texts
 
 
@@ -55,7 +59,11 @@ def files(workspace: Path) -> list[str]:
 
 @pytest.mark.parametrize("vendor", ["anthropic", "openai"])
 async def test_clock_restored_on_resume_tidies_the_first_request(
-    vendor: str, fake: FakeServer, make_agent: AgentFactory, files: list[str], workspace: Path,
+    vendor: str,
+    fake: FakeServer,
+    make_agent: AgentFactory,
+    files: list[str],
+    workspace: Path,
     tmp_path: Path,
 ) -> None:
     clock = Clock()
@@ -73,8 +81,11 @@ async def test_clock_restored_on_resume_tidies_the_first_request(
     edits = [e for e in events if isinstance(e, ContextEdited)]
     assert len(edits) == 1 and isinstance(edits[0].edit, ClearToolResults)
     assert edits[0].description.startswith("idle cleanup: gap 840.0 min >= 60 min, cleared 2 tool")
-    assert _result_texts(fake.requests[-1]) == [CLEARED_TOOL_RESULT, CLEARED_TOOL_RESULT,
-                                                _result_texts(fake.requests[-2])[-1]]
+    assert _result_texts(fake.requests[-1]) == [
+        CLEARED_TOOL_RESULT,
+        CLEARED_TOOL_RESULT,
+        _result_texts(fake.requests[-2])[-1],
+    ]
     # the transcript still holds every original
     assert all(r.content != CLEARED_TOOL_RESULT for m in resumed.transcript for r in m.tool_results)
 
@@ -130,8 +141,11 @@ async def test_thinking_cleanup_obeys_each_vendor_and_the_strict_fake_accepts_it
 ) -> None:
     clock = Clock()
     fake.script(*_read_replies(files[:2], thinking=True), Reply(thinking="fresh", text="ok"))
-    agent = make_agent(vendor, clock=clock, idle=IdlePolicy(thinking_threshold_minutes=5,
-                                                              tool_results_threshold_minutes=-1))
+    agent = make_agent(
+        vendor,
+        clock=clock,
+        idle=IdlePolicy(thinking_threshold_minutes=5, tool_results_threshold_minutes=-1),
+    )
     await run(agent, "read")
     clock.advance_minutes(6)
     events = await run(agent, "and now?")
