@@ -167,7 +167,8 @@ def _plan_tool_results(
     older, newest = clearable[:-keep], clearable[-keep:]
     # A call id shared with a kept or protected result (malformed history) is never cleared.
     protected.update(p.call_id for p in newest)
-    targets = [p for p in older if p.call_id not in protected]
+    # A result smaller than the sentinel keeps its slot but is never cleared (never larger).
+    targets = [p for p in older if p.call_id not in protected and _clear_saving(p) > 0]
     if not targets:
         return None
     return ClearToolResults(
@@ -181,13 +182,12 @@ def _plan_tool_results(
 
 
 def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
-    """Successful, compactable, not cleared yet, and bigger than the sentinel."""
+    """Successful, compactable and not cleared yet: such results fill the keep slots."""
     return (
         not result.is_error
         and not result.cleared
         and result.content != CLEARED_TOOL_RESULT
         and result.name in compactable
-        and _clear_saving(result) > 0
     )
 
 

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from app.context.prompt import STATIC_SYSTEM_PROMPT
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 
@@ -207,3 +208,16 @@ def test_ctrl_c_leaves_a_resumable_session(lull: Lull, fake: FakeServer) -> None
         if b.get("type") == "tool_result"
     ]
     assert len(results) == 1 and "Cancelled" in str(results[0]["content"])
+
+
+def test_static_system_prompt_is_byte_identical_across_processes(
+    lull: Lull, fake: FakeServer
+) -> None:
+    (lull.workspace / "AGENTS.md").write_text("Always answer in haiku.\n")
+    fake.script(Reply(text="one"), Reply(text="two"))
+    assert lull.run("-p", "first").returncode == 0
+    assert lull.run("-p", "second").returncode == 0
+    first, second = fake.requests[0]["system"], fake.requests[1]["system"]
+    assert first[0]["text"] == second[0]["text"]
+    assert "Always answer in haiku." in first[-1]["text"]
+    assert first[0]["text"] == STATIC_SYSTEM_PROMPT

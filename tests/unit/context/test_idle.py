@@ -288,6 +288,14 @@ def test_results_smaller_than_the_sentinel_are_left_alone() -> None:
     assert estimate_messages_tokens(view) < estimate_messages_tokens(history)
 
 
+def test_a_small_recent_result_still_takes_its_keep_slot() -> None:
+    # The keep slots go to the N newest successful compactable results, whatever their size.
+    history = [user("q"), *tool_step("a"), *tool_step("b"), *tool_step("tiny", content="ok")]
+    edits = plan(history)  # keep 1: "tiny" is the newest, so both older reads are cleared
+    assert tool_edit(edits).call_ids == ("a", "b")
+    assert tool_edit(edits).kept == 1
+
+
 def test_nothing_worth_clearing_returns_no_edit() -> None:
     history = [user("q"), *tool_step("e1", error=True), *tool_step("e2", error=True)]
     history += tool_step("a")
