@@ -130,9 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.ui.printer import run_print
 
         return run_print(args, workspace, prompt)
-    from app.ui.line import run_line
+    if args.plain or not sys.stdout.isatty():
+        from app.ui.line import run_line
 
-    return run_line(args, workspace)
+        return run_line(args, workspace)
+    from app.ui.tui import run_tui
+
+    return run_tui(args, workspace)
 
 
 def _full_prompt(prompt: str) -> str:

@@ -112,6 +112,37 @@ class Choice(Check):
 
 
 @dataclass(frozen=True)
+class Boolean(Check):
+    """true or false."""
+
+    nullable: bool = False
+
+    @property
+    def expected(self) -> str:
+        """ "true or false"."""
+        return "true or false"
+
+    def accepts(self, value: object) -> object:
+        """Accept a JSON boolean only."""
+        if isinstance(value, bool):
+            return value
+        raise self.fail()
+
+    def parse_value(self, text: str) -> object:
+        """Env/CLI text: true/false, 1/0, yes/no, on/off."""
+        lowered = text.lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off"):
+            return False
+        raise ValueError(text)
+
+    def value_schema(self) -> dict[str, Any]:
+        """A boolean."""
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
 class Text(Check):
     """A non-empty string."""
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from settings.checks import Check, Choice, Integer, Number, Text, TextList, Thinking
+from settings.checks import Boolean, Check, Choice, Integer, Number, Text, TextList, Thinking
 from settings.model import Settings
 
 APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
@@ -47,6 +47,8 @@ GROUPS: dict[str, str] = {
         "old tool results before the next request (the prompt cache is cold by then anyway)."
     ),
     "context.compression": "LLM summary compression when the prompt nears the context window.",
+    "context.toolOutput": "Limits on one tool result as the model sees it.",
+    "context.cache": "Provider prompt caching.",
 }
 
 _IDLE = "context.clearContextOnIdle"
@@ -93,6 +95,13 @@ _TABLE = (
           "Fraction of the budget kept verbatim as the recent tail when compressing."),
     Field("context.compression.model", Text(nullable=True),
           "Model used to write summaries; null uses the session's model."),
+    Field("context.toolOutput.maxTokens", Integer(1),
+          "A tool result larger than this many tokens is truncated for the model; the full "
+          "text is saved on disk and the marker says where."),
+    Field("context.cache.ttl", Choice(("5m", "1h")),
+          "Anthropic cache lifetime for the static prefix: 5m (default) or 1h."),
+    Field("context.cache.promptCacheKey", Boolean(),
+          "Send the session id as OpenAI's prompt_cache_key (better cache routing)."),
     Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
           flag="--max-turns"),
 )  # fmt: skip

@@ -57,11 +57,28 @@ class CompressionSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolOutputSettings:
+    """How big one tool result may be for the model (``context.toolOutput.*``)."""
+
+    max_tokens: int = 12000
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSettings:
+    """Provider prompt caching (``context.cache.*``)."""
+
+    ttl: Literal["5m", "1h"] = "5m"
+    prompt_cache_key: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class ContextSettings:
     """Everything that shapes what the model sees (``context.*``)."""
 
     clear_context_on_idle: IdleSettings = field(default_factory=IdleSettings)
     compression: CompressionSettings = field(default_factory=CompressionSettings)
+    tool_output: ToolOutputSettings = field(default_factory=ToolOutputSettings)
+    cache: CacheSettings = field(default_factory=CacheSettings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ class Agent:
         self.tools = tools
         self.config = config
         self.clock = clock
+        self.request_hooks: list[Callable[[ModelRequest, int], None]] = []
 
     def set_approver(self, approver: Approver) -> None:
         """Who to ask before a tool call that needs approval."""
@@ -139,7 +140,7 @@ class Agent:
         """One model request (with one retry of a cut stream); appends the answer."""
         for attempt in range(STREAM_RETRIES + 1):
             try:
-                async for event in self._stream_once():
+                async for event in self._stream_once(index):
                     yield event
                     if isinstance(event, Completed):
                         self._record(event, index)
@@ -153,8 +154,10 @@ class Agent:
                 yield TurnFailed(error.message, error.kind)
                 return
 
-    async def _stream_once(self) -> AsyncIterator[Event | Completed]:
+    async def _stream_once(self, index: int) -> AsyncIterator[Event | Completed]:
         request = self._build_request()
+        for hook in self.request_hooks:
+            hook(request, index)
         async for event in self.provider.stream(request):
             if isinstance(event, TextDelta):
                 yield AssistantText(event.text)

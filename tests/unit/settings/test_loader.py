@@ -355,3 +355,25 @@ def test_bad_cli_value_raises_settings_error(
         home.load(cli=cli)
     assert caught.value.message == message
     assert str(caught.value) == message
+
+
+def test_cache_and_tool_output_settings(home: Home) -> None:
+    home.write_user(
+        {
+            "context": {
+                "cache": {"ttl": "1h", "promptCacheKey": False},
+                "toolOutput": {"maxTokens": 4000},
+            }
+        }
+    )
+    settings = home.load().settings
+    assert settings.context.cache.ttl == "1h"
+    assert settings.context.cache.prompt_cache_key is False
+    assert settings.context.tool_output.max_tokens == 4000
+    home.write_user({"context": {"cache": {"ttl": "2h", "promptCacheKey": "yes"}}})
+    loaded = home.load()
+    assert loaded.settings.context.cache.ttl == "5m"
+    assert any(
+        "context.cache.promptCacheKey: expected true or false" in m for m in messages(loaded)
+    )
+    assert any("context.cache.ttl: expected one of 5m, 1h" in m for m in messages(loaded))
