@@ -162,6 +162,8 @@ def agent_config(
             compactable=compactable,
         ),
         vendor=config.vendor,
+        cache_ttl=settings.context.cache.ttl,
+        prompt_cache_key=settings.context.cache.prompt_cache_key,
     )
 
 

@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, thinking_rule_for
 from app.core.approvals import Approver
@@ -51,6 +52,8 @@ class AgentConfig:
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     idle: IdlePolicy = field(default_factory=IdlePolicy)
     vendor: str = "anthropic"
+    cache_ttl: Literal["5m", "1h"] = "5m"
+    prompt_cache_key: bool = True
 
 
 class Agent:
@@ -175,6 +178,8 @@ class Agent:
             max_output_tokens=self.config.max_output_tokens,
             thinking=self.config.thinking,
             session_id=self.session.id,
+            cache_ttl=self.config.cache_ttl,
+            prompt_cache_key=self.config.prompt_cache_key,
         )
 
     def _record(self, completed: Completed, index: int) -> None:

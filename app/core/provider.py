@@ -46,6 +46,8 @@ class ModelRequest:
     max_output_tokens: int = 8192
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     session_id: str = ""
+    cache_ttl: Literal["5m", "1h"] = "5m"
+    prompt_cache_key: bool = True
 
 
 @dataclass(frozen=True, slots=True)
