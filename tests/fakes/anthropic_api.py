@@ -42,7 +42,8 @@ def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     if not body.get("stream"):
         return Outcome(200, body=full, usage=usage)
     events = wire.stream_events(full, reply.chunk_size)
-    outcome = Outcome(200, frames=[json_frame(data, event=name) for name, data in events])
+    frames = [json_frame(data, event=name) for name, data in events]
+    outcome = Outcome(200, frames=frames, frame_delay=reply.chunk_delay)
     outcome.usage = usage
     fault = fake.faults.take_stream_fault()
     if fault is not None:

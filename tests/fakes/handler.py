@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
@@ -196,6 +197,9 @@ class FakeHandler(BaseHTTPRequestHandler):
         limit = len(frames) if outcome.cut_after is None else outcome.cut_after
         for frame in frames[:limit]:
             self._chunk(frame)
+            if outcome.frame_delay:
+                self.wfile.flush()
+                time.sleep(outcome.frame_delay)
         if outcome.cut_after is not None and outcome.error_frame is None:
             self.connection.shutdown(socket.SHUT_RDWR)  # no terminating chunk: a broken stream
             return

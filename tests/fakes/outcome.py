@@ -24,6 +24,7 @@ class Outcome:
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] | None = None
     frames: list[bytes] | None = None
+    frame_delay: float = 0.0
     cut_after: int | None = None
     error_frame: bytes | None = None
     usage: dict[str, Any] | None = None

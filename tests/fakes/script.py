@@ -27,7 +27,8 @@ class Reply:
     ``thinking`` becomes a signed Anthropic thinking block or OpenAI ``reasoning_content``;
     ``redacted_thinking`` adds an Anthropic redacted_thinking block; several ``tool_calls`` are
     parallel calls; ``chunk_size`` is characters per streamed text delta; ``respond`` (if set)
-    computes the real reply from the request body at serving time.
+    computes the real reply from the request body at serving time; ``chunk_delay`` (seconds)
+    is slept between streamed frames, for tests that interrupt a stream mid-way.
     """
 
     text: str = ""
@@ -38,6 +39,7 @@ class Reply:
     output_tokens: int | None = None
     chunk_size: int = 8
     respond: Respond | None = None
+    chunk_delay: float = 0.0
 
     def resolve(self, body: dict[str, Any]) -> Reply:
         """The reply to serve for ``body``: the result of ``respond`` if set, else self."""
@@ -61,7 +63,7 @@ def output_tokens(reply: Reply) -> int:
 def reply_from_dict(data: Mapping[str, Any], where: str = "reply") -> Reply:
     """Build a Reply from a JSON dict ({"text", "thinking", "tool_calls": [{name, arguments}]…})."""
     known = {"text", "thinking", "redacted_thinking", "tool_calls", "stop_reason"}
-    known |= {"output_tokens", "chunk_size"}
+    known |= {"output_tokens", "chunk_size", "chunk_delay"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {unknown}; expected some of {sorted(known)}")
@@ -81,6 +83,7 @@ def reply_from_dict(data: Mapping[str, Any], where: str = "reply") -> Reply:
         stop_reason=data.get("stop_reason"),
         output_tokens=data.get("output_tokens"),
         chunk_size=int(data.get("chunk_size", 8)),
+        chunk_delay=float(data.get("chunk_delay", 0.0)),
     )
 
 

@@ -88,3 +88,16 @@ def test_bad_script_exits_with_one_line_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().startswith("error: ") and "entry [0]" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_chunk_delay_slows_a_stream_down(fake: FakeServer, anthropic_client: Any) -> None:
+    import time
+
+    fake.script(Reply(text="x" * 40, chunk_size=8, chunk_delay=0.05))
+    started = time.monotonic()
+    with anthropic_client.messages.stream(
+        model="claude-sonnet-5", max_tokens=100, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        text = "".join(stream.text_stream)
+    assert text == "x" * 40
+    assert time.monotonic() - started >= 0.25  # at least five text frames, each followed by a pause
