@@ -65,14 +65,18 @@ def load_settings(
     """
     loaded = LoadedSettings()
     apply_file(loaded, user_settings_path())
-    apply_file(loaded, project_settings_path(workspace))
+    apply_file(loaded, project_settings_path(workspace), trusted=False)
     apply_env(loaded, os.environ if env is None else env)
     apply_cli(loaded, cli or {})
     return loaded
 
 
-def apply_file(loaded: LoadedSettings, path: Path) -> None:
-    """Apply one settings file; a missing file is fine, a broken one is reported."""
+def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> None:
+    """Apply one settings file; a missing file is fine, a broken one is reported.
+
+    An untrusted (project) file cannot grant itself more power: see
+    :data:`PROJECT_GUARDED`.
+    """
     source = str(path)
     try:
         data = read_json_object(path)
@@ -80,21 +84,28 @@ def apply_file(loaded: LoadedSettings, path: Path) -> None:
         loaded.report("error", str(exc), source)
         return
     if data is not None:
-        _apply_object(loaded, data, "", source)
+        _apply_object(loaded, data, "", source, trusted)
 
 
 def _apply_object(
-    loaded: LoadedSettings, data: Mapping[str, Any], prefix: str, source: str
+    loaded: LoadedSettings, data: Mapping[str, Any], prefix: str, source: str, trusted: bool
 ) -> None:
     """Apply every key of one JSON object found at ``prefix`` in a file."""
     for name, value in data.items():
         key = f"{prefix}.{name}" if prefix else name
         if key in GROUPS:
             if isinstance(value, dict):
-                _apply_object(loaded, value, key, source)
+                _apply_object(loaded, value, key, source, trusted)
             else:
                 message = f"{source}: {key}: expected an object, got {show(value)}; ignored"
                 loaded.report("error", message, source)
+        elif key in FIELDS and not trusted and _guarded(key, value):
+            message = (
+                f"{source}: {key} = {show(value)} is ignored in project settings (a repository "
+                "cannot grant itself more access); set it in your user settings or on the "
+                "command line"
+            )
+            loaded.report("warning", message, source)
         elif key in FIELDS:
             _apply_value(loaded, FIELDS[key], value, source)
         elif key != SCHEMA_KEY:
@@ -102,6 +113,18 @@ def _apply_object(
             tail = f"; did you mean {hint}?" if hint else ""
             message = f"{source}: unknown setting {key} (ignored){tail}"
             loaded.report("warning", message, source)
+
+
+PROJECT_GUARDED = ("tools.approvalMode", "tools.allowedPaths", "model.baseUrl")
+
+
+def _guarded(key: str, value: object) -> bool:
+    """Would this project-file value widen what lull may do (or where the API key goes)?"""
+    if key == "tools.approvalMode":
+        return value == "yolo"
+    if key == "tools.allowedPaths":
+        return bool(value)
+    return key == "model.baseUrl" and value is not None
 
 
 def _apply_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
