@@ -313,3 +313,43 @@ class TextList(Check):
     def value_schema(self) -> dict[str, Any]:
         """An array of non-empty strings."""
         return {"type": "array", "items": {"type": "string", "minLength": 1, "pattern": r"\S"}}
+
+
+#: One price override: MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]], USD per
+#: million tokens. The same pattern is in schema.json, so editors and the loader agree.
+PRICE_PATTERN = r"^[^=\s]+=[0-9]+(\.[0-9]+)?(/[0-9]+(\.[0-9]+)?){1,4}$"
+PRICE_FORMAT = "MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]]"
+
+
+def parse_price(text: str) -> tuple[str, tuple[float, ...]]:
+    """Split a checked price override into the model name and its 2 to 5 prices."""
+    model, _, prices = text.strip().partition("=")
+    return model, tuple(float(p) for p in prices.split("/"))
+
+
+@dataclass(frozen=True)
+class PriceList(Check):
+    """Price overrides: strings like "my-model=3/15/0.3/3.75" (USD per million tokens)."""
+
+    @property
+    def expected(self) -> str:
+        """What one entry looks like, in words."""
+        return f'a list of "{PRICE_FORMAT}" strings (USD per million tokens)'
+
+    def accepts(self, value: object) -> object:
+        """Accept a JSON array of well-formed entries; say which entry is wrong."""
+        if not isinstance(value, list | tuple):
+            raise self.fail()
+        for index, item in enumerate(value):
+            if not isinstance(item, str) or re.search(PRICE_PATTERN, item) is None:
+                shown = item if isinstance(item, str) else type(item).__name__
+                raise Invalid(f"{self.describe()}; entry {index} ({shown!r}) is not one")
+        return tuple(item.strip() for item in value)
+
+    def parse_value(self, text: str) -> object:
+        """Split comma-separated text ("a=1/5, b=2/10" -> two entries)."""
+        return [item.strip() for item in text.split(",") if item.strip()]
+
+    def value_schema(self) -> dict[str, Any]:
+        """An array of strings matching :data:`PRICE_PATTERN`."""
+        return {"type": "array", "items": {"type": "string", "pattern": PRICE_PATTERN}}

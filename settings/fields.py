@@ -12,7 +12,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from settings.checks import Boolean, Check, Choice, Integer, Number, Text, TextList, Thinking
+from settings.checks import (
+    Boolean,
+    Check,
+    Choice,
+    Integer,
+    Number,
+    PriceList,
+    Text,
+    TextList,
+    Thinking,
+)
 from settings.model import Settings
 
 APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
@@ -99,11 +109,16 @@ _TABLE = (
           "A tool result larger than this many tokens is truncated for the model; the full "
           "text is saved on disk and the marker says where."),
     Field("context.cache.ttl", Choice(("5m", "1h")),
-          "Anthropic cache lifetime for the static prefix: 5m (default) or 1h."),
+          "Anthropic prompt-cache lifetime of every cache marker: 5m (default) or 1h (cache "
+          "writes cost 2x input instead of 1.25x; keep idle thresholds >= 60 min with 1h)."),
     Field("context.cache.promptCacheKey", Boolean(),
           "Send the session id as OpenAI's prompt_cache_key (better cache routing)."),
     Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
           flag="--max-turns"),
+    Field("pricing", PriceList(),
+          "Price overrides for /cost, USD per million tokens: \"MODEL=INPUT/OUTPUT[/CACHE_READ"
+          "[/CACHE_WRITE[/CACHE_WRITE_1H]]]\" (MODEL matches names containing it; missing "
+          "cache prices default to 0.1x, 1.25x and 2x INPUT)."),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

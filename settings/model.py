@@ -89,3 +89,4 @@ class Settings:
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     max_turns: int = 100
+    pricing: tuple[str, ...] = ()

@@ -55,7 +55,8 @@ class Usage:
     """Token usage of one request as the provider reported it.
 
     ``input`` counts uncached prompt tokens only; the whole prompt is
-    ``input + cache_read + cache_write``.
+    ``input + cache_read + cache_write``. ``cache_write_1h`` is the part of
+    ``cache_write`` written with a one-hour TTL (Anthropic; billed higher).
     """
 
     input: int = 0
@@ -63,6 +64,7 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
     reasoning: int = 0
+    cache_write_1h: int = 0
 
     @property
     def prompt_tokens(self) -> int:
@@ -76,17 +78,24 @@ class Usage:
             self.cache_read + other.cache_read,
             self.cache_write + other.cache_write,
             self.reasoning + other.reasoning,
+            self.cache_write_1h + other.cache_write_1h,
         )
 
     def to_dict(self) -> dict[str, int]:
-        """The JSON shape used in session files and ``--output-format json``."""
-        return {
+        """The JSON shape used in session files and ``--output-format json``.
+
+        ``cache_write_1h`` appears only when non-zero (one-hour cache TTL in use).
+        """
+        shape = {
             "input": self.input,
             "output": self.output,
             "cache_read": self.cache_read,
             "cache_write": self.cache_write,
             "reasoning": self.reasoning,
         }
+        if self.cache_write_1h:
+            shape["cache_write_1h"] = self.cache_write_1h
+        return shape
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]

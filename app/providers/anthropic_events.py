@@ -96,6 +96,7 @@ class AnthropicStreamState:
             cache_read=self.usage.get("cache_read_input_tokens", 0),
             cache_write=self.usage.get("cache_creation_input_tokens", 0),
             reasoning=self.usage.get("thinking_tokens", 0),
+            cache_write_1h=self.usage.get("ephemeral_1h_input_tokens", 0),
         )
         stop = _STOP_REASONS.get(self.stop_reason or "", "other")
         return Completed(tuple(p for p in parts if p is not None), usage, stop, self.model)
@@ -155,3 +156,7 @@ class AnthropicStreamState:
         thinking = getattr(details, "thinking_tokens", None)
         if thinking is not None:
             self.usage["thinking_tokens"] = int(thinking)
+        creation = getattr(usage, "cache_creation", None)
+        one_hour = getattr(creation, "ephemeral_1h_input_tokens", None)
+        if one_hour is not None:
+            self.usage["ephemeral_1h_input_tokens"] = int(one_hour)

@@ -2,24 +2,37 @@
 
 Layout of a request: tools, then the system prompt as text blocks (static
 ``system`` first, ``environment`` second), then the messages. Prompt-cache
-markers go on the last system block (caching tools + system) and on the last
-cacheable block of the conversation, so each request reads the previous one.
+markers are planned by :func:`app.context.assemble.plan_breakpoints`: on the
+conversation tail, on the previous request's tail (when the provider's lookback
+would not reach it), after the static prompt and after the environment, each
+only if its prefix reaches the model's minimum cacheable length
+(:func:`min_cacheable_tokens`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
+from app.context.assemble import CacheTtl, WireBlock, plan_breakpoints
 from app.core.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.core.provider import ModelRequest, ThinkingConfig, ToolSpec
 
 PROVIDER_NAME = "anthropic"
-MAX_CACHE_MARKERS = 4
 MIN_THINKING_BUDGET = 1024
 DEFAULT_THINKING_BUDGET = 16_000
 ANSWER_HEADROOM = 4096
 _UNCACHEABLE = frozenset({"thinking", "redacted_thinking"})
+#: Minimum cacheable prompt per model (first matching substring wins); shorter prefixes are
+#: silently not cached, so no marker is spent on them. Source: Anthropic prompt-caching docs.
+MIN_CACHEABLE_TOKENS: tuple[tuple[str, int], ...] = (
+    ("opus-5", 512), ("sonnet-5-5", 512), ("haiku-5-5", 512), ("fable", 512), ("mythos-5", 512),
+    ("opus-4-7", 2048), ("mythos-preview", 2048), ("haiku-3-5", 2048),
+    ("opus-4-6", 4096), ("opus-4-5", 4096), ("haiku-4-5", 4096),
+)  # fmt: skip
+DEFAULT_MIN_CACHEABLE_TOKENS = 1024
+CHARS_PER_TOKEN = 4
 
 
 def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
@@ -29,7 +42,14 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
     messages = message_params(request.messages)
-    add_cache_markers(tools, system, messages)
+    add_cache_markers(
+        tools,
+        system,
+        messages,
+        min_tokens=min_cacheable_tokens(model),
+        ttl=request.cache_ttl,
+        has_environment=bool(request.environment),
+    )
     if system:
         params["system"] = system
     if tools:
@@ -131,34 +151,68 @@ def _block(part: Part, keep_thinking: bool) -> dict[str, Any] | None:
     return None
 
 
+def min_cacheable_tokens(model: str) -> int:
+    """The shortest prompt ``model`` caches (tokens); unknown models get the common 1024."""
+    name = model.lower()
+    return next(
+        (tokens for key, tokens in MIN_CACHEABLE_TOKENS if key in name),
+        DEFAULT_MIN_CACHEABLE_TOKENS,
+    )
+
+
 def add_cache_markers(
     tools: list[dict[str, Any]],
     system: list[dict[str, Any]],
     messages: list[dict[str, Any]],
+    *,
+    min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
+    ttl: CacheTtl = "5m",
+    has_environment: bool = False,
 ) -> int:
     """Put ``cache_control`` markers in place; returns how many were set (at most 4).
 
-    One on the last system block (or the last tool when there is no system),
-    one on the last block of the conversation that may carry one (never a
-    thinking block; empty text blocks never exist here).
+    ``has_environment`` says the last system block is the environment (not the
+    static prompt). Thinking blocks never get a marker.
     """
-    targets: list[dict[str, Any]] = []
-    if system:
-        targets.append(system[-1])
-    elif tools:
-        targets.append(tools[-1])
-    tail = _last_cacheable(messages)
-    if tail is not None:
-        targets.append(tail)
-    for block in targets[:MAX_CACHE_MARKERS]:
-        block["cache_control"] = {"type": "ephemeral"}
-    return min(len(targets), MAX_CACHE_MARKERS)
+    dicts: list[dict[str, Any]] = [*tools, *system]
+    counter = _PrefixCounter(min_tokens)
+    wire = [WireBlock(counter.add(t), "tools") for t in tools]
+    wire += [WireBlock(counter.add(b), "system") for b in system]
+    for number, message in enumerate(messages):
+        for block in message["content"]:
+            cacheable = block["type"] not in _UNCACHEABLE
+            tokens = counter.add(block)
+            wire.append(WireBlock(tokens, "messages", number, message["role"], cacheable))
+            dicts.append(block)
+    prefix_end = len(tools) + len(system) - 1
+    environment_end = prefix_end if has_environment and system else None
+    static_end = prefix_end - 1 if environment_end is not None else prefix_end
+    points = plan_breakpoints(
+        wire,
+        static_end=static_end if static_end >= 0 else None,
+        environment_end=environment_end,
+        min_tokens=min_tokens,
+        ttl=ttl,
+    )
+    for point in points:
+        marker = {"type": "ephemeral"} if point.ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}
+        dicts[point.index]["cache_control"] = marker
+    return len(points)
 
 
-def _last_cacheable(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    for message in reversed(messages):
-        blocks: list[dict[str, Any]] = message["content"]
-        cacheable = [b for b in blocks if b["type"] not in _UNCACHEABLE]
-        if cacheable:
-            return cacheable[-1]
-    return None
+class _PrefixCounter:
+    """Rough token counts of wire blocks (JSON length / 4), only as far as the planner needs:
+    once the prefix passes the cache minimum, later blocks count 0 (no JSON is built)."""
+
+    def __init__(self, minimum: int) -> None:
+        self.minimum = minimum
+        self.total = 0
+
+    def add(self, block: dict[str, Any]) -> int:
+        """The estimate for the next block of the prefix."""
+        if self.total >= self.minimum:
+            return 0
+        text = json.dumps(block, ensure_ascii=False, separators=(",", ":"))
+        tokens = -(-len(text) // CHARS_PER_TOKEN)
+        self.total += tokens
+        return tokens

@@ -67,6 +67,8 @@ class OpenAIStreamState:
         for choice in getattr(chunk, "choices", None) or ():
             if getattr(choice, "index", 0) not in (0, None):
                 continue
+            if getattr(chunk, "usage", None) is None and getattr(choice, "usage", None):
+                self.usage = usage_from(choice.usage)  # Moonshot puts it on the choice
             if choice.delta is not None:
                 events.extend(self._delta(choice.delta))
             if choice.finish_reason:
@@ -126,21 +128,44 @@ class OpenAIStreamState:
 
 
 def usage_from(usage: Any) -> Usage:
-    """Neutral usage from a Chat Completions ``usage`` object (incl. DeepSeek's cache fields)."""
-    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", 0) or 0)
-    if not cached:
-        cached = int(getattr(usage, "prompt_cache_hit_tokens", 0) or 0)
-    written = int(getattr(details, "cache_write_tokens", 0) or 0)
-    output_details = getattr(usage, "completion_tokens_details", None)
+    """Neutral usage from a Chat Completions ``usage`` object, whichever vendor sent it.
+
+    Cache reads: ``prompt_tokens_details.cached_tokens`` (OpenAI), else
+    ``prompt_cache_hit_tokens`` (DeepSeek), else a top-level ``cached_tokens``
+    (Kimi/Moonshot). Cache writes: ``prompt_tokens_details.cache_write_tokens``
+    (GPT-5.6+). DeepSeek's ``prompt_cache_miss_tokens`` gives the uncached part directly.
+    """
+    details = _field(usage, "prompt_tokens_details")
+    hit = _int(usage, "prompt_cache_hit_tokens")
+    miss = _int(usage, "prompt_cache_miss_tokens")
+    prompt = _int(usage, "prompt_tokens")
+    cached = _int(details, "cached_tokens") or hit or _int(usage, "cached_tokens")
+    written = _int(details, "cache_write_tokens")
+    uncached = prompt - cached - written
+    if miss and not written:
+        uncached = miss
+    output_details = _field(usage, "completion_tokens_details")
     return Usage(
-        input=max(prompt - cached - written, 0),
-        output=int(getattr(usage, "completion_tokens", 0) or 0),
+        input=max(uncached, 0),
+        output=_int(usage, "completion_tokens"),
         cache_read=cached,
         cache_write=written,
-        reasoning=int(getattr(output_details, "reasoning_tokens", 0) or 0),
+        reasoning=_int(output_details, "reasoning_tokens"),
     )
+
+
+def _field(source: Any, name: str) -> Any:
+    """An attribute of an SDK object, or a key of a plain dict (vendor extras stay dicts)."""
+    return source.get(name) if isinstance(source, dict) else getattr(source, name, None)
+
+
+def _int(source: Any, name: str) -> int:
+    """An integer field of ``source`` (see :func:`_field`); 0 if absent or not a number."""
+    value = _field(source, name)
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _new_call_id() -> str:

@@ -12,6 +12,8 @@ Choices made here:
   sent as one string, the parts joined by a blank line; with images it is a
   list of content parts.
 * Reasoning is sent back per vendor dialect (see :func:`reasoning_for`).
+* ``prompt_cache_key`` = the session id, for the vendors in :data:`CACHE_KEY_VENDORS`
+  (OpenAI; Moonshot/Kimi documents it too), unless the request turns it off.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from app.providers.config import Vendor
 PROVIDER_NAME = "openai"
 ERROR_PREFIX = "Error: "
 _REASONING_VENDORS = frozenset({"deepseek", "kimi"})
+#: Vendors known to accept ``prompt_cache_key`` (cache routing by session). DeepSeek caches by
+#: prefix without a key; other servers may reject unknown fields, so they never get it.
+CACHE_KEY_VENDORS = frozenset({"openai", "kimi"})
 
 
 def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str, Any]:
@@ -39,7 +44,7 @@ def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str,
         params["tools"] = tool_params(request.tools)
     limit_field = "max_completion_tokens" if vendor == "openai" else "max_tokens"
     params[limit_field] = request.max_output_tokens
-    if vendor == "openai" and request.session_id:
+    if request.prompt_cache_key and request.session_id and vendor in CACHE_KEY_VENDORS:
         params["prompt_cache_key"] = request.session_id
     params["stream"] = True
     params["stream_options"] = {"include_usage": True}

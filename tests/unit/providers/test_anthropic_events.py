@@ -165,3 +165,18 @@ def test_stream_without_message_stop_is_cut() -> None:
         state.completed()
     assert info.value.kind == "stream_cut"
     assert "partial answer was discarded" in info.value.message
+
+
+def test_one_hour_cache_writes_are_kept_apart() -> None:
+    usage = {
+        "input_tokens": 5,
+        "output_tokens": 1,
+        "cache_read_input_tokens": 2000,
+        "cache_creation_input_tokens": 1500,
+        "cache_creation": {"ephemeral_5m_input_tokens": 500, "ephemeral_1h_input_tokens": 1000},
+    }
+    _, done = run([start(usage), *finish("end_turn", 9)])
+    assert done.usage == Usage(
+        input=5, output=9, cache_read=2000, cache_write=1500, cache_write_1h=1000
+    )
+    assert done.usage.prompt_tokens == 3505

@@ -8,7 +8,6 @@ from app.core.messages import Image, Message, Text, Thinking, ToolCall, ToolResu
 from app.core.provider import ModelRequest, ThinkingConfig, ToolSpec
 from app.providers.anthropic_wire import build_params, message_params, thinking_param
 
-EPHEMERAL = {"type": "ephemeral"}
 SIGNATURE = "EqQBCkYIARgCKkB+/=sig=="
 
 
@@ -27,14 +26,14 @@ def markers(params: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in blocks if "cache_control" in b]
 
 
-def test_system_blocks_static_first_then_environment_with_cache_marker() -> None:
+def test_system_blocks_static_first_then_environment() -> None:
     request = ModelRequest(
         system="You are lull.", environment="cwd: /w", messages=[user(Text("hi"))]
     )
     params = build_params(request, "claude-x")
     assert params["system"] == [
         {"type": "text", "text": "You are lull."},
-        {"type": "text", "text": "cwd: /w", "cache_control": EPHEMERAL},
+        {"type": "text", "text": "cwd: /w"},
     ]
     assert params["model"] == "claude-x"
     assert params["max_tokens"] == 8192
@@ -43,7 +42,12 @@ def test_system_blocks_static_first_then_environment_with_cache_marker() -> None
 
 def test_empty_environment_gives_one_system_block() -> None:
     params = build_params(ModelRequest(system="S", messages=[user(Text("hi"))]), "m")
-    assert params["system"] == [{"type": "text", "text": "S", "cache_control": EPHEMERAL}]
+    assert params["system"] == [{"type": "text", "text": "S"}]
+
+
+def test_a_prompt_under_the_cache_minimum_gets_no_markers() -> None:
+    params = build_params(ModelRequest(system="S", messages=[user(Text("hi"))]), "m")
+    assert markers(params) == []
 
 
 def test_tools_as_name_description_input_schema() -> None:
@@ -145,52 +149,6 @@ def test_image_block() -> None:
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"},
     }
-
-
-def test_cache_marker_on_last_block_never_on_thinking() -> None:
-    history = [
-        user(Text("q")),
-        assistant(Text("partial"), Thinking("t", SIGNATURE)),
-    ]
-    params = build_params(ModelRequest(system="S", messages=history), "m")
-    assert params["messages"][1]["content"] == [
-        {"type": "text", "text": "partial", "cache_control": EPHEMERAL},
-        {"type": "thinking", "thinking": "t", "signature": SIGNATURE},
-    ]
-    assert len(markers(params)) == 2
-
-
-def test_cache_marker_on_last_tool_result_in_a_tool_loop() -> None:
-    history = [
-        user(Text("q")),
-        assistant(Thinking("t", SIGNATURE), ToolCall("a", "glob", {})),
-        user(ToolResult("a", "glob", "out")),
-    ]
-    tools = [ToolSpec("glob", "Find files.", {"type": "object"})]
-    params = build_params(ModelRequest(system="S", messages=history, tools=tools), "m")
-    found = markers(params)
-    assert len(found) <= 4
-    assert all(b["type"] not in ("thinking", "redacted_thinking") for b in found)
-    assert params["messages"][-1]["content"][-1]["cache_control"] == EPHEMERAL
-    assert "cache_control" not in params["tools"][0]
-
-
-def test_without_system_the_last_tool_gets_the_marker() -> None:
-    tools = [ToolSpec("a", "A", {}), ToolSpec("b", "B", {})]
-    params = build_params(ModelRequest(system="", messages=[user(Text("q"))], tools=tools), "m")
-    assert "system" not in params
-    assert params["tools"][1]["cache_control"] == EPHEMERAL
-
-
-def test_markers_are_fresh_each_request() -> None:
-    history = [user(Text("q"))]
-    first = build_params(ModelRequest(system="S", messages=history), "m")
-    history.append(assistant(Text("a")))
-    history.append(user(Text("next")))
-    second = build_params(ModelRequest(system="S", messages=history), "m")
-    assert len(markers(first)) == 2
-    assert len(markers(second)) == 2
-    assert "cache_control" not in second["messages"][0]["content"][0]
 
 
 def test_thinking_config() -> None:

@@ -145,3 +145,33 @@ def test_stream_that_ends_before_finish_reason_is_cut() -> None:
     with pytest.raises(ProviderError) as info:
         state.completed()
     assert info.value.kind == "stream_cut"
+
+
+def test_kimi_top_level_cached_tokens() -> None:
+    usage = {"prompt_tokens": 1336, "completion_tokens": 31, "total_tokens": 1367}
+    _, done = run(
+        [
+            chunk({"content": "ok"}, finish="stop"),
+            chunk(None, usage={**usage, "cached_tokens": 1280}),
+        ]
+    )
+    assert done.usage == Usage(input=56, output=31, cache_read=1280)
+
+
+def test_moonshot_usage_on_the_final_choice_is_read() -> None:
+    usage = {"prompt_tokens": 1336, "completion_tokens": 31, "total_tokens": 1367}
+    final = chunk({}, finish="stop")
+    final.choices[0].usage = {**usage, "cached_tokens": 1280}  # extra field, as the SDK keeps it
+    _, done = run([chunk({"content": "ok"}), final])
+    assert done.usage == Usage(input=56, output=31, cache_read=1280)
+
+
+def test_gpt_cache_writes_are_not_uncached_input() -> None:
+    usage = {
+        "prompt_tokens": 5000,
+        "completion_tokens": 10,
+        "total_tokens": 5010,
+        "prompt_tokens_details": {"cached_tokens": 3000, "cache_write_tokens": 1800},
+    }
+    _, done = run([chunk({"content": "ok"}, finish="stop"), chunk(None, usage=usage)])
+    assert done.usage == Usage(input=200, output=10, cache_read=3000, cache_write=1800)

@@ -66,7 +66,7 @@ def test_full_request_for_openai() -> None:
     }
 
 
-@pytest.mark.parametrize("vendor", ["deepseek", "kimi", "qwen", "vllm", "ollama", "generic"])
+@pytest.mark.parametrize("vendor", ["deepseek", "qwen", "vllm", "ollama", "generic"])
 def test_other_vendors_use_max_tokens_and_no_cache_key(vendor: Vendor) -> None:
     request = ModelRequest(system="S", messages=[user(Text("hi"))], session_id="s_1")
     params = build_params(request, "m", vendor)
@@ -74,6 +74,16 @@ def test_other_vendors_use_max_tokens_and_no_cache_key(vendor: Vendor) -> None:
     assert "max_completion_tokens" not in params
     assert "prompt_cache_key" not in params
     assert "tools" not in params
+
+
+@pytest.mark.parametrize("vendor", ["openai", "kimi"])
+def test_cache_key_is_the_session_id_unless_turned_off(vendor: Vendor) -> None:
+    request = ModelRequest(system="S", messages=[user(Text("hi"))], session_id="s_1")
+    assert build_params(request, "m", vendor)["prompt_cache_key"] == "s_1"
+    off = ModelRequest(
+        system="S", messages=[user(Text("hi"))], session_id="s_1", prompt_cache_key=False
+    )
+    assert "prompt_cache_key" not in build_params(off, "m", vendor)
 
 
 def test_system_prompt_is_a_byte_stable_prefix() -> None:

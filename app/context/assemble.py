@@ -1,0 +1,209 @@
+"""Cache-aware request assembly, provider-neutral: prefix blocks and breakpoint planning.
+
+A request is sent as tools -> static system prompt -> environment -> conversation. Everything
+up to the conversation is byte-stable for a session (the static prompt for every session), and
+the conversation only grows between context edits, so each request is the previous one plus a
+few new blocks. Two jobs live here:
+
+* :func:`prefix_blocks` cuts a :class:`ModelRequest` into hashed blocks (each tool, the system
+  prompt, the environment, the settings that key the conversation cache, each message): what
+  the cache-break detector compares from one request to the next.
+* :func:`plan_breakpoints` chooses where the (at most four) Anthropic ``cache_control`` markers
+  go, from a provider's flattened wire blocks, so that every request reads everything the
+  previous request wrote:
+
+  1. the tail: the last cacheable block (writes the whole prompt for the next request);
+  2. the previous tail: the last cacheable block before the newest assistant message, which
+     is exactly where the previous request's tail marker was. A marker only finds entries up
+     to 20 blocks behind it, and one tool-loop step (thinking, parallel tool calls, their
+     results) can add more than that, so when the new tail is :data:`SAFE_LOOKBACK` or more
+     blocks past the previous one this second marker keeps the step a hit;
+  3. the static part (tools + static system prompt): reused across sessions;
+  4. the environment (per-session facts after the static prompt): stays cached when the
+     conversation changes under a warm cache (a compression, a restore).
+
+  A marker whose prefix is shorter than the model's minimum cacheable length is dropped
+  rather than wasted (the provider would silently not cache it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from app.core.messages import Message, ToolResult, part_to_dict
+from app.core.provider import ModelRequest, ToolSpec
+
+MAX_BREAKPOINTS = 4
+#: Providers look back 20 blocks from a marker for an earlier cache entry (Anthropic); a
+#: previous-tail marker is added from half that distance on, to keep a wide margin.
+SAFE_LOOKBACK = 10
+CacheTtl = Literal["5m", "1h"]
+BlockKind = Literal["tool", "system", "environment", "options", "message"]
+Section = Literal["tools", "system", "messages"]
+Reason = Literal["tail", "previous tail", "static", "environment"]
+
+
+def stable_json(value: Any) -> str:
+    """``value`` as JSON that is identical for equal values (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def digest(value: Any) -> str:
+    """A short content hash of ``value`` (via :func:`stable_json`)."""
+    return hashlib.sha256(stable_json(value).encode("utf-8")).hexdigest()[:16]
+
+
+# --- prefix blocks ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixBlock:
+    """One unit of a request's prefix: what it is, a label for people, and its content hash.
+
+    ``source`` is the neutral object the block came from (a ToolSpec, the prompt text, the
+    thinking settings or a Message), kept so a change can be described, not only detected.
+    """
+
+    kind: BlockKind
+    label: str
+    digest: str
+    source: object
+    message_id: str = ""
+    call_ids: tuple[str, ...] = ()
+
+
+def tool_content(spec: ToolSpec) -> dict[str, Any]:
+    """What the model is told about one tool, as plain data."""
+    return {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+
+
+def message_content(message: Message) -> dict[str, Any]:
+    """What is sent of one message (role, producer, parts); ids and timestamps are not sent."""
+    return {
+        "role": message.role,
+        "provider": message.provider,
+        "parts": [part_to_dict(p) for p in message.parts],
+    }
+
+
+def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
+    """The request cut into hashed blocks, in the order the provider caches them."""
+    blocks = [
+        PrefixBlock("tool", f"tool {spec.name}", digest(tool_content(spec)), spec)
+        for spec in request.tools
+    ]
+    blocks.append(PrefixBlock("system", "system prompt", digest(request.system), request.system))
+    env = request.environment
+    blocks.append(PrefixBlock("environment", "environment", digest(env), env))
+    thinking = request.thinking
+    blocks.append(PrefixBlock("options", "thinking settings", digest(repr(thinking)), thinking))
+    for number, message in enumerate(request.messages, 1):
+        calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
+        blocks.append(
+            PrefixBlock(
+                "message",
+                f"message {number} ({message.role})",
+                digest(message_content(message)),
+                message,
+                message.id,
+                calls,
+            )
+        )
+    return blocks
+
+
+# --- breakpoint planning ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WireBlock:
+    """One block of a provider request as the planner sees it.
+
+    ``tokens`` is an estimate, used only to compare prefixes with the cache minimum (so a
+    caller may stop counting, and pass 0, once the prefix is past it). ``message`` is the
+    index of the wire message holding it (-1 outside the conversation); ``cacheable`` is
+    False for blocks that cannot carry a marker (thinking, empty text).
+    """
+
+    tokens: int
+    section: Section
+    message: int = -1
+    role: str = ""
+    cacheable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Breakpoint:
+    """A cache marker on block ``index``: its TTL and why it is there."""
+
+    index: int
+    ttl: CacheTtl
+    reason: Reason
+
+
+def plan_breakpoints(
+    blocks: Sequence[WireBlock],
+    *,
+    static_end: int | None,
+    environment_end: int | None,
+    min_tokens: int,
+    ttl: CacheTtl = "5m",
+    limit: int = MAX_BREAKPOINTS,
+    lookback: int = SAFE_LOOKBACK,
+) -> list[Breakpoint]:
+    """Where the cache markers go, in block order (see the module docstring for the rules).
+
+    ``static_end`` / ``environment_end`` index the last block of the static part and of the
+    environment (None when absent). Every marker gets ``ttl`` (so a 1h marker never follows
+    a 5m one); markers whose cumulative prefix is under ``min_tokens`` are dropped; the
+    previous tail is marked only when the tail is ``lookback`` or more blocks after it.
+    """
+    cumulative: list[int] = []
+    running = 0
+    for block in blocks:
+        running += block.tokens
+        cumulative.append(running)
+    tail = _last_cacheable(blocks, len(blocks))
+    previous = _previous_tail(blocks)
+    if tail is None or previous is None or tail - previous < lookback:
+        previous = None
+    candidates: list[tuple[int | None, Reason]] = [
+        (tail, "tail"),
+        (previous, "previous tail"),
+        (static_end, "static"),
+        (environment_end, "environment"),
+    ]
+    chosen: dict[int, Breakpoint] = {}
+    for index, reason in candidates:
+        if len(chosen) >= limit or index is None or index in chosen:
+            continue
+        if blocks[index].cacheable and cumulative[index] >= min_tokens:
+            chosen[index] = Breakpoint(index, ttl, reason)
+    return [chosen[i] for i in sorted(chosen)]
+
+
+def _last_cacheable(blocks: Sequence[WireBlock], end: int) -> int | None:
+    """The last cacheable conversation block before ``end``, if any."""
+    for index in range(end - 1, -1, -1):
+        block = blocks[index]
+        if block.section != "messages":
+            return None
+        if block.cacheable:
+            return index
+    return None
+
+
+def _previous_tail(blocks: Sequence[WireBlock]) -> int | None:
+    """The last cacheable conversation block before the newest assistant message, if any."""
+    newest = max(
+        (b.message for b in blocks if b.section == "messages" and b.role == "assistant"),
+        default=None,
+    )
+    if newest is None:
+        return None
+    first = next(i for i, b in enumerate(blocks) if b.section == "messages" and b.message == newest)
+    return _last_cacheable(blocks, first)

@@ -1,0 +1,194 @@
+"""Cache-break detection: compare each request's prefix with the previous one, block by block.
+
+Between context edits the conversation only grows, so every request should start with the
+whole previous request, byte for byte, and read it from the provider's cache. When it does
+not, the first block that differs (a tool, the system prompt, the environment, the thinking
+settings, a message) says where the cache stopped matching. A break explained by a context
+edit made since the previous request (idle cleanup, compression, restore) is expected and
+logged at info level; any other break is a bug or an outside change, logged as a warning.
+Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from app.context.assemble import PrefixBlock, prefix_blocks
+from app.context.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.core.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.core.provider import ModelRequest, ToolSpec
+
+log = logging.getLogger("lull.cache")
+
+
+@dataclass(frozen=True, slots=True)
+class CacheBreak:
+    """One request whose prefix stopped matching the previous request's before its end.
+
+    ``request`` counts the requests this detector saw (1 = the first); ``block`` names the
+    first changed block and ``change`` says how it changed; ``cause`` is the context edit
+    that explains it ("" when nothing does, i.e. ``expected`` is False).
+    """
+
+    request: int
+    block: str
+    change: str
+    expected: bool
+    cause: str = ""
+
+    def describe(self) -> str:
+        """One line for the log and ``/context``."""
+        status = f"expected: {self.cause}" if self.expected else "unexpected"
+        where = f"request {self.request}: {self.block} {self.change}"
+        return f"prompt cache break at {where} ({status})"
+
+
+class CacheBreakDetector:
+    """A request hook (``agent.request_hooks``) that finds and explains prefix changes.
+
+    ``edits`` returns the session's context edits (an append-only list), so the detector
+    knows which edits were made since the previous request.
+    """
+
+    def __init__(self, edits: Callable[[], Sequence[ContextEdit]]) -> None:
+        self._edits = edits
+        self._previous: list[PrefixBlock] | None = None
+        self._seen_edits = len(edits())
+        self.requests = 0
+        self.breaks: list[CacheBreak] = []
+
+    def __call__(self, request: ModelRequest, index: int) -> None:
+        """Compare ``request`` with the previous one (``index`` is the loop's step number)."""
+        blocks = prefix_blocks(request)
+        edits = list(self._edits())
+        new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
+        self.requests += 1
+        previous, self._previous = self._previous, blocks
+        if previous is None:
+            return
+        found = first_change(previous, blocks)
+        if found is None:
+            return
+        block, change = found
+        cause = explain(block, new_edits)
+        brk = CacheBreak(self.requests, block.label, change, bool(cause), cause)
+        self.breaks.append(brk)
+        if brk.expected:
+            log.info(brk.describe())
+        else:
+            log.warning(brk.describe())
+
+    @property
+    def unexpected(self) -> list[CacheBreak]:
+        """The breaks no context edit explains."""
+        return [b for b in self.breaks if not b.expected]
+
+
+def find_detector(hooks: Iterable[object]) -> CacheBreakDetector | None:
+    """The detector among an agent's ``request_hooks``, if one is attached."""
+    return next((h for h in hooks if isinstance(h, CacheBreakDetector)), None)
+
+
+def first_change(
+    old: Sequence[PrefixBlock], new: Sequence[PrefixBlock]
+) -> tuple[PrefixBlock, str] | None:
+    """The first block where ``new`` stops repeating ``old``, and how it changed; None when
+    ``new`` starts with all of ``old`` (an append-only request). An added block is named
+    from ``new``, a removed one from ``old``."""
+    for before, after in zip(old, new, strict=False):
+        if before.kind != after.kind:
+            if after.kind == "tool":
+                return after, "added"
+            if before.kind == "tool":
+                return before, "removed"
+            return after, f"replaced {before.label}"
+        if before.digest != after.digest:
+            return after, describe_change(before, after)
+    if len(new) < len(old):
+        return old[len(new)], "removed"
+    return None
+
+
+def describe_change(before: PrefixBlock, after: PrefixBlock) -> str:
+    """What differs between two blocks of the same kind, in a few words."""
+    old, new = before.source, after.source
+    if isinstance(old, ToolSpec) and isinstance(new, ToolSpec):
+        if old.name != new.name:
+            return f"replaced by tool {new.name} (tool order or set changed)"
+        changed = [
+            name
+            for name, a, b in (
+                ("description", old.description, new.description),
+                ("parameters", old.parameters, new.parameters),
+            )
+            if a != b
+        ]
+        return " and ".join(changed) + " changed"
+    if isinstance(old, Message) and isinstance(new, Message):
+        return message_change(old, new)
+    if isinstance(old, str) and isinstance(new, str):
+        return f"text changed ({len(old):,} -> {len(new):,} characters)"
+    return f"changed ({old!r} -> {new!r})"
+
+
+def message_change(old: Message, new: Message) -> str:
+    """How one message differs from what was sent before."""
+    if old.id != new.id:
+        return "replaced by a different message"
+    if old.role != new.role:
+        return "role changed"
+    for before, after in zip(old.parts, new.parts, strict=False):
+        if before != after:
+            return _part_change(before, after)
+    if len(new.parts) < len(old.parts):
+        removed = old.parts[len(new.parts)]
+        return f"{_kind(removed)} removed"
+    return f"{_kind(new.parts[len(old.parts)])} added"
+
+
+def _part_change(before: Part, after: Part) -> str:
+    if isinstance(before, ToolResult) and isinstance(after, ToolResult):
+        if after.cleared and not before.cleared:
+            return f"{after.name} result cleared"
+        if before.cleared and not after.cleared:
+            return f"{after.name} result restored"
+        return f"{after.name} result content changed"
+    if isinstance(before, Thinking) and not isinstance(after, Thinking):
+        return "thinking removed"
+    if type(before) is not type(after):
+        return f"{_kind(before)} replaced by {_kind(after)}"
+    return f"{_kind(after)} changed"
+
+
+def _kind(part: Part) -> str:
+    if isinstance(part, ToolCall):
+        return f"{part.name} call"
+    if isinstance(part, ToolResult):
+        return f"{part.name} result"
+    if isinstance(part, Thinking):
+        return "thinking"
+    if isinstance(part, Text):
+        return "text"
+    return "image"
+
+
+def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
+    """Which of ``edits`` accounts for a change at ``block``; "" if none does.
+
+    Context edits only ever change messages: a changed tool, system prompt, environment or
+    thinking setting is never explained by them.
+    """
+    if block.kind != "message":
+        return ""
+    for edit in edits:
+        if isinstance(edit, ClearToolResults) and set(edit.call_ids) & set(block.call_ids):
+            return f"idle cleanup cleared {len(edit.call_ids)} tool results"
+        if isinstance(edit, ClearThinking) and block.message_id in edit.message_ids:
+            return f"idle cleanup cleared thinking of {len(edit.message_ids)} messages"
+        if isinstance(edit, Summary):
+            return "compression replaced earlier messages with a summary"
+        if isinstance(edit, Restore):
+            return f"/context restore brought back {len(edit.edit_ids)} cleared edit(s)"
+    return ""

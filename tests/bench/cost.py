@@ -1,0 +1,428 @@
+"""Benchmark: what a long coding session costs under three context policies (the headline figure).
+
+A scripted workload (``tests/bench/workloads/*.json``: files to create, then user turns made
+of model steps with tool calls, thinking sizes, step durations and the pause before each
+turn) is replayed through the real engine: the Anthropic provider and SDK, real tools on
+files the benchmark creates, against the fake server with its prompt-cache simulation. The
+engine's clock and the fake's cache clock move together, so an afternoon with idle gaps
+replays in seconds and cache entries expire exactly as their TTLs say.
+
+Policies: (a) no context management (idle cleanup off; caching as lull does it), (b) the
+reference policy (tool results after 60 min, keep 5, no thinking cleanup), (c) lull's
+defaults. Prints tokens, cost at Claude Sonnet 4.5 prices, the cache hit ratio during active
+stretches (requests not preceded by a pause longer than the cache TTL) and the largest
+request, then whether lull's targets are met. Asserts nothing.
+
+Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.context.edits import ClearThinking, ClearToolResults, Summary
+from app.context.idle import IdlePolicy
+from app.context.pricing import cost_usd, price_for
+from app.context.prompt import STATIC_SYSTEM_PROMPT
+from app.core.events import ToolFinished
+from app.core.provider import ModelRequest, ThinkingConfig, Usage
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.support import Clock, build_agent, run
+from tools.registry import default_registry
+
+WORKLOADS = Path(__file__).with_name("workloads")
+PRICED_AS = "claude-sonnet-4-5"
+CACHE_TTL_MINUTES = 5.0
+ENVIRONMENT = (
+    "# Environment\n- Workspace: /home/dev/shop\n- Platform: Linux 6.8 (x86_64)\n"
+    "- Today's date: 2026-11-22\n- Git: branch main; clean"
+)
+POLICIES: list[tuple[str, IdlePolicy]] = [
+    ("(a) no context management", IdlePolicy(-1, -1)),
+    ("(b) reference: tools 60 min, keep 5", IdlePolicy(-1, 60, 5)),
+    ("(c) lull defaults", IdlePolicy()),
+]
+TARGET_VS_A = 0.35
+CHUNK = 1 << 16
+SUMMARY_TOKENS = 2000
+TARGET_HIT_RATIO = 0.95
+PHRASES = (
+    "The function reads the totals from the cart and applies each discount in turn. ",
+    "I should check whether the caller expects Money or a plain number here. ",
+    "The test fails because the rounding happens before the coupon is applied. ",
+    "Next I will look at how orders reserve stock inside the transaction. ",
+)
+
+
+# --- the workload ----------------------------------------------------------------------------
+
+
+class WorkloadError(Exception):
+    """A workload file that cannot be replayed; the message says where and what."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One model response: thinking, then tool calls or a final answer."""
+
+    seconds: float
+    thinking_tokens: int
+    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    text_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A user message after ``pause_minutes`` of silence, and the model's steps."""
+
+    pause_minutes: float
+    prompt: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A named scripted session: files to create and turns.
+
+    ``files`` maps a path to a size in bytes (generated code-like text with edit markers
+    ``# lull-bench marker <stem>-<k>``, k = 0..7) or to the file's lines.
+    """
+
+    name: str
+    description: str
+    files: dict[str, int | list[str]]
+    turns: tuple[Turn, ...]
+
+    @property
+    def requests(self) -> int:
+        """How many model requests a replay makes."""
+        return sum(len(t.steps) for t in self.turns)
+
+    @property
+    def minutes(self) -> float:
+        """Simulated duration: pauses plus step times."""
+        steps = sum(s.seconds for t in self.turns for s in t.steps) / 60
+        return sum(t.pause_minutes for t in self.turns) + steps
+
+
+def _step(raw: Any, where: str, last: bool, tools: set[str]) -> Step:
+    if not isinstance(raw, dict):
+        raise WorkloadError(f"{where}: expected an object")
+    calls = []
+    for i, call in enumerate(raw.get("calls", [])):
+        if not isinstance(call, dict) or call.get("tool") not in tools:
+            known = ", ".join(sorted(tools))
+            raise WorkloadError(f"{where}.calls[{i}]: 'tool' must be one of {known}")
+        calls.append((str(call["tool"]), dict(call.get("arguments", {}))))
+    if last == bool(calls):
+        wanted = "the last step must answer (no calls)" if last else "a middle step needs calls"
+        raise WorkloadError(f"{where}: {wanted}")
+    try:
+        return Step(
+            float(raw["seconds"]),
+            int(raw["thinking_tokens"]),
+            tuple(calls),
+            int(raw.get("text_tokens", 0)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WorkloadError(f"{where}: needs numeric seconds and thinking_tokens ({exc})") from exc
+
+
+def _file_spec(value: Any) -> int | list[str]:
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise ValueError(f"a file is a size in bytes or a list of lines, not {value!r}")
+
+
+def load_workload(path: Path) -> Workload:
+    """Read and check a workload file; raises :class:`WorkloadError` naming the bad entry."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        tools = set(default_registry().names())
+        turns = []
+        for t, raw in enumerate(data["turns"]):
+            where = f"{path.name}: turns[{t}]"
+            raws = raw["steps"]
+            steps = tuple(
+                _step(s, f"{where}.steps[{i}]", i == len(raws) - 1, tools)
+                for i, s in enumerate(raws)
+            )
+            turns.append(Turn(float(raw["pause_minutes"]), str(raw["prompt"]), steps))
+        files = {str(k): _file_spec(v) for k, v in data["files"].items()}
+        return Workload(str(data["name"]), str(data.get("description", "")), files, tuple(turns))
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise WorkloadError(f"{path}: not a valid workload: {exc!r}") from exc
+
+
+def source_text(path: str, size: int) -> str:
+    """Deterministic code-like text of ``size`` bytes with 8 edit markers spread through it."""
+    stem = Path(path).stem
+    lines: list[str] = [f'"""{path}: generated for the lull cost benchmark."""', ""]
+    number = 0
+    while sum(len(line) + 1 for line in lines) < size:
+        if number % 3 == 0 and number // 3 < 8:
+            lines.append(f"# lull-bench marker {stem}-{number // 3}")
+        lines += [
+            f"def {stem}_step_{number}(value: int, factor: int = {number % 7 + 1}) -> int:",
+            f'    """Combine value with factor (rule {number})."""',
+            f"    total = value * factor + {number}",
+            "    for item in range(factor):",
+            "        total -= item",
+            "    return total",
+            "",
+        ]
+        number += 1
+    return "\n".join(lines) + "\n"
+
+
+def make_workspace(root: Path, workload: Workload) -> Path:
+    """Create the workload's files under ``root/ws`` (generated code, or the given lines)."""
+    workspace = root / "ws"
+    for path, spec in workload.files.items():
+        target = workspace / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = source_text(path, spec) if isinstance(spec, int) else "\n".join(spec) + "\n"
+        target.write_text(text)
+    return workspace
+
+
+def words(tokens: int, seed: int) -> str:
+    """About ``tokens`` tokens (4 characters each) of plausible reasoning text."""
+    text = "".join(PHRASES[(seed + i) % len(PHRASES)] for i in range(tokens * 4 // 70 + 1))
+    return text[: tokens * 4]
+
+
+def replies(turn: Turn, seed: int) -> list[Reply]:
+    """The fake model's responses for one turn (streamed in large chunks: faster, same bytes)."""
+    out = []
+    for n, step in enumerate(turn.steps):
+        calls = [ToolUse(name, args) for name, args in step.calls]
+        text = words(step.text_tokens, seed + n) if step.text_tokens else ""
+        thinking = words(step.thinking_tokens, seed + n)
+        out.append(Reply(text=text, thinking=thinking, tool_calls=calls, chunk_size=CHUNK))
+    return out
+
+
+# --- replay ----------------------------------------------------------------------------------
+
+
+class FakeTime(Clock):
+    """The engine's clock and the fake server's cache clock, moving together."""
+
+    def __init__(self, fake: FakeServer) -> None:
+        super().__init__(fake.clock.now())
+        self.fake = fake
+
+    def advance_minutes(self, minutes: float) -> None:
+        """Move both clocks."""
+        super().advance_minutes(minutes)
+        self.fake.clock.advance(minutes * 60)
+
+
+@dataclass
+class Outcome:
+    """What one replay paid: usage per request as the server reported it, and its kind.
+
+    Kinds: "cold" (first request after a pause beyond the cache TTL, or of the session),
+    "warm" (every other request of the session), "summary" (a compression request).
+    """
+
+    usages: list[Usage] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    cleanups: int = 0
+    compressions: int = 0
+    tool_errors: int = 0
+
+    @property
+    def total(self) -> Usage:
+        """Usage summed over every request the server answered."""
+        return sum(self.usages, Usage())
+
+    @property
+    def cost(self) -> float:
+        """The session's cost in USD at the benchmark's prices."""
+        return cost_usd(self.total, PRICED_AS) or 0.0
+
+    def active_hit_ratio(self) -> float:
+        """Cache reads / prompt tokens over the warm requests (the active stretches)."""
+        warm = [u for u, k in zip(self.usages, self.kinds, strict=True) if k == "warm"]
+        prompt = sum(u.prompt_tokens for u in warm)
+        return sum(u.cache_read for u in warm) / prompt if prompt else 0.0
+
+
+class Script:
+    """The fake model: the workload's next step for the agent, a summary for compression.
+
+    A compression request is the session's request ending in the summary instruction, so
+    any request whose last block is text other than the current prompt is one.
+    """
+
+    def __init__(self) -> None:
+        self.steps: deque[Reply] = deque()
+        self.prompt = ""
+        self.cold = True
+        self.kinds: list[str] = []
+        self.overruns = 0
+
+    def start_turn(self, turn: Turn, replies: list[Reply], cold: bool) -> None:
+        """Queue one turn's replies."""
+        self.steps.extend(replies)
+        self.prompt, self.cold = turn.prompt, cold
+
+    def respond(self, body: dict[str, Any]) -> Reply:
+        """The reply for one request the fake received."""
+        last = body["messages"][-1]["content"][-1]
+        if last.get("type") == "text" and last.get("text") != self.prompt:
+            self.kinds.append("summary")
+            return Reply(text=words(SUMMARY_TOKENS, 0), chunk_size=CHUNK)
+        self.kinds.append("cold" if self.cold else "warm")
+        self.cold = False
+        if not self.steps:
+            self.overruns += 1
+            return Reply(text="(the workload has no step for this request)")
+        return self.steps.popleft()
+
+
+def _server_usage(entry: dict[str, Any]) -> Usage:
+    """An Anthropic usage object from the fake's journal, in lull's terms."""
+    return Usage(
+        input=entry["input_tokens"],
+        output=entry["output_tokens"],
+        cache_read=entry["cache_read_input_tokens"],
+        cache_write=entry["cache_creation_input_tokens"],
+        cache_write_1h=entry["cache_creation"]["ephemeral_1h_input_tokens"],
+    )
+
+
+async def replay(workload: Workload, policy: IdlePolicy, root: Path) -> Outcome:
+    """Run ``workload`` once under ``policy`` against a fresh fake server."""
+    workspace = make_workspace(root, workload)
+    outcome, script = Outcome(), Script()
+    with FakeServer() as fake:
+        fake.default_reply = Reply(respond=script.respond)
+        clock = FakeTime(fake)
+        agent = build_agent(
+            fake, workspace, root, "anthropic", clock=clock, idle=policy,
+            thinking=ThinkingConfig(True, 4096),
+        )  # fmt: skip
+        agent = agent.with_config(system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT)
+        durations: deque[float] = deque()
+
+        def step_time(_request: ModelRequest, _index: int) -> None:
+            clock.advance_minutes(durations.popleft() / 60 if durations else 0.0)
+
+        agent.request_hooks.append(step_time)
+        for number, turn in enumerate(workload.turns):
+            clock.advance_minutes(turn.pause_minutes)
+            durations.extend(step.seconds for step in turn.steps)
+            cold = number == 0 or turn.pause_minutes >= CACHE_TTL_MINUTES
+            script.start_turn(turn, replies(turn, number), cold)
+            events = await run(agent, turn.prompt)
+            if script.steps or script.overruns:
+                raise WorkloadError(f"turn {number} did not follow its steps: {events[-1]!r}")
+            outcome.tool_errors += sum(
+                1 for e in events if isinstance(e, ToolFinished) and e.result.is_error
+            )
+        answered = [e.usage for e in fake.journal if e.status == 200 and e.usage is not None]
+        outcome.usages, outcome.kinds = [_server_usage(u) for u in answered], script.kinds
+        edits = agent.session.edits
+        outcome.cleanups = sum(1 for e in edits if isinstance(e, ClearToolResults | ClearThinking))
+        outcome.compressions = sum(1 for e in edits if isinstance(e, Summary))
+        agent.session.close()
+    return outcome
+
+
+# --- report ----------------------------------------------------------------------------------
+
+
+def _row(name: str, outcome: Outcome, baseline: float) -> str:
+    total = outcome.total
+    largest = max(u.prompt_tokens for u in outcome.usages)
+    ratio = outcome.cost / baseline if baseline else 0.0
+    return (
+        f"{name:<38}{total.prompt_tokens:>12,}{total.cache_read:>12,}{total.cache_write:>11,}"
+        f"{total.input:>10,}{total.output:>9,}{outcome.cost:>9.2f}{ratio:>7.2f}x"
+        f"{outcome.active_hit_ratio():>8.3f}{largest:>9,}"
+    )
+
+
+def report(workload: Workload, outcomes: list[tuple[str, Outcome]]) -> list[str]:
+    """The table and the target checks, as lines."""
+    rates = price_for(PRICED_AS)
+    assert rates is not None
+    hours, minutes = divmod(round(workload.minutes), 60)
+    lines = [
+        f"cost benchmark: {workload.name} ({workload.requests} requests, "
+        f"{len(workload.turns)} turns, simulated {hours}h{minutes:02d}m)",
+        f"prices: Claude Sonnet 4.5, USD per million tokens: input {rates.input:g}, cache write "
+        f"{rates.cache_write:g} (5m), cache read {rates.cache_read:g}, output {rates.output:g}",
+        f"{'policy':<38}{'input':>12}{'cache read':>12}{'write':>11}{'uncached':>10}"
+        f"{'output':>9}{'cost $':>9}{'vs (a)':>8}{'hit':>8}{'largest':>9}",
+    ]
+    baseline = outcomes[0][1].cost
+    lines += [_row(name, outcome, baseline) for name, outcome in outcomes]
+    notes = [
+        f"{name[:3]} idle cleanups {o.cleanups}, compressions {o.compressions}, "
+        f"tool errors {o.tool_errors}"
+        for name, o in outcomes
+    ]
+    lines.append("  " + "; ".join(notes))
+    return lines + targets(outcomes)
+
+
+def targets(outcomes: list[tuple[str, Outcome]]) -> list[str]:
+    """Whether (c) meets lull's targets, and the floor that output cost sets."""
+    (_, a), (_, b), (_, c) = outcomes
+    ratio = c.cost / a.cost if a.cost else 0.0
+    hit = c.active_hit_ratio()
+    rates = price_for(PRICED_AS)
+    assert rates is not None
+    floor = c.total.output * rates.output / 1_000_000 / a.cost if a.cost else 0.0
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "MISSED"
+
+    uncached = (a.total.prompt_tokens * rates.input + a.total.output * rates.output) / 1e6
+    return [
+        f"target (c) <= {TARGET_VS_A}x (a): {ratio:.2f}x, {verdict(ratio <= TARGET_VS_A)} "
+        f"(output alone, the same under every policy, is {floor:.2f}x of (a); (a) without "
+        f"prompt caching would cost ${uncached:.2f}, and (c) is {c.cost / uncached:.2f}x of that)",
+        f"target (c) below (b): ${c.cost:.2f} vs ${b.cost:.2f}, {verdict(c.cost < b.cost)}",
+        f"target active-stretch cache hit ratio >= {TARGET_HIT_RATIO}: {hit:.3f}, "
+        f"{verdict(hit >= TARGET_HIT_RATIO)}",
+    ]
+
+
+def run_workload(path: Path) -> list[str]:
+    """Replay one workload under every policy and return the report lines."""
+    workload = load_workload(path)
+    outcomes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (name, policy) in enumerate(POLICIES):
+            root = Path(tmp) / str(number)
+            outcomes.append((name, asyncio.run(replay(workload, policy, root))))
+    return report(workload, outcomes)
+
+
+def main(paths: list[str] | None = None) -> None:
+    """Print the report for the given workload files (default: every bundled one)."""
+    files = [Path(p) for p in paths] if paths else sorted(WORKLOADS.glob("*.json"))
+    for path in files:
+        try:
+            print("\n".join(run_workload(path)))
+        except WorkloadError as exc:
+            print(f"cost benchmark: {exc}", file=sys.stderr)
+        print()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,244 @@
+"""Prompt caching end to end: the real agent, SDKs and tools against the fake's cache simulation.
+
+Checks what a user pays for: every request reads what the previous one wrote, prefixes stay
+byte-identical (also across a resume), the detector names a real cache break and keeps quiet
+about an idle cleanup, and lull's usage totals are exactly what the server reported.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.context.cachebreak import CacheBreakDetector
+from app.context.idle import IdlePolicy
+from app.context.prompt import STATIC_SYSTEM_PROMPT
+from app.core.loop import Agent
+from app.core.provider import ThinkingConfig, Usage
+from app.core.session import Session
+from app.core.store import SessionStore
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.support import Clock, build_agent, run
+
+ENVIRONMENT = "# Environment\n- Workspace: /ws\n- Today's date: 2026-11-22"
+FILES = {f"src/mod{i}.py": f"def function_{i}():\n    return {i}\n" * 120 for i in range(12)}
+
+
+class FakeTime(Clock):
+    """The engine's clock and the fake server's cache clock, moving together."""
+
+    def __init__(self, fake: FakeServer) -> None:
+        super().__init__(fake.clock.now())
+        self.fake = fake
+
+    def advance_minutes(self, minutes: float) -> None:
+        """Move both clocks."""
+        super().advance_minutes(minutes)
+        self.fake.clock.advance(minutes * 60)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def agent_for(
+    fake: FakeServer, workspace: Path, clock: Clock, vendor: str = "anthropic", **config: Any
+) -> Agent:
+    """A real agent with lull's static prompt, an environment, thinking on, and a detector."""
+    config.setdefault("thinking", ThinkingConfig(True, 2048))
+    agent = build_agent(fake, workspace, workspace.parent, vendor, clock=clock, **config)
+    agent = agent.with_config(system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT)
+    agent.request_hooks.append(CacheBreakDetector(lambda: agent.session.edits))
+    return agent
+
+
+def detector(agent: Agent) -> CacheBreakDetector:
+    found = [h for h in agent.request_hooks if isinstance(h, CacheBreakDetector)]
+    return found[0]
+
+
+def reads(*names: str) -> Reply:
+    return Reply(
+        thinking="I need to read these files first.",
+        tool_calls=[ToolUse("read_file", {"path": n}) for n in names],
+    )
+
+
+def answer(text: str = "Done.") -> Reply:
+    return Reply(thinking="That is enough to answer.", text=text)
+
+
+def usages(fake: FakeServer) -> list[dict[str, Any]]:
+    return [e.usage for e in fake.journal if e.status == 200 and e.usage is not None]
+
+
+def prompt_size(usage: dict[str, Any]) -> int:
+    return int(
+        usage["input_tokens"]
+        + usage["cache_read_input_tokens"]
+        + usage["cache_creation_input_tokens"]
+    )
+
+
+async def test_every_request_reads_everything_the_previous_one_wrote(
+    fake: FakeServer, workspace: Path
+) -> None:
+    clock = FakeTime(fake)
+    agent = agent_for(fake, workspace, clock)
+    twelve = [f"src/mod{i}.py" for i in range(12)]
+    fake.script(reads("src/mod0.py"), reads(*twelve), reads("src/mod1.py"), answer())
+    await run(agent, "Read the whole package.")
+    clock.advance_minutes(3)
+    fake.script(reads("src/mod2.py"), answer("All good."))
+    await run(agent, "And the second module again?")
+    seen = usages(fake)
+    assert len(seen) == 6
+    for before, after in itertools.pairwise(seen):
+        assert after["cache_read_input_tokens"] == prompt_size(before)
+        assert after["input_tokens"] == 0
+    assert detector(agent).breaks == []
+
+
+def without_markers(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_markers(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_markers(v) for v in value]
+    return value
+
+
+def prefix_bytes(body: dict[str, Any], messages: int) -> str:
+    clean = without_markers(body)
+    return json.dumps([clean["tools"], clean["system"], clean["messages"][:messages]])
+
+
+async def test_prefixes_are_byte_identical_across_requests_and_a_resume(
+    fake: FakeServer, workspace: Path
+) -> None:
+    clock = FakeTime(fake)
+    agent = agent_for(fake, workspace, clock)
+    fake.script(reads("src/mod0.py", "src/mod1.py"), answer())
+    await run(agent, "Look at mod0 and mod1.")
+    path = agent.session.path
+    assert path is not None
+    agent.session.close()
+    clock.advance_minutes(2)
+    store = SessionStore(workspace.parent / "sessions", workspace)
+    resumed = agent_for(fake, workspace, clock, session=Session.resume(store, path))
+    fake.script(reads("src/mod2.py"), answer())
+    await run(resumed, "Now mod2, please.")
+    bodies = fake.requests
+    assert len(bodies) == 4
+    for before, after in itertools.pairwise(bodies):
+        count = len(before["messages"])
+        assert prefix_bytes(after, count) == prefix_bytes(before, count)
+    first_after_resume = usages(fake)[2]
+    assert first_after_resume["cache_read_input_tokens"] == prompt_size(usages(fake)[1])
+
+
+async def test_detector_names_a_changed_tool_and_keeps_quiet_about_idle_cleanup(
+    fake: FakeServer, workspace: Path
+) -> None:
+    clock = FakeTime(fake)
+    agent = agent_for(fake, workspace, clock)
+    fake.script(*(reads(f"src/mod{i}.py") for i in range(7)), answer())
+    await run(agent, "Read seven modules.")
+    clock.advance_minutes(70)
+    fake.script(answer("Welcome back."))
+    await run(agent, "Back from lunch.")
+    [cleanup] = detector(agent).breaks
+    assert cleanup.expected and cleanup.cause.startswith("idle cleanup")
+    tool = agent.tools.registry.get("read_file")
+    assert tool is not None
+    tool.description = "Read a file (now with a changed description)."
+    fake.script(answer("Same answer."))
+    await run(agent, "Anything else?")
+    changed = detector(agent).breaks[-1]
+    assert (changed.block, changed.change, changed.expected) == (
+        "tool read_file",
+        "description changed",
+        False,
+    )
+    assert usages(fake)[-1]["cache_read_input_tokens"] == 0, "a tool change costs the whole cache"
+
+
+def reported(entry: dict[str, Any], api: str) -> Usage:
+    """What the fake said, in lull's terms, computed independently of the providers."""
+    if api == "anthropic":
+        return Usage(
+            input=entry["input_tokens"],
+            output=entry["output_tokens"],
+            cache_read=entry["cache_read_input_tokens"],
+            cache_write=entry["cache_creation_input_tokens"],
+            cache_write_1h=entry["cache_creation"]["ephemeral_1h_input_tokens"],
+        )
+    cached = entry["prompt_tokens_details"]["cached_tokens"]
+    return Usage(
+        input=entry["prompt_tokens"] - cached,
+        output=entry["completion_tokens"],
+        cache_read=cached,
+        reasoning=entry["completion_tokens_details"]["reasoning_tokens"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("vendor", "ttl"),
+    [("anthropic", "5m"), ("anthropic", "1h"), ("openai", "5m"), ("deepseek", "5m")],
+)
+async def test_usage_totals_equal_what_the_server_reported(
+    fake: FakeServer, workspace: Path, vendor: str, ttl: str
+) -> None:
+    clock = FakeTime(fake)
+    agent = agent_for(fake, workspace, clock, vendor, cache_ttl=ttl)
+    fake.script(reads("src/mod0.py", "src/mod1.py"), reads("src/mod2.py"), answer())
+    await run(agent, "Read three modules.")
+    clock.advance_minutes(8)
+    fake.script(reads("src/mod3.py"), answer())
+    await run(agent, "One more.")
+    api = "anthropic" if vendor == "anthropic" else "openai"
+    expected = sum((reported(u, api) for u in usages(fake)), Usage())
+    assert agent.session.usage == expected
+    assert expected.cache_read > 0
+    if ttl == "1h":
+        assert expected.cache_write_1h == expected.cache_write > 0
+
+
+async def test_one_hour_ttl_keeps_the_cache_through_a_half_hour_break(
+    fake: FakeServer, workspace: Path
+) -> None:
+    clock = FakeTime(fake)
+    no_thinking_cleanup = IdlePolicy(thinking_threshold_minutes=-1)
+    agent = agent_for(fake, workspace, clock, cache_ttl="1h", idle=no_thinking_cleanup)
+    fake.script(reads("src/mod0.py"), answer())
+    await run(agent, "Read mod0.")
+    clock.advance_minutes(30)
+    fake.script(answer("Still here."))
+    await run(agent, "Back after a meeting.")
+    before, after = usages(fake)[-2:]
+    assert after["cache_read_input_tokens"] == prompt_size(before)
+
+
+@pytest.mark.parametrize("vendor", ["openai", "kimi"])
+async def test_openai_compatible_requests_carry_the_session_as_cache_key(
+    fake: FakeServer, workspace: Path, vendor: str
+) -> None:
+    agent = agent_for(fake, workspace, FakeTime(fake), vendor)
+    fake.script(answer())
+    await run(agent, "hi")
+    assert fake.requests[-1]["prompt_cache_key"] == agent.session.id

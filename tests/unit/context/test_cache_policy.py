@@ -1,0 +1,54 @@
+"""Idle thresholds against the prompt-cache TTL: warnings only when cleanup breaks a warm cache."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from app.context.cache_policy import cache_ttl_minutes, ttl_warnings
+from settings.model import (
+    CacheSettings,
+    ContextSettings,
+    IdleSettings,
+    ModelSettings,
+    ProviderName,
+    Settings,
+)
+
+
+def configured(
+    thinking: float = 5.0,
+    tools: float = 60.0,
+    ttl: Literal["5m", "1h"] = "5m",
+    provider: ProviderName | None = None,
+) -> Settings:
+    idle = IdleSettings(thinking_threshold_minutes=thinking, tool_results_threshold_minutes=tools)
+    context = ContextSettings(clear_context_on_idle=idle, cache=CacheSettings(ttl=ttl))
+    return Settings(model=ModelSettings(provider=provider), context=context)
+
+
+def test_the_defaults_line_up_with_the_default_ttl() -> None:
+    assert ttl_warnings(Settings()) == []
+    assert cache_ttl_minutes(Settings()) == 5
+
+
+def test_a_threshold_under_the_ttl_is_named_with_the_fix() -> None:
+    [line] = ttl_warnings(configured(thinking=2))
+    assert line.startswith("context.clearContextOnIdle.thinkingThresholdMinutes is 2 min")
+    assert "shorter than the 5 min prompt-cache lifetime" in line
+    assert "set it to 5 or more" in line
+
+
+def test_one_hour_ttl_warns_about_both_default_thresholds_under_an_hour() -> None:
+    lines = ttl_warnings(configured(ttl="1h", tools=30))
+    assert len(lines) == 2
+    assert all("60 min prompt-cache lifetime" in line for line in lines)
+    assert ttl_warnings(configured(ttl="1h", thinking=60, tools=90)) == []
+
+
+def test_disabled_thresholds_never_warn() -> None:
+    assert ttl_warnings(configured(thinking=-1, tools=-1, ttl="1h")) == []
+
+
+def test_openai_caches_are_not_configurable() -> None:
+    assert cache_ttl_minutes(configured(ttl="1h", provider="openai")) == 5
+    assert ttl_warnings(configured(ttl="1h", provider="openai")) == []

@@ -1,0 +1,166 @@
+"""The cache-break detector: loud on unexplained prefix changes, quiet on expected ones."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import pytest
+
+from app.context.cachebreak import CacheBreakDetector, find_detector
+from app.context.edits import ContextEdit, Restore, Summary
+from app.context.view import build_view
+from app.core.messages import Message, Text, ToolCall, ToolResult
+from app.core.provider import ModelRequest, ThinkingConfig, ToolSpec
+from tests.unit.context.builders import NOW, assistant, plan, thinking, user
+from tools.registry import default_registry
+
+SPECS = default_registry().specs()
+
+
+def loop_step(call_id: str) -> list[Message]:
+    """An assistant that thinks and reads a file, and the file's content."""
+    return [
+        assistant(thinking(), ToolCall(call_id, "read_file", {"path": f"{call_id}.py"})),
+        Message("user", (ToolResult(call_id, "read_file", "x" * 2000),), origin="tool"),
+    ]
+
+
+def req(messages: list[Message], **changes: object) -> ModelRequest:
+    base = ModelRequest(
+        system="You are lull.",
+        environment="cwd: /w",
+        messages=messages,
+        tools=SPECS,
+        thinking=ThinkingConfig(True, 2048),
+    )
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+class Session:
+    """Just enough of a session: a transcript, its edits, and the view the model gets."""
+
+    def __init__(self) -> None:
+        self.transcript: list[Message] = [user("Start.")]
+        self.edits: list[ContextEdit] = []
+        self.detector = CacheBreakDetector(lambda: self.edits)
+
+    def send(self, **changes: object) -> None:
+        self.detector(req(build_view(self.transcript, self.edits), **changes), 1)
+
+
+def test_append_only_requests_are_not_breaks() -> None:
+    s = Session()
+    for n in range(4):
+        s.send()
+        s.transcript += loop_step(f"c{n}")
+    s.send()
+    assert s.detector.breaks == []
+    assert s.detector.requests == 5
+
+
+def test_a_changed_tool_description_is_an_unexpected_break(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    s = Session()
+    s.send()
+    s.transcript += loop_step("c1")
+    changed = [replace(SPECS[0], description=SPECS[0].description + " Now faster."), *SPECS[1:]]
+    with caplog.at_level(logging.INFO, logger="lull.cache"):
+        s.send(tools=changed)
+    [brk] = s.detector.breaks
+    assert (brk.block, brk.change, brk.expected) == ("tool read_file", "description changed", False)
+    assert s.detector.unexpected == [brk]
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    assert "tool read_file description changed (unexpected)" in record.getMessage()
+
+
+def test_idle_cleanup_is_an_expected_break_logged_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    s = Session()
+    for n in range(7):
+        s.send()
+        s.transcript += loop_step(f"c{n}")
+    s.send()
+    s.transcript.append(assistant(Text("Done.")))
+    s.edits += plan(build_view(s.transcript, s.edits), idle=90.0)
+    assert s.edits
+    s.transcript.append(user("Back from lunch."))
+    with caplog.at_level(logging.INFO, logger="lull.cache"):
+        s.send()
+    [brk] = s.detector.breaks
+    assert brk.expected
+    assert brk.cause.startswith("idle cleanup cleared")
+    assert s.detector.unexpected == []
+    assert [r.levelno for r in caplog.records] == [logging.INFO]
+    s.transcript += loop_step("after")
+    s.send()
+    assert len(s.detector.breaks) == 1, "append-only again after the cleanup"
+
+
+def test_compression_and_restore_are_expected() -> None:
+    s = Session()
+    s.transcript += [*loop_step("c1"), assistant(Text("Read it."))]
+    s.send()
+    s.edits.append(Summary(through_id=s.transcript[-1].id, text="Read c1.", at=NOW))
+    s.transcript.append(user("Go on."))
+    s.send()
+    assert s.detector.breaks[-1].expected
+    assert s.detector.breaks[-1].cause.startswith("compression")
+    s.edits.append(Restore((s.edits[0].id,), at=NOW))
+    s.send()
+    assert s.detector.breaks[-1].cause.startswith("/context restore")
+
+
+def test_a_changed_message_without_an_edit_is_unexpected() -> None:
+    s = Session()
+    s.transcript += loop_step("c1")
+    s.send()
+    s.transcript[1] = s.transcript[1].replace_parts(s.transcript[1].parts[1:])
+    s.send()
+    [brk] = s.detector.breaks
+    assert (brk.block, brk.change, brk.expected) == (
+        "message 2 (assistant)",
+        "thinking removed",
+        False,
+    )
+
+
+def test_edits_made_long_before_do_not_explain_a_later_break() -> None:
+    s = Session()
+    s.transcript += [*loop_step("c1"), assistant(Text("ok"))]
+    s.edits += plan(s.transcript, idle=90.0)
+    s.send()
+    s.send(system="You are lull, v2.")
+    [brk] = s.detector.breaks
+    assert brk.block == "system prompt" and not brk.expected
+    assert "text changed (13 -> 17 characters)" in brk.describe()
+
+
+@pytest.mark.parametrize(
+    ("changes", "label", "change"),
+    [
+        ({"environment": "cwd: /other"}, "environment", "text changed"),
+        ({"thinking": ThinkingConfig(False)}, "thinking settings", "changed"),
+        ({"tools": [*SPECS, ToolSpec("mcp_x", "An MCP tool.", {})]}, "tool mcp_x", "added"),
+        ({"tools": SPECS[:-1]}, f"tool {SPECS[-1].name}", "removed"),
+    ],
+)
+def test_prefix_changes_outside_the_conversation_are_named(
+    changes: dict[str, object], label: str, change: str
+) -> None:
+    s = Session()
+    s.send()
+    s.send(**changes)
+    [brk] = s.detector.breaks
+    assert brk.block == label
+    assert brk.change.startswith(change)
+    assert not brk.expected
+
+
+def test_the_detector_is_found_among_request_hooks() -> None:
+    detector = CacheBreakDetector(list)
+    assert find_detector([print, detector]) is detector
+    assert find_detector([print]) is None
