@@ -53,16 +53,27 @@ class ToolFinished:
 
 @dataclass(frozen=True, slots=True)
 class RequestFinished:
-    """One model request completed; ``usage`` is what the provider reported."""
+    """One model request completed; ``usage`` is what the provider reported.
+
+    ``context_tokens`` is the estimated prompt size of the next request and
+    ``context_window`` the model's window (0 when unknown), for a "context N%"
+    display. ``purpose`` is "turn", or "summary" for a compression request.
+    """
 
     usage: Usage
     index: int
     context_tokens: int
+    context_window: int = 0
+    purpose: str = "turn"
 
 
 @dataclass(frozen=True, slots=True)
 class ContextEdited:
-    """The view changed (idle cleanup, compression, restore); ``description`` is one line."""
+    """The view changed (idle cleanup, compression, emergency clear, restore).
+
+    ``description`` is one line for the user, e.g. "compressed context: summarised
+    40 messages (~61,000 tokens) into ~2,100; kept …".
+    """
 
     edit: ContextEdit
     description: str

@@ -1,14 +1,23 @@
-"""One user turn: tidy the context, then stream -> run tools -> repeat until the model stops."""
+"""One user turn: tidy the context, then stream -> run tools -> repeat until the model stops.
+
+Before every request (tool-loop requests included) the context is fitted to
+the model's window: oversized tool results are truncated for the model, auto
+compression runs past the threshold, and an emergency clear of the oldest tool
+outputs runs if the prompt would still not fit (``app/context/compress_keeper.py``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from app.context.compress_keeper import ContextKeeper, KeeperSettings
+from app.context.compress_plan import CompressionPolicy
+from app.context.edits import ContextEdit, Restore
 from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, thinking_rule_for
 from app.core.approvals import Approver
 from app.core.events import (
@@ -43,7 +52,11 @@ STREAM_RETRIES = 1
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """How the agent runs turns (resolved from settings and flags)."""
+    """How the agent runs turns (resolved from settings and flags).
+
+    ``context_window`` overrides the known window of the model (None: the
+    table in ``app/context/windows.py``).
+    """
 
     system: str
     environment: str = ""
@@ -54,10 +67,18 @@ class AgentConfig:
     vendor: str = "anthropic"
     cache_ttl: Literal["5m", "1h"] = "5m"
     prompt_cache_key: bool = True
+    context_window: int | None = None
+    compression: CompressionPolicy = field(default_factory=CompressionPolicy)
+    tool_output_max_tokens: int = 12000
 
 
 class Agent:
-    """Runs user turns against one session, provider and tool runner."""
+    """Runs user turns against one session, provider and tool runner.
+
+    ``summary_provider`` (optional) writes summaries when
+    ``context.compression.model`` is set; the main provider is used when it is
+    None or its window is too small for the summary input.
+    """
 
     def __init__(
         self,
@@ -66,17 +87,42 @@ class Agent:
         tools: ToolRunner,
         config: AgentConfig,
         clock: Callable[[], float] = time.time,
+        *,
+        summary_provider: Provider | None = None,
     ) -> None:
         self.session = session
         self.provider = provider
         self.tools = tools
         self.config = config
         self.clock = clock
+        self.summary_provider = summary_provider
         self.request_hooks: list[Callable[[ModelRequest, int], None]] = []
+        settings = KeeperSettings(
+            output_dir=tools.context.output_dir,
+            context_window=config.context_window,
+            compression=config.compression,
+            tool_output_max_tokens=config.tool_output_max_tokens,
+            max_output_tokens=config.max_output_tokens,
+        )
+        self.keeper = ContextKeeper(
+            session, provider, self._request_for, settings, clock, summary_provider
+        )
+        self.pipeline_ms = 0.0
 
     def set_approver(self, approver: Approver) -> None:
         """Who to ask before a tool call that needs approval."""
         self.tools.approver = approver
+
+    @property
+    def context_window(self) -> int:
+        """The model's context window in tokens."""
+        return self.keeper.context_window
+
+    def estimate_context(self) -> int:
+        """Estimated prompt tokens of the next request (for "context N%" displays)."""
+        return self.keeper.estimate()
+
+    # --- turns ------------------------------------------------------------------------------
 
     async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
         """Run one user turn, yielding events; the session stays valid even if cancelled."""
@@ -94,10 +140,21 @@ class Agent:
             self.session.close_open_calls(CANCELLED_RESULT)
             raise
 
+    async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
+        """``/compact [focus]``: summarise the older part now, and resume auto compression."""
+        closed = self.session.close_open_calls(CANCELLED_RESULT)
+        if closed:
+            yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
+        self.keeper.guard.reset()
+        async for event in self.keeper.compress(0, "manual", focus):
+            yield event
+
     def _tidy_on_idle(self) -> list[Event]:
         """Idle cleanup: only here, when a user message starts a turn; once per idle episode."""
         last = self.session.last_response_at
-        if last is not None and any(edit.at >= last for edit in self.session.edits):
+        if last is not None and any(
+            edit.at >= last and _idle_episode_edit(edit) for edit in self.session.edits
+        ):
             return []  # this episode was already handled (a cleanup, or a restore since)
         rule = thinking_rule_for(self.config.vendor)
         edits = plan_idle_cleanup(
@@ -140,18 +197,34 @@ class Agent:
         yield TurnFinished("", "max_turns")
 
     async def _request(self, index: int) -> AsyncIterator[Event | Completed]:
-        """One model request (with one retry of a cut stream); appends the answer."""
-        for attempt in range(STREAM_RETRIES + 1):
+        """One model request, with the context fitted first; appends the answer.
+
+        A cut stream is retried once; a "prompt too long" once, after compressing.
+        """
+        cuts = 0
+        overflowed = overflow = False
+        while True:
+            started = time.perf_counter()
+            async for fitted in self.keeper.fit(index, overflow=overflow):
+                yield fitted
+            overflow = False
+            self.pipeline_ms = (time.perf_counter() - started) * 1000
             try:
                 async for event in self._stream_once(index):
                     yield event
                     if isinstance(event, Completed):
                         self._record(event, index)
-                        yield RequestFinished(event.usage, index, self.session.context_tokens())
+                        context = self.estimate_context()
+                        yield RequestFinished(event.usage, index, context, self.context_window)
                 return
             except ProviderError as error:
-                if error.kind == "stream_cut" and attempt < STREAM_RETRIES:
+                if error.kind == "stream_cut" and cuts < STREAM_RETRIES:
+                    cuts += 1
                     yield Notice("warning", f"{error.message}; retrying")
+                    continue
+                if error.kind == "prompt_too_long" and not overflowed:
+                    overflowed = overflow = True
+                    yield self.keeper.learn_overflow(error)
                     continue
                 log.warning("request failed: %s", error.message)
                 yield TurnFailed(error.message, error.kind)
@@ -170,10 +243,17 @@ class Agent:
                 yield event
 
     def _build_request(self) -> ModelRequest:
+        """The next request from the model view (its size is noted for calibration)."""
+        started = time.perf_counter()
+        view = self.keeper.sending()
+        self.pipeline_ms += (time.perf_counter() - started) * 1000
+        return self._request_for(view)
+
+    def _request_for(self, messages: Sequence[Message]) -> ModelRequest:
         return ModelRequest(
             system=self.config.system,
             environment=self.config.environment,
-            messages=self.session.view(),
+            messages=messages,
             tools=self.tools.specs(),
             max_output_tokens=self.config.max_output_tokens,
             thinking=self.config.thinking,
@@ -190,14 +270,24 @@ class Agent:
             )
             self.session.add(message)
         self.session.record_response(now, completed.usage, completed.model or self.provider.model)
+        self.keeper.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
 
     def with_config(self, **changes: object) -> Agent:
-        """A copy of this agent with some config values changed (same session)."""
-        return Agent(
+        """A copy of this agent with some config values changed (same session and state)."""
+        agent = Agent(
             self.session,
             self.provider,
             self.tools,
             replace(self.config, **changes),  # type: ignore[arg-type]
             self.clock,
+            summary_provider=self.summary_provider,
         )
+        agent.request_hooks = self.request_hooks
+        agent.keeper.share_state(self.keeper)
+        return agent
+
+
+def _idle_episode_edit(edit: ContextEdit) -> bool:
+    """Edits that mark an idle episode as handled: idle clears and restores."""
+    return isinstance(edit, Restore) or getattr(edit, "reason", "") == "idle"

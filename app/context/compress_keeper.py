@@ -1,0 +1,304 @@
+"""Keeping every request inside the model's window: the engine side of compression.
+
+:class:`ContextKeeper` owns one session's token accounting (tokenizer cache,
+usage calibration, the window) and runs, before each request:
+
+1. the per-result token limit (``truncate.py``) on the view;
+2. auto compression once the estimate reaches the threshold (``compress.py``),
+   under the anti-thrash guard (``compress_plan.py``);
+3. an emergency clear of the oldest tool outputs when the prompt (with a
+   safety margin) would still not fit.
+
+It also learns from a provider's "prompt too long" (the real window and
+size) so the retry is fitted on true numbers. It yields the same events the
+loop does, so front ends show every step.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.context.compress import CompressionJob, Compressor
+from app.context.compress_plan import (
+    SAFETY_MARGIN,
+    Budget,
+    CompressionGuard,
+    CompressionPolicy,
+    clear_result,
+    decide,
+    emergency_target,
+    make_budget,
+    min_head_tokens,
+    plan_emergency_clear,
+)
+from app.context.edits import ClearToolResults
+from app.context.tokens import TokenCounter, UsageCalibration
+from app.context.truncate import ToolOutputLimiter
+from app.context.windows import context_window_for, parse_context_overflow
+from app.core.events import ContextEdited, Event, Notice, RequestFinished
+from app.core.messages import Message, ToolResult
+from app.core.provider import ModelRequest, Provider, ProviderError, Usage
+from app.core.session import Session
+
+log = logging.getLogger("lull.compress")
+
+OVERFLOW_BUMP = 1.25
+RequestFor = Callable[[Sequence[Message]], ModelRequest]
+
+
+@dataclass(frozen=True)
+class KeeperSettings:
+    """The settings the keeper works with (from AgentConfig)."""
+
+    output_dir: Path
+    context_window: int | None = None
+    compression: CompressionPolicy = field(default_factory=CompressionPolicy)
+    tool_output_max_tokens: int = 12000
+    max_output_tokens: int = 8192
+
+
+class ContextKeeper:
+    """Token accounting, truncation, compression and the emergency net for one session.
+
+    ``request_for(messages)`` builds the session's request for a message list
+    (system prompt, tools, thinking): the keeper counts its prefix and derives
+    the summary request from it.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        provider: Provider,
+        request_for: RequestFor,
+        settings: KeeperSettings,
+        clock: Callable[[], float],
+        summary_provider: Provider | None = None,
+    ) -> None:
+        self.session = session
+        self.provider = provider
+        self.summary_provider = summary_provider
+        self.request_for = request_for
+        self.settings = settings
+        self.clock = clock
+        self.counter = TokenCounter(provider.model)
+        self.calibration = UsageCalibration()
+        self.guard = CompressionGuard()
+        self.limiter = ToolOutputLimiter(
+            settings.tool_output_max_tokens, settings.output_dir, self.counter
+        )
+        self.compressor = Compressor(self.counter, clock)
+        self.window_cap: int | None = None
+        self.sent_local = 0
+        self._memo: tuple[tuple[int, int], list[Message], int] | None = None
+
+    # --- accounting -------------------------------------------------------------------------
+
+    @property
+    def context_window(self) -> int:
+        """The model's window in tokens (setting, table, or what the provider said)."""
+        window = context_window_for(self.provider.model, self.settings.context_window)
+        return min(window, self.window_cap) if self.window_cap else window
+
+    def budget(self) -> Budget:
+        """The token budget of the next request."""
+        policy, max_output = self.settings.compression, self.settings.max_output_tokens
+        return make_budget(self.context_window, policy, max_output)
+
+    def model_view(self) -> list[Message]:
+        """The messages the next request sends: the view, oversized tool results truncated."""
+        return list(self._current()[0])
+
+    def _current(self) -> tuple[list[Message], int]:
+        """The model view and its local message tokens, rebuilt only when the session changed.
+
+        Transcript and edits only ever grow, so their lengths identify the view.
+        """
+        key = (len(self.session.transcript), len(self.session.edits))
+        if self._memo is None or self._memo[0] != key:
+            view = self.limiter.apply(self.session.view())
+            self._memo = (key, view, self.counter.messages(view))
+        return self._memo[1], self._memo[2]
+
+    def local_tokens(self, messages: Sequence[Message] | None = None) -> int:
+        """Local token count of a whole request (prefix + ``messages``, default: the view)."""
+        base = self.request_for(())
+        fixed = self.counter.prefix(base.system, base.environment, base.tools)
+        if messages is None:
+            return fixed + self._current()[1]
+        return fixed + self.counter.messages(messages)
+
+    def estimate(self, messages: Sequence[Message] | None = None) -> int:
+        """Estimated prompt tokens of a request, reconciled with reported usage."""
+        return self.calibration.estimate(self.local_tokens(messages))
+
+    def sending(self) -> list[Message]:
+        """The view for the request about to be sent; notes its size for calibration."""
+        self.sent_local = self.local_tokens()
+        return self.model_view()
+
+    def observe(self, usage: Usage) -> None:
+        """Note the usage the provider reported for the request last sent."""
+        self.calibration.observe(usage.prompt_tokens, self.sent_local)
+
+    # --- before a request -------------------------------------------------------------------
+
+    async def fit(self, index: int, *, overflow: bool = False) -> AsyncIterator[Event]:
+        """Compress past the threshold, then clear the oldest outputs if still over."""
+        budget = self.budget()
+        estimate = self.estimate()
+        self.guard.seen(estimate)
+        decision = decide(estimate, budget, self.guard, overflow=overflow)
+        log.debug(
+            "context: ~%d tokens (%d%% of %d): %s",
+            estimate,
+            budget.percent(estimate),
+            budget.window,
+            decision,
+        )
+        if decision == "compress":
+            reason = "overflow" if overflow else "auto"
+            async for event in self.compress(index, reason, None):
+                yield event
+            estimate = self.estimate()
+        if budget.over_limit(estimate):
+            for event in self._emergency_clear(estimate, budget):
+                yield event
+
+    async def compress(self, index: int, reason: str, focus: str | None) -> AsyncIterator[Event]:
+        """One compression attempt (reason "auto", "overflow" or "manual"), with its events."""
+        budget = self.budget()
+        view = self.model_view()
+        estimate = self.estimate(view)
+        keep = budget.keep_tokens
+        if reason == "manual":
+            keep = min(keep, int(self.settings.compression.keep_recent_fraction * estimate))
+        transcript_ids = {m.id for m in self.session.transcript}
+        smallest = 1 if reason == "manual" else min_head_tokens(self.local_tokens(view))
+        plan = self.compressor.plan(
+            view, self.calibration.local_for(keep), transcript_ids, smallest
+        )
+        if plan is None:
+            self.guard.nothing_to_do(estimate)
+            log.info("compression: nothing to compress at ~%d tokens", estimate)
+            if reason == "manual":
+                yield Notice("info", "nothing to compress: the conversation is too short to split")
+            return
+        yield Notice(
+            "info",
+            f"compressing the context (~{estimate:,} tokens, {budget.percent(estimate)}% of the "
+            f"{budget.window:,}-token window)",
+        )
+        attempt = await self.compressor.run(self._job(view, plan.head_tokens, reason, focus), plan)
+        if attempt.usage is not None:
+            self.session.record_response(self.clock(), attempt.usage, attempt.model)
+            self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
+            yield RequestFinished(attempt.usage, index, self.estimate(), budget.window, "summary")
+        if attempt.edit is not None:
+            self.session.add_edit(attempt.edit)
+            self.guard.succeeded(self.estimate(), budget)
+            log.info(attempt.detail)
+            yield ContextEdited(attempt.edit, attempt.detail)
+            return
+        log.warning("compression failed (%s): %s", attempt.status, attempt.detail)
+        yield Notice("warning", f"compression failed: {attempt.detail}; the context is unchanged")
+        if reason != "manual" and self.guard.failed(estimate):
+            yield Notice(
+                "warning",
+                "auto-compression paused after 3 failed attempts in a row; /compact tries again",
+            )
+
+    def _job(
+        self, view: list[Message], head_tokens: int, reason: str, focus: str | None
+    ) -> CompressionJob:
+        """The summary request's setup: which provider, and how big its prompt may be."""
+        budget = self.budget()
+        base = self.request_for(view)
+        provider, other, limit = self.provider, False, budget.input_limit
+        if self.summary_provider is not None:
+            window = context_window_for(self.summary_provider.model)
+            room = window - budget.summary_tokens
+            needed = self.counter.prefix(base.system, base.environment, base.tools) + head_tokens
+            if needed * (1 + SAFETY_MARGIN) * self.calibration.ratio <= room:
+                provider, other, limit = self.summary_provider, True, room
+            else:
+                log.info(
+                    "compression: %s's window (%d) is too small for ~%d tokens; using %s",
+                    self.summary_provider.model,
+                    window,
+                    needed,
+                    self.provider.model,
+                )
+        return CompressionJob(
+            view=view,
+            base=base,
+            provider=provider,
+            input_limit=self.calibration.local_for(int(limit / (1 + SAFETY_MARGIN))),
+            summary_tokens=budget.summary_tokens,
+            estimate=self.estimate,
+            reason=reason,
+            focus=focus,
+            other_model=other,
+        )
+
+    def _emergency_clear(self, estimate: int, budget: Budget) -> list[Event]:
+        """Clear the oldest tool outputs until the prompt fits the window (with a notice)."""
+        excess = math.ceil((estimate - emergency_target(budget)) / self.calibration.ratio)
+        ids, freed = plan_emergency_clear(self.model_view(), excess, self._clear_saving)
+        events: list[Event] = []
+        if ids:
+            edit = ClearToolResults(
+                tuple(ids), reason="emergency", tokens_saved=freed, kept=0, at=self.clock()
+            )
+            self.session.add_edit(edit)
+            line = (
+                f"context over the window: cleared the {len(ids)} oldest tool output(s) "
+                f"(~{freed:,} tokens) so the request fits"
+            )
+            log.warning(line)
+            events.append(ContextEdited(edit, line))
+        after = self.estimate()
+        self.guard.seen(after)
+        if budget.over_limit(after):
+            events.append(
+                Notice(
+                    "warning",
+                    f"the context (~{after:,} tokens) is still over what {self.provider.model} "
+                    f"accepts (~{budget.input_limit:,}); the request may fail. "
+                    "Try /compact, or start a new session",
+                )
+            )
+        return events
+
+    def _clear_saving(self, result: ToolResult) -> int:
+        return self.counter.part(result) - self.counter.part(clear_result(result))
+
+    # --- after a "prompt too long" ----------------------------------------------------------
+
+    def learn_overflow(self, error: ProviderError) -> Notice:
+        """The provider said the prompt is too long: believe it (window and calibration)."""
+        parsed = parse_context_overflow(error.message)
+        if parsed is not None and parsed.limit and parsed.limit < self.context_window:
+            self.window_cap = parsed.limit
+        estimate = self.calibration.estimate(self.sent_local)
+        told = parsed.tokens if parsed is not None and parsed.tokens else 0
+        actual = told or math.ceil(estimate * OVERFLOW_BUMP)
+        self.calibration.observe(max(actual, self.context_window + 1), self.sent_local)
+        log.warning("prompt too long (estimated ~%d tokens): %s", estimate, error.message)
+        return Notice(
+            "warning",
+            f"the provider says the prompt is too long (lull estimated ~{estimate:,} tokens of a "
+            f"{self.context_window:,}-token window; set model.contextWindow if the model's window "
+            "is smaller); compressing and retrying once",
+        )
+
+    def share_state(self, other: ContextKeeper) -> None:
+        """Continue ``other``'s accounting (calibration, guard, learned window)."""
+        self.calibration, self.guard, self.window_cap = (
+            other.calibration,
+            other.guard,
+            other.window_cap,
+        )

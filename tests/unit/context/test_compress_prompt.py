@@ -1,0 +1,53 @@
+"""The summary instruction and cleaning of the model's summary."""
+
+from __future__ import annotations
+
+from app.context.compress_prompt import (
+    SECTIONS,
+    SUMMARY_MARKER,
+    clean_summary,
+    summary_instruction,
+    summary_messages,
+)
+from app.core.messages import Text
+from tests.unit.context.builders import assistant, tool_step, user
+
+
+def test_the_instruction_asks_for_every_section_and_no_tools() -> None:
+    text = summary_instruction(2000)
+    assert text.startswith(SUMMARY_MARKER)
+    for name in SECTIONS:
+        assert f"## {name}" in text
+    assert "Do NOT call any tools" in text
+    assert "under about 1200 words" in text
+    assert "Goal" in SECTIONS and "Next step" in SECTIONS
+
+
+def test_a_focus_is_passed_on() -> None:
+    assert "focus the summary on: the parser bug" in summary_instruction(500, " the parser bug ")
+    assert "focus the summary" not in summary_instruction(500, "  ")
+
+
+def test_the_instruction_follows_an_answered_turn_as_a_new_user_message() -> None:
+    head = [user("hi"), assistant(Text("hello"))]
+    messages = summary_messages(head, "SUMMARISE")
+    assert [m.role for m in messages] == ["user", "assistant", "user"]
+    assert messages[-1].text == "SUMMARISE"
+    assert messages[:2] == head
+
+
+def test_the_instruction_joins_trailing_tool_results_so_roles_alternate() -> None:
+    head = [user("go"), *tool_step("c1")]
+    messages = summary_messages(head, "SUMMARISE")
+    assert [m.role for m in messages] == ["user", "assistant", "user"]
+    last = messages[-1]
+    assert last.tool_results == head[-1].tool_results
+    assert last.text == "SUMMARISE"
+    assert head[-1].text == ""  # the caller's head is not changed
+
+
+def test_clean_summary_drops_scratchpads_and_wrappers() -> None:
+    raw = "<analysis>thinking aloud</analysis>\n<summary>\n## Goal\nship it\n</summary>\n"
+    assert clean_summary(raw) == "## Goal\nship it"
+    assert clean_summary("   \n ") == ""
+    assert clean_summary("## Goal\nx") == "## Goal\nx"

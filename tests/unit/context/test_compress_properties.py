@@ -1,0 +1,161 @@
+"""Property test: for random histories and budgets, the compressed view is a valid request
+that fits (or everything that could be cleared is cleared)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from app.context.compress_plan import (
+    CompressionGuard,
+    CompressionPolicy,
+    clear_result,
+    decide,
+    emergency_target,
+    make_budget,
+    min_head_tokens,
+    plan_emergency_clear,
+    plan_split,
+    split_points,
+)
+from app.context.edits import ClearToolResults, ContextEdit, Summary
+from app.context.estimate import estimate_message_tokens, estimate_part_tokens, estimate_tokens
+from app.context.view import SUMMARY_PREFIX, build_view
+from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
+
+CONTENT = st.integers(0, 3000).map(lambda n: ("output line\n" * 300)[:n])
+SHORT = st.sampled_from(["do it", "now the tests", "and fix the bug please", "ok"])
+
+
+@st.composite
+def tool_step(draw: st.DrawFn, ids: itertools.count[int]) -> list[Message]:
+    """An assistant message with 1-3 calls and their results, batched or one per message."""
+    calls = [
+        ToolCall(f"call_{next(ids)}", draw(st.sampled_from(["read_file", "grep_search"])), {})
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    parts = [Thinking("hmm", "sig")] if draw(st.booleans()) else []
+    messages = [Message("assistant", (*parts, *calls), origin="model", provider="anthropic")]
+    answers = [
+        ToolResult(c.id, c.name, draw(CONTENT), is_error=draw(st.integers(0, 5)) == 0)
+        for c in calls
+    ]
+    if draw(st.booleans()):
+        messages.append(Message("user", tuple(answers), origin="tool"))
+    else:
+        messages += [Message("user", (a,), origin="tool") for a in answers]
+    return messages
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Message]:
+    """User turns with tool loops; the last turn may still be inside its loop."""
+    ids = itertools.count()
+    history: list[Message] = []
+    for _ in range(draw(st.integers(1, 6))):
+        history.append(Message("user", (Text(draw(SHORT)),)))
+        for _ in range(draw(st.integers(0, 5))):
+            history += draw(tool_step(ids))
+        if draw(st.booleans()):
+            history.append(Message("assistant", (Text("done: " + draw(SHORT)),), origin="model"))
+    return history
+
+
+def tokens(view: Sequence[Message]) -> int:
+    """Size of a view (the estimate stands in for the tokenizer here)."""
+    return sum(estimate_message_tokens(m) for m in view)
+
+
+def assert_valid_request(view: Sequence[Message]) -> None:
+    """What strict APIs demand: starts with a user message, no empty message, and every
+    call answered exactly once by the user messages right after it (nothing else)."""
+    assert view and view[0].role == "user"
+    assert all(m.parts for m in view)
+    answered: set[str] = set()
+    for index, message in enumerate(view):
+        if message.role != "assistant" or not message.tool_calls:
+            continue
+        following: list[str] = []
+        for later in view[index + 1 :]:
+            if later.role != "user":
+                break
+            following += [r.call_id for r in later.tool_results]
+        assert sorted(following) == sorted(c.id for c in message.tool_calls)
+        answered.update(following)
+    assert sorted(answered) == sorted(r.call_id for m in view for r in m.tool_results)
+
+
+def earlier_summary(history: list[Message], draw: st.DrawFn) -> list[ContextEdit]:
+    """Sometimes an earlier compression is already in force."""
+    points = split_points(history)
+    if not points or not draw(st.booleans()):
+        return []
+    split = draw(st.sampled_from(points))
+    return [Summary(through_id=history[split - 1].id, text="earlier summary " * 20)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    history=histories(),
+    window=st.integers(300, 20_000),
+    threshold=st.floats(0.3, 1.0),
+    keep=st.floats(0.05, 0.9),
+    max_output=st.integers(64, 8192),
+    fixed=st.integers(0, 200),
+    data=st.data(),
+)
+def test_compressed_view_is_valid_and_fits(
+    history: list[Message],
+    window: int,
+    threshold: float,
+    keep: float,
+    max_output: int,
+    fixed: int,
+    data: st.DataObject,
+) -> None:
+    edits = earlier_summary(history, data.draw)
+    view = build_view(history, edits)
+    assert_valid_request(view)
+    budget = make_budget(window, CompressionPolicy(threshold, keep), max_output)
+    before = fixed + tokens(view)
+    if decide(before, budget, CompressionGuard(), overflow=False) == "none":
+        return
+    sizes = [estimate_message_tokens(m) for m in view]
+    ids = {m.id for m in history}
+    split = plan_split(
+        view, sizes, budget.keep_tokens, transcript_ids=ids, min_head_tokens=min_head_tokens(before)
+    )
+    if split is not None:
+        head_tokens = sum(sizes[:split])
+        summary = "s" * 4 * min(max(head_tokens // 2, 1), budget.summary_tokens)
+        if estimate_tokens(SUMMARY_PREFIX + summary) < head_tokens:  # else: rejected
+            edits.append(Summary(through_id=view[split - 1].id, text=summary))
+            compressed = build_view(history, edits)
+            assert_valid_request(compressed)
+            tail = view[split:]
+            kept = [m.id for m in compressed]
+            assert kept[len(kept) - len(tail) + 1 :] == [m.id for m in tail[1:]]  # verbatim
+            assert len(kept) in (len(tail), len(tail) + 1)
+            kept_at_user = [i for i in split_points(view, ids) if view[i].is_user_prompt]
+            if any(sum(sizes[i:]) <= budget.keep_tokens for i in kept_at_user):
+                assert sum(sizes[split:]) <= budget.keep_tokens  # the tail respects the budget
+            view = compressed
+            event("compressed")
+    estimate = fixed + tokens(view)
+    if budget.over_limit(estimate):
+        excess = estimate - emergency_target(budget)
+        saving = lambda r: estimate_part_tokens(r) - estimate_part_tokens(clear_result(r))  # noqa: E731
+        call_ids, _ = plan_emergency_clear(view, excess, saving)
+        edits.append(ClearToolResults(tuple(call_ids), reason="emergency"))
+        view = build_view(history, edits)
+        event("emergency clear")
+        assert_valid_request(view)
+        estimate = fixed + tokens(view)
+        everything_cleared = all(
+            r.content == CLEARED_TOOL_RESULT or saving(r) <= 0 for m in view for r in m.tool_results
+        )
+        assert not budget.over_limit(estimate) or everything_cleared
+    assert estimate <= before  # never larger than what it replaced

@@ -1,0 +1,181 @@
+"""Token counting: offline-safe encodings, per-message caching, usage calibration."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.context.tokens import (
+    CHAR_ESTIMATE,
+    OFFLINE_ENCODING,
+    TokenCounter,
+    UsageCalibration,
+    encoding_name_for,
+    get_tokenizer,
+    tiktoken_cache_file,
+)
+from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
+from app.core.provider import ToolSpec
+
+O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+
+
+@pytest.fixture(autouse=True)
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty tiktoken cache (as on a fresh machine) and no network at all."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken-cache"))
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("token counting tried to use the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """Tokenizers loaded anew in this test (and again afterwards)."""
+    get_tokenizer.cache_clear()
+    yield
+    get_tokenizer.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding"),
+    [
+        ("gpt-4o", "o200k_base"),
+        ("gpt-5.5", "o200k_base"),
+        ("o3-mini", "o200k_base"),
+        ("gpt-4", "cl100k_base"),
+        ("claude-sonnet-4-5", "cl100k_base"),
+        ("deepseek-chat", "cl100k_base"),
+        ("qwen3-coder:30b", "cl100k_base"),
+    ],
+)
+def test_encoding_per_model_family(model: str, encoding: str) -> None:
+    assert encoding_name_for(model) == encoding
+
+
+@pytest.mark.usefixtures("fresh")
+def test_missing_o200k_falls_back_to_the_bundled_encoding_fast_and_offline(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    caplog.set_level("DEBUG", logger="lull.tokens")
+    started = time.monotonic()
+    tokenizer = get_tokenizer("o200k_base")
+    assert time.monotonic() - started < 5  # no download attempt, no network timeout
+    assert tokenizer.name == OFFLINE_ENCODING and tokenizer.exact
+    assert tokenizer.count("hello world") == 2
+    lines = [r.getMessage() for r in caplog.records if "o200k_base" in r.getMessage()]
+    assert len(lines) == 1 and "never downloads" in lines[0]
+    get_tokenizer("o200k_base")
+    assert len([r for r in caplog.records if "o200k_base" in r.getMessage()]) == 1
+    assert not (tmp_path / "tiktoken-cache").exists()  # nothing fetched, nothing written
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_corrupt_cached_file_is_not_used(tmp_path: Path) -> None:
+    path = tiktoken_cache_file(O200K_URL)
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a bpe file")
+    assert get_tokenizer("o200k_base").name == OFFLINE_ENCODING
+    assert path.read_bytes() == b"not a bpe file"  # left alone, nothing fetched
+
+
+@pytest.mark.usefixtures("fresh")
+def test_disabled_tiktoken_cache_never_fetches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    assert tiktoken_cache_file(O200K_URL) is None
+    assert get_tokenizer("o200k_base").name == OFFLINE_ENCODING
+
+
+@pytest.mark.usefixtures("fresh")
+def test_an_unwritable_cache_dir_does_not_matter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(blocker / "cache"))  # cannot be created
+    tokenizer = get_tokenizer("cl100k_base")
+    assert tokenizer.name == OFFLINE_ENCODING and tokenizer.count("hello world") == 2
+
+
+@pytest.mark.usefixtures("fresh")
+def test_without_tiktoken_counting_estimates_characters(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG", logger="lull.tokens")
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    tokenizer = get_tokenizer("cl100k_base")
+    assert tokenizer.name == CHAR_ESTIMATE and not tokenizer.exact
+    assert tokenizer.count("x" * 10) == 3
+    assert any("estimating characters/4" in r.getMessage() for r in caplog.records)
+
+
+def test_huge_text_counts_quickly() -> None:
+    tokenizer = get_tokenizer("cl100k_base")
+    tokenizer.count("warm up")
+    started = time.perf_counter()
+    count = tokenizer.count("a" * 300_000)  # one unbroken run: slow for BPE without slicing
+    assert time.perf_counter() - started < 5
+    assert count > 1000
+
+
+def _message(text: str, msg_id: str = "m1") -> Message:
+    return Message("user", (Text(text),), id=msg_id)
+
+
+def test_message_counts_are_cached_and_follow_view_replacements() -> None:
+    counter = TokenCounter("claude-sonnet-4-5")
+    result = ToolResult("c1", "read_file", "word " * 400)
+    original = Message("user", (result,), id="m1", origin="tool")
+    full = counter.message(original)
+    assert full > 400
+    cleared = original.replace_parts(
+        (ToolResult("c1", "read_file", CLEARED_TOOL_RESULT, cleared=True),)
+    )
+    assert counter.message(cleared) < 30  # same id, new content: recounted
+    assert counter.message(original) == full  # and back
+    rebuilt = original.replace_parts((ToolResult("c1", "read_file", "word " * 400),))
+    assert counter.message(rebuilt) == full  # equal content under the same id: a hit
+
+
+def test_a_long_history_costs_little_per_request() -> None:
+    counter = TokenCounter("gpt-4o")
+    history = [_message(f"message {i} " + "lorem ipsum " * 30, f"m{i}") for i in range(1000)]
+    first = counter.messages(history)
+    started = time.perf_counter()
+    for _ in range(10):
+        assert counter.messages(history) == first
+    per_request_ms = (time.perf_counter() - started) * 100
+    assert per_request_ms < 20  # cached: a dict lookup per message (target well under 2 ms)
+
+
+def test_tool_calls_results_and_tools_are_counted() -> None:
+    counter = TokenCounter("claude-sonnet-4-5")
+    call = Message("assistant", (ToolCall("c1", "read_file", {"path": "src/app.py"}),), id="a")
+    assert counter.message(call) > 8
+    spec = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {}})
+    assert counter.tools([spec]) > counter.text("Read a file.")
+    assert counter.prefix("You are lull.", "", [spec]) > counter.tools([spec])
+
+
+def test_calibration_uses_the_reported_size_plus_what_changed() -> None:
+    calibration = UsageCalibration()
+    assert calibration.estimate(1000) == 1000  # nothing reported yet
+    calibration.observe(reported=1200, local=1000)
+    assert calibration.ratio == pytest.approx(1.2)
+    assert calibration.estimate(1000) == 1200
+    assert calibration.estimate(1500) == 1800  # + 500 local tokens added, scaled
+    assert calibration.estimate(400) == 480  # an edit removed content: the estimate drops
+    calibration.observe(reported=0, local=500)  # no usage reported: ignored
+    assert calibration.ratio == pytest.approx(1.2)
+    calibration.observe(reported=100_000, local=10)
+    assert calibration.ratio == UsageCalibration.MAX_RATIO
+    assert calibration.local_for(3000) == 1000
