@@ -1,0 +1,48 @@
+"""/cost: the session's tokens by kind, the cache hit ratio and the money spent."""
+
+from __future__ import annotations
+
+from app.commands.base import CommandContext, CommandResult, hint, session_cost
+from app.core.provider import Usage
+
+
+def cache_hit_ratio(usage: Usage) -> float | None:
+    """cache_read / (input + cache_read + cache_write), or None before any prompt."""
+    whole = usage.input + usage.cache_read + usage.cache_write
+    return usage.cache_read / whole if whole else None
+
+
+def format_cost(cost: float | None) -> str:
+    """Dollars with enough digits for small sums; "price unknown" for None."""
+    if cost is None:
+        return "price unknown"
+    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"
+
+
+def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
+    """/cost: usage summed over every request of this session."""
+    if arg.strip():
+        return hint(f"/cost takes no argument (got {arg.strip()!r})")
+    session = ctx.agent.session
+    usage = session.usage
+    ratio = cache_hit_ratio(usage)
+    lines = [
+        f"tokens: input {usage.input:,} · cache read {usage.cache_read:,} · "
+        f"cache write {usage.cache_write:,}{_one_hour(usage)} · output {usage.output:,}"
+        + (f" (reasoning {usage.reasoning:,})" if usage.reasoning else ""),
+        "cache hit ratio: "
+        + (f"{100 * ratio:.1f}% (cache read / whole prompt)" if ratio is not None else "n/a"),
+        f"requests: {session.record.num_requests}",
+    ]
+    cost = session_cost(ctx)
+    if cost is None:
+        lines.append(f"cost: price unknown for {ctx.model}")
+    else:
+        lines.append(f"cost: {format_cost(cost)} at {ctx.model} prices")
+    return CommandResult(tuple(lines))
+
+
+def _one_hour(usage: Usage) -> str:
+    """The one-hour part of cache writes, when the provider reports one."""
+    tokens = int(getattr(usage, "cache_write_1h", 0))
+    return f" (1h: {tokens:,})" if tokens else ""

@@ -1,0 +1,187 @@
+"""/context (what the model sees, as a token breakdown), /context restore and /compact."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from app.commands.base import (
+    CommandContext,
+    CommandResult,
+    context_window,
+    hint,
+    say,
+)
+from app.context.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.context.estimate import estimate_part_tokens, estimate_tokens
+from app.context.view import active_edits
+from app.core.events import ContextEdited
+from app.core.loop import Agent
+from app.core.messages import Thinking, ToolResult
+
+BAR_WIDTH = 40
+CATEGORIES = (
+    ("system", "█", "system prompt"),
+    ("tools", "▓", "tools"),
+    ("messages", "▒", "messages"),
+    ("tool_results", "░", "tool results"),
+    ("thinking", "▞", "thinking"),
+)
+FREE_GLYPH = "·"
+MAX_BREAKS = 5
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Estimated tokens of the next prompt, by kind, and the model's context window."""
+
+    system: int
+    tools: int
+    messages: int
+    tool_results: int
+    thinking: int
+    window: int
+
+    @property
+    def total(self) -> int:
+        """The whole prompt."""
+        return self.system + self.tools + self.messages + self.tool_results + self.thinking
+
+    def share(self, tokens: int) -> float:
+        """``tokens`` as a percentage of the window."""
+        return 100.0 * tokens / self.window if self.window > 0 else 0.0
+
+
+def context_breakdown(agent: Agent, window: int) -> Breakdown:
+    """Estimate each part of the prompt the next request would send."""
+    system = estimate_tokens(agent.config.system) + estimate_tokens(agent.config.environment)
+    tools = sum(
+        estimate_tokens(
+            json.dumps(
+                {"name": s.name, "description": s.description, "parameters": s.parameters},
+                sort_keys=True,
+                ensure_ascii=False,
+            )
+        )
+        for s in agent.tools.specs()
+    )
+    messages = results = thinking = 0
+    for message in agent.session.view():
+        for part in message.parts:
+            tokens = estimate_part_tokens(part)
+            if isinstance(part, ToolResult):
+                results += tokens
+            elif isinstance(part, Thinking):
+                thinking += tokens
+            else:
+                messages += tokens
+    return Breakdown(system, tools, messages, results, thinking, window)
+
+
+def context_bar(breakdown: Breakdown, width: int = BAR_WIDTH) -> str:
+    """The breakdown as a bar of ``width`` cells, one glyph per kind, free space dotted."""
+    cells: list[str] = []
+    for key, glyph, _ in CATEGORIES:
+        tokens = getattr(breakdown, key)
+        if tokens <= 0 or breakdown.window <= 0:
+            continue
+        count = max(1, round(width * tokens / breakdown.window))
+        cells.extend(glyph * count)
+    cells = cells[:width]
+    return "[" + "".join(cells) + FREE_GLYPH * (width - len(cells)) + "]"
+
+
+def describe(edit: ContextEdit) -> str:
+    """One line saying what an edit changed."""
+    if isinstance(edit, ClearToolResults):
+        return (
+            f"cleared {len(edit.call_ids)} tool results (~{edit.tokens_saved:,} tokens, "
+            f"{edit.reason}, gap {edit.gap_minutes:.1f} min)"
+        )
+    if isinstance(edit, ClearThinking):
+        return (
+            f"cleared thinking from {len(edit.message_ids)} messages "
+            f"(~{edit.tokens_saved:,} tokens, {edit.reason})"
+        )
+    if isinstance(edit, Summary):
+        return (
+            f"summary ({edit.reason}) replaced earlier messages "
+            f"(~{edit.tokens_before:,} -> ~{edit.tokens_after:,} tokens)"
+        )
+    return f"restored {len(edit.edit_ids)} edits"
+
+
+def context_report(ctx: CommandContext, arg: str) -> CommandResult:
+    """/context: the breakdown as a bar and a table, then the edits in force."""
+    argument = arg.strip()
+    if argument == "restore":
+        return restore(ctx.agent)
+    if argument:
+        return hint(f"unknown /context argument {argument!r}; try /context or /context restore")
+    agent = ctx.agent
+    breakdown = context_breakdown(agent, context_window(ctx))
+    lines = [
+        f"context: ~{breakdown.total:,} of {breakdown.window:,} tokens "
+        f"({breakdown.share(breakdown.total):.1f}%) · {ctx.model}",
+        context_bar(breakdown),
+    ]
+    for key, glyph, label in CATEGORIES:
+        tokens = getattr(breakdown, key)
+        lines.append(f"  {glyph} {label:<14}{tokens:>10,}  {breakdown.share(tokens):5.1f}%")
+    free = max(0, breakdown.window - breakdown.total)
+    lines.append(f"  {FREE_GLYPH} {'free':<14}{free:>10,}  {breakdown.share(free):5.1f}%")
+    view, transcript = len(agent.session.view()), len(agent.session.transcript)
+    lines.append(f"view: {view} messages (transcript: {transcript}, all kept on disk)")
+    live = active_edits(agent.session.edits)
+    if not live:
+        lines.append("no context edits: the model sees the whole transcript")
+    else:
+        lines.append("context edits in force (/context restore brings cleared content back):")
+        lines.extend("  " + describe(edit) for edit in live)
+    lines.extend(cache_break_lines(agent))
+    return CommandResult(tuple(lines))
+
+
+def cache_break_lines(agent: Agent) -> list[str]:
+    """What the cache-break detector (if attached) saw: the latest prefix changes."""
+    try:
+        from app.context.cachebreak import find_detector
+    except ImportError:
+        return []
+    detector = find_detector(agent.request_hooks)
+    if detector is None or detector.requests < 2:
+        return []
+    if not detector.breaks:
+        return [f"prompt cache: no prefix change in {detector.requests} requests"]
+    unexpected = len(detector.unexpected)
+    lines = [
+        f"prompt cache: {len(detector.breaks)} prefix change(s) in {detector.requests} "
+        f"requests, {unexpected} unexpected (latest first):"
+    ]
+    lines.extend("  " + b.describe() for b in reversed(detector.breaks[-MAX_BREAKS:]))
+    return lines
+
+
+def restore(agent: Agent) -> CommandResult:
+    """/context restore: undo every clearing edit in force (summaries stay)."""
+    clears = [
+        e
+        for e in active_edits(agent.session.edits)
+        if isinstance(e, ClearToolResults | ClearThinking)
+    ]
+    if not clears:
+        return say("nothing to restore: no tool results or thinking are cleared")
+    edit = Restore(tuple(e.id for e in clears), at=agent.clock())
+    agent.session.add_edit(edit)
+    line = f"restored {len(clears)} cleared edit(s); the next request sends the original content"
+    return CommandResult((line,), (ContextEdited(edit, line),))
+
+
+def compact(ctx: CommandContext, arg: str) -> CommandResult:
+    """/compact [focus]: summarise older messages now; the front end drives the stream."""
+    method = getattr(ctx.agent, "compact", None)
+    if method is None:
+        return hint("/compact is not available in this build (no compression engine)")
+    focus = arg.strip() or None
+    lines = (f"compacting the conversation (focus: {focus})",) if focus else ("compacting…",)
+    return CommandResult(lines, stream=method(focus))

@@ -1,0 +1,78 @@
+"""Line mode (``lull --plain``): a prompt-toolkit chat that prints to the terminal's scrollback.
+
+``run_line`` builds the runtime, then reads messages with history, multi-line
+input (Enter sends; Esc+Enter or Ctrl+J adds a newline) and completion of
+``/`` commands and ``@paths``; answers stream to scrollback (settled markdown
+printed once, a short live tail). When stdin or stdout is not a terminal it
+reads plain lines instead. It never imports Textual. ``app.cli`` imports this
+package only after the arguments are parsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from app.cli import VERSION
+from app.ui.history import History
+from app.ui.line.approve import TerminalApprover
+from app.ui.line.chat import LineChat, Reader
+from app.ui.line.launch import open_line_runtime
+from app.ui.line.render import EventPrinter
+from app.ui.line.status import banner_lines, recap_lines
+
+__all__ = ["run_line"]
+
+EXIT_INTERRUPTED = 130
+
+
+def run_line(args: argparse.Namespace, workspace: Path) -> int:
+    """Run the interactive line-mode chat until the user quits; returns the exit code."""
+    try:
+        runtime, code = open_line_runtime(args, workspace)
+    except KeyboardInterrupt:  # Ctrl+C while the SDK loads: leave quietly
+        return EXIT_INTERRUPTED
+    if runtime is None:
+        return code
+    printer = EventPrinter(Console(highlight=False))
+    chat = LineChat(runtime, _reader(workspace, lambda: chat.status), printer, workspace)
+    runtime.agent.set_approver(TerminalApprover(chat.reader.ask, printer))
+    for number, line in enumerate(banner_lines(runtime, VERSION)):
+        printer.line(line, "bold" if number == 0 else "dim")
+    if runtime.resumed:
+        for line in recap_lines(runtime.agent.session):
+            printer.line(line, "dim")
+    try:
+        asyncio.run(_chat(chat))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
+    finally:
+        printer.end_stream()
+        runtime.agent.session.close()
+        printer.line(f"resume with: lull --resume {runtime.agent.session.id}")
+    return 0
+
+
+async def _chat(chat: LineChat) -> None:
+    try:
+        await chat.run()
+    finally:
+        with contextlib.suppress(Exception):  # closing must not hide how the chat ended
+            await chat.agent.provider.aclose()
+
+
+def _reader(workspace: Path, toolbar: Callable[[], str]) -> Reader:
+    """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs)."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from app.ui.line.terminal import PromptInput
+
+        return PromptInput(workspace, History(), toolbar)
+    from app.ui.line.terminal import PlainInput
+
+    return PlainInput()

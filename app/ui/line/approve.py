@@ -1,0 +1,54 @@
+"""Approvals in the line mode: a y/n/a question before a tool call that needs one."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from app.core.approvals import Approval
+from app.core.messages import ToolCall
+from app.ui.line.render import EventPrinter
+
+QUESTION = "Allow {name}({summary})? [y]es / [n]o (or type why not) / [a]lways this session: "
+DENY_PREFIXES = ("no", "n")
+
+
+def parse_answer(answer: str) -> Approval:
+    """The approval an answer stands for; any other text is a denial with that reason.
+
+    ``y``/``yes`` allow once, ``a``/``always`` allow the tool for the session,
+    empty, ``n`` or ``no`` deny; ``n, use X`` or ``no: not now`` deny with the
+    text after the prefix as the reason the model sees.
+    """
+    text = answer.strip()
+    word = text.lower()
+    if word in ("y", "yes"):
+        return Approval("allow")
+    if word in ("a", "always"):
+        return Approval("allow_always")
+    if word in ("", "n", "no"):
+        return Approval("deny")
+    for prefix in DENY_PREFIXES:
+        if word.startswith(prefix) and word[len(prefix)] in " ,:;-":
+            reason = text[len(prefix) :].strip(" ,:;-")
+            return Approval("deny", reason or None)
+    return Approval("deny", text)
+
+
+class TerminalApprover:
+    """Asks on the terminal; Ctrl+C at the question interrupts the whole turn."""
+
+    def __init__(self, ask: Callable[[str], Awaitable[str]], printer: EventPrinter) -> None:
+        self._ask = ask
+        self._printer = printer
+
+    async def ask(self, call: ToolCall, summary: str) -> Approval:
+        """Ask whether ``call`` may run."""
+        self._printer.end_stream()
+        try:
+            answer = await self._ask(QUESTION.format(name=call.name, summary=summary))
+        except EOFError:
+            return Approval("deny")
+        except KeyboardInterrupt:
+            raise asyncio.CancelledError from None  # the turn stops; the engine closes calls
+        return parse_answer(answer)

@@ -1,0 +1,185 @@
+"""The line-mode conversation loop: read, run a command or a turn, print, repeat.
+
+Ctrl+C while a turn runs cancels it (the engine gives unfinished tool calls a
+"cancelled" result, so the session stays valid); Ctrl+C at the prompt clears
+the input; Ctrl+D (end of input) quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import signal
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from app.commands import CommandResult, SessionChoice, resume_session, run_command
+from app.core.events import Event
+from app.core.loop import Agent
+from app.runtime import Runtime
+from app.ui.line.mentions import expand_mentions
+from app.ui.line.render import EventPrinter
+from app.ui.line.status import recap_lines, status_line, turn_summary
+
+log = logging.getLogger("lull.line")
+
+PROMPT = "> "
+PICK_QUESTION = "resume which? number or id (Enter cancels): "
+COMMAND = re.compile(r"^/([A-Za-z][\w-]*)?(\s|$)")
+
+
+class Reader(Protocol):
+    """Where the line mode reads from (a terminal prompt, a pipe, a test script)."""
+
+    async def read(self, prompt: str) -> str:
+        """One message; EOFError ends the chat, KeyboardInterrupt drops the input."""
+        ...
+
+    async def ask(self, question: str) -> str:
+        """A one-line answer to a question (approval, picker)."""
+        ...
+
+
+def is_command(text: str) -> bool:
+    """True for ``/name ...`` (a path such as ``/usr/bin is broken`` is a message)."""
+    return COMMAND.match(text.strip()) is not None
+
+
+class LineChat:
+    """One interactive line-mode chat over a runtime."""
+
+    def __init__(
+        self, runtime: Runtime, reader: Reader, printer: EventPrinter, workspace: Path
+    ) -> None:
+        self.runtime = runtime
+        self.reader = reader
+        self.printer = printer
+        self.workspace = workspace
+        self.status = ""
+        self._turn: asyncio.Task[None] | None = None
+        self._main: asyncio.Task[object] | None = None
+        self._interrupted = False
+
+    @property
+    def agent(self) -> Agent:
+        """The agent (the runtime may switch its session or provider)."""
+        return self.runtime.agent
+
+    async def run(self) -> None:
+        """Chat until the user quits; Ctrl+C interrupts a running turn."""
+        self._main = asyncio.current_task()
+        with _on_sigint(self.interrupt):
+            while await self.step():
+                pass
+
+    async def step(self) -> bool:
+        """Read one input and act on it; False when the user quits."""
+        self.status = status_line(self.runtime)
+        try:
+            text = await self.reader.read(PROMPT)
+        except KeyboardInterrupt:
+            self.printer.note("Ctrl+D or /quit leaves lull")
+            return True
+        except EOFError:
+            return False
+        if not text.strip():
+            return True
+        if is_command(text):
+            return await self.command(text)
+        await self.send(text)
+        return True
+
+    async def command(self, text: str) -> bool:
+        """Run a slash command; False when it asks to quit."""
+        result = run_command(self.runtime, text)
+        await self.show(result)
+        return not result.quit
+
+    async def show(self, result: CommandResult) -> None:
+        """Render a command result generically (lines, events, picker, stream, redraw)."""
+        self.printer.lines(result.lines, error=result.error)
+        for event in result.events:
+            self.printer.render(event)
+        if result.sessions:
+            await self.pick(result.sessions)
+        if result.stream is not None:
+            await self.drive(result.stream)
+        if result.session_changed:
+            for line in recap_lines(self.agent.session):
+                self.printer.line(line, "dim")
+
+    async def pick(self, choices: tuple[SessionChoice, ...]) -> None:
+        """Ask which listed session to resume (a number or an id prefix)."""
+        try:
+            answer = (await self.reader.ask(PICK_QUESTION)).strip()
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if not answer:
+            self.printer.note("resume cancelled")
+            return
+        chosen = answer
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            chosen = choices[int(answer) - 1].id
+        await self.show(resume_session(self.runtime, chosen))
+
+    async def send(self, text: str) -> None:
+        """Send a message (with the files it mentions) as one turn."""
+        expanded = expand_mentions(text, self.workspace)
+        for note in expanded.notes:
+            self.printer.note(note)
+        await self.drive(self.agent.run_turn(expanded.prompt))
+        if self.printer.turn_requests:
+            self.printer.note(turn_summary(self.runtime, self.printer))
+
+    async def drive(self, events: AsyncIterator[Event]) -> None:
+        """Print a stream of events until it ends or the user interrupts it."""
+        self._interrupted = False
+        task = asyncio.create_task(self._consume(events))
+        self._turn = task
+        try:
+            await asyncio.wait({task})
+        finally:
+            self._turn = None
+        if task.cancelled() or self._interrupted:
+            self.printer.interrupted()
+            return
+        error = task.exception()
+        if error is not None:
+            log.error("turn crashed", exc_info=error)
+            self.printer.error(f"{type(error).__name__}: {error} (details in the debug log)")
+
+    async def _consume(self, events: AsyncIterator[Event]) -> None:
+        try:
+            async for event in events:
+                self.printer.render(event)
+        finally:
+            closer = getattr(events, "aclose", None)
+            if closer is not None:
+                await closer()
+        self.printer.end_stream()
+
+    def interrupt(self) -> None:
+        """Ctrl+C: cancel the running turn; with none running, leave lull."""
+        if self._turn is not None and not self._turn.done():
+            self._interrupted = True
+            self._turn.cancel()
+        elif self._main is not None and not self._main.done():
+            self._main.cancel()
+
+
+@contextmanager
+def _on_sigint(handler: Callable[[], None]) -> Iterator[None]:
+    """Route SIGINT to ``handler`` while the chat runs (main thread only)."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, handler)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)

@@ -1,0 +1,142 @@
+"""Engine events as scrollback lines: streamed answers, tool blocks, notices, errors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from app.core.events import (
+    AssistantText,
+    AssistantThinking,
+    ContextEdited,
+    Event,
+    Notice,
+    RequestFinished,
+    ToolFinished,
+    ToolStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from app.core.provider import Usage
+from app.ui.line.stream import StreamView
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+DIFF_LINES = 30
+RESULT_WIDTH = 100
+STOP_NOTES = {
+    "max_tokens": "the answer stopped at the output token limit (model.maxOutputTokens)",
+    "length": "the answer stopped at the output token limit (model.maxOutputTokens)",
+}
+
+
+class EventPrinter:
+    """Prints engine events to a rich console, one stream at a time."""
+
+    def __init__(self, console: Console, clock: Callable[[], float] = time.monotonic) -> None:
+        self.console = console
+        self._clock = clock
+        self._stream: StreamView | None = None
+        self._streaming: type | None = None
+        self.turn_usage = Usage()
+        self.turn_requests = 0
+        self.context_tokens: int | None = None
+
+    # --- plain lines ------------------------------------------------------------------
+
+    def line(self, text: str, style: str = "") -> None:
+        """One line of literal text (no markup is interpreted)."""
+        from rich.text import Text
+
+        self.end_stream()
+        self.console.print(Text(text, style=style), soft_wrap=True)
+
+    def note(self, text: str) -> None:
+        """A one-line dim notice (context edits, engine notices, hints)."""
+        self.line(f"· {text}", "dim")
+
+    def error(self, text: str) -> None:
+        """A one-line error."""
+        self.line(f"error: {text}", "bold red")
+
+    def lines(self, lines: Iterable[str], *, error: bool = False) -> None:
+        """Lines a command produced (a hint about bad input is shown in yellow)."""
+        for text in lines:
+            self.line(text, "yellow" if error else "")
+
+    # --- events -----------------------------------------------------------------------
+
+    def render(self, event: Event) -> None:
+        """Print one engine event."""
+        if isinstance(event, AssistantText):
+            self._feed(AssistantText, event.text, markdown=True, style="")
+        elif isinstance(event, AssistantThinking):
+            self._feed(AssistantThinking, event.text, markdown=False, style="dim italic")
+        elif isinstance(event, TurnStarted):
+            self.turn_usage, self.turn_requests = Usage(), 0
+        elif isinstance(event, RequestFinished):
+            self.end_stream()
+            self.turn_usage = self.turn_usage + event.usage
+            self.turn_requests += 1
+            self.context_tokens = event.context_tokens
+        elif isinstance(event, ToolStarted):
+            self.line(f"⏺ {event.call.name}({event.summary})", "bold")
+        elif isinstance(event, ToolFinished):
+            self._tool_finished(event)
+        elif isinstance(event, ContextEdited):
+            self.note(event.description)
+        elif isinstance(event, Notice):
+            self.note(event.text if event.level == "info" else f"{event.level}: {event.text}")
+        elif isinstance(event, TurnFailed):
+            self.error(event.message)
+        elif isinstance(event, TurnFinished):
+            self.end_stream()
+            if event.stop_reason in STOP_NOTES:
+                self.note(STOP_NOTES[event.stop_reason])
+
+    def end_stream(self) -> None:
+        """Finish the message being streamed (print its tail, drop the live region)."""
+        if self._stream is not None:
+            stream, self._stream, self._streaming = self._stream, None, None
+            stream.finish()
+
+    def interrupted(self) -> None:
+        """Say that the turn was interrupted and the session is still usable."""
+        self.end_stream()
+        self.note("interrupted; unfinished tool calls got a 'cancelled' result, session saved")
+
+    def _feed(self, kind: type, text: str, *, markdown: bool, style: str) -> None:
+        stream = self._stream
+        if stream is None or self._streaming is not kind:
+            self.end_stream()
+            stream = StreamView(self.console, markdown=markdown, style=style, clock=self._clock)
+            self._stream, self._streaming = stream, kind
+        stream.feed(text)
+
+    def _tool_finished(self, event: ToolFinished) -> None:
+        result = event.result
+        if event.display and not result.is_error:
+            self._diff(event.display)
+            return
+        first = next((s for s in result.content.strip().splitlines() if s.strip()), "")
+        if len(first) > RESULT_WIDTH:
+            first = first[: RESULT_WIDTH - 1] + "…"
+        if result.is_error:
+            self.line(f"  ✗ {first}", "red")
+        else:
+            self.line(f"  ✓ {first}", "dim")
+
+    def _diff(self, diff: str) -> None:
+        rows = diff.splitlines()
+        for row in rows[:DIFF_LINES]:
+            style = "dim"
+            if row.startswith("+") and not row.startswith("+++"):
+                style = "green"
+            elif row.startswith("-") and not row.startswith("---"):
+                style = "red"
+            self.line(f"  {row}", style)
+        if len(rows) > DIFF_LINES:
+            self.note(f"  … {len(rows) - DIFF_LINES} more diff lines")

@@ -1,0 +1,73 @@
+"""Short status texts: the banner, the prompt toolbar, the line after a turn, a recap."""
+
+from __future__ import annotations
+
+from app.commands import (
+    cache_hit_ratio,
+    context_breakdown,
+    context_window,
+    format_cost,
+    session_cost,
+)
+from app.core.session import Session
+from app.runtime import Runtime
+from app.ui.line.render import EventPrinter
+
+NEWLINE_KEYS = "Esc+Enter or Ctrl+J"
+PREVIEW_WIDTH = 160
+
+
+def banner_lines(runtime: Runtime, version: str) -> list[str]:
+    """What the line mode prints when it starts."""
+    config = runtime.provider_config
+    return [
+        f"lull {version} · line mode · {config.model} ({config.provider}) · "
+        f"session {runtime.agent.session.id}",
+        f"Enter sends · {NEWLINE_KEYS}: new line · @path attaches a file · /help lists "
+        "commands · Ctrl+C interrupts · Ctrl+D quits",
+    ]
+
+
+def status_line(runtime: Runtime) -> str:
+    """The prompt toolbar: model, context used, session cost, the newline keys."""
+    window = context_window(runtime)
+    tokens = context_breakdown(runtime.agent, window).total
+    share = 100 * tokens / window if window else 0.0
+    cost = format_cost(session_cost(runtime))
+    return (
+        f" {runtime.provider_config.model} · context ~{tokens:,} tokens ({share:.0f}%) · "
+        f"{cost} · {NEWLINE_KEYS}: new line · /help"
+    )
+
+
+def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
+    """One line after a turn: requests, prompt and output tokens, cache share, cost."""
+    usage = printer.turn_usage
+    ratio = cache_hit_ratio(usage)
+    cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
+    requests = printer.turn_requests
+    return (
+        f"{requests} request{'s' if requests != 1 else ''}: "
+        f"{usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output · "
+        f"session {format_cost(session_cost(runtime))}"
+    )
+
+
+def recap_lines(session: Session) -> list[str]:
+    """A reminder of where a session stands: its size and the last exchange."""
+    messages = session.transcript
+    if not messages:
+        return []
+    lines = [f"session {session.id}: {len(messages)} messages"]
+    prompt = next((m.text for m in reversed(messages) if m.origin == "user" and m.text), "")
+    answer = next((m.text for m in reversed(messages) if m.role == "assistant" and m.text), "")
+    if prompt:
+        lines.append(f"  you:  {_preview(prompt)}")
+    if answer:
+        lines.append(f"  lull: {_preview(answer)}")
+    return lines
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_WIDTH else flat[: PREVIEW_WIDTH - 1] + "…"

@@ -1,0 +1,259 @@
+"""The installed ``lull --plain`` in a real terminal (tmux) against the loopback fake."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Lull, lull_command
+from tests.fakes import FakeServer, Reply, ToolUse
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None or shutil.which("bash") is None,
+        reason="tmux (and bash) are needed",
+    ),
+]
+
+RESUME = re.compile(r"resume with: lull --resume ([0-9a-f-]{36})")
+
+
+class Tmux:
+    """One private tmux server (its own socket) running lull in a 100x30 window."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.socket = directory / "tmux-0.sock"
+        self.exit_file = directory / "exit-code"
+        self.starts = 0
+
+    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run(
+            ["tmux", "-S", str(self.socket), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=10,
+        )
+        return done.stdout
+
+    def start(self, lull: Lull, *args: str, env: dict[str, str] | None = None) -> None:
+        """Run ``lull ARGS`` in a new window; its exit code goes to ``exit_file``.
+
+        bash runs it because bash, unlike dash, keeps going when the child it waits
+        for survives a Ctrl+C; the pane stays after the exit so the screen can be read.
+        """
+        environment = {**lull.env, "PROMPT_TOOLKIT_NO_CPR": "1", **(env or {})}
+        self.exit_file.unlink(missing_ok=True)
+        command = shlex.join([*lull_command(), *args])
+        script = f"{command}; echo $? > {shlex.quote(str(self.exit_file))}"
+        self.close()  # a fresh server on a new socket: a dying one cannot take the new window
+        self.starts += 1
+        self.socket = self.directory / f"tmux-{self.starts}.sock"
+        self._tmux(
+            *("start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";"),
+            *("new-session", "-d", "-x", "100", "-y", "30", "-c", str(lull.workspace)),
+            *("bash", "-c", script),
+            env=environment,
+        )
+
+    def exit_status(self) -> int | None:
+        """lull's exit code once it has exited, else None."""
+        try:
+            return int(self.exit_file.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def send(self, *keys: str) -> None:
+        """Press keys (tmux key names such as Enter, C-c, C-d, Up)."""
+        self._tmux("send-keys", "-t", "0", *keys)
+
+    def type(self, text: str) -> None:
+        """Type literal text."""
+        self._tmux("send-keys", "-t", "0", "-l", text)
+
+    def screen(self) -> str:
+        """The window and its scrollback, wrapped lines joined."""
+        return self._tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", "0")
+
+    def wait_for(self, want: str | Callable[[str], bool], timeout: float = 15) -> str:
+        """Poll the screen until ``want`` (text or predicate) shows; fail with the screen."""
+        check = want if callable(want) else (lambda screen: want in screen)
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            if time.monotonic() > deadline:
+                pytest.fail(f"timed out waiting for {want!r}; screen:\n{screen}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        """Kill the server and everything in it."""
+        self._tmux("kill-server")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    terminal = Tmux(tmp_path)
+    try:
+        yield terminal
+    finally:
+        terminal.close()
+
+
+def _start(tmux: Tmux, lull: Lull, *args: str) -> None:
+    tmux.start(lull, "--plain", *args)
+    tmux.wait_for("Ctrl+D quits")
+    tmux.wait_for(lambda s: s.rstrip().endswith(">"))
+
+
+def _quit(tmux: Tmux) -> str:
+    """Press Ctrl+D; lull must exit with 0 and print how to resume; returns the session id."""
+    tmux.send("C-d")
+    deadline = time.monotonic() + 15
+    while tmux.exit_status() is None:
+        if time.monotonic() > deadline:
+            pytest.fail(f"lull did not exit on Ctrl+D; screen:\n{tmux.screen()}")
+        time.sleep(0.1)
+    assert tmux.exit_status() == 0
+    match = RESUME.search(tmux.screen())
+    assert match, tmux.screen()
+    return match.group(1)
+
+
+def test_a_prompt_streams_a_markdown_answer_and_ctrl_d_quits(
+    tmux: Tmux, lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="# Plan\n\nHello **world**, streamed.\n\n- first step\n- second step\n"))
+    _start(tmux, lull)
+    tmux.type("say hello")
+    tmux.send("Enter")
+    screen = tmux.wait_for("1 request:")
+    assert "Hello world, streamed." in screen  # markdown rendered: no ** left
+    assert "first step" in screen and "second step" in screen
+    session_id = _quit(tmux)
+    saved = list(Path(lull.env["XDG_DATA_HOME"]).rglob(f"{session_id}.jsonl"))
+    assert len(saved) == 1
+
+
+def test_approval_denied_with_a_reason_then_allowed(
+    tmux: Tmux, lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(
+        Reply(tool_calls=[ToolUse("run_shell_command", {"command": "echo from-the-tool"})]),
+        Reply(text="understood, not running it"),
+        Reply(tool_calls=[ToolUse("run_shell_command", {"command": "echo from-the-tool"})]),
+        Reply(text="ran it"),
+    )
+    _start(tmux, lull)
+    tmux.type("run echo")
+    tmux.send("Enter")
+    tmux.wait_for("Allow run_shell_command(echo from-the-tool)?")
+    tmux.type("no, use printf instead")
+    tmux.send("Enter")
+    tmux.wait_for("understood, not running it")
+    denied = json.dumps(fake.requests[1])
+    assert "The user denied this run_shell_command call. Reason: use printf instead" in denied
+
+    tmux.type("now run it")
+    tmux.send("Enter")
+    tmux.wait_for(lambda s: s.count("Allow run_shell_command") == 2)
+    tmux.type("y")
+    tmux.send("Enter")
+    tmux.wait_for("ran it")
+    assert "from-the-tool" in json.dumps(fake.requests[3])
+    _quit(tmux)
+
+
+def test_ctrl_c_mid_stream_keeps_a_valid_session_that_resumes(
+    tmux: Tmux, lull: Lull, fake: FakeServer
+) -> None:
+    slow = "streaming word " * 200
+    fake.script(Reply(text=slow, chunk_size=4, chunk_delay=0.02), Reply(text="back again"))
+    _start(tmux, lull)
+    tmux.type("write a lot")
+    tmux.send("Enter")
+    tmux.wait_for("streaming word streaming")
+    tmux.send("C-c")
+    tmux.wait_for("interrupted")
+    tmux.type("/cost")  # still usable after the interrupt
+    tmux.send("Enter")
+    tmux.wait_for("cache hit ratio")
+    session_id = _quit(tmux)
+
+    _start(tmux, lull, "--resume", session_id)
+    tmux.wait_for(f"session {session_id}: 1 messages")
+    tmux.type("are you there?")
+    tmux.send("Enter")
+    tmux.wait_for("back again")
+    assert fake.journal[-1].status == 200
+    user_texts = [m for m in fake.requests[-1]["messages"] if m["role"] == "user"]
+    assert "write a lot" in json.dumps(user_texts[0])
+    _quit(tmux)
+
+
+def test_ctrl_c_during_a_tool_closes_the_call_and_the_chat_goes_on(
+    tmux: Tmux, lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(Reply(tool_calls=[ToolUse("run_shell_command", {"command": "sleep 30"})]))
+    _start(tmux, lull, "--approval-mode", "yolo")
+    tmux.type("wait a while")
+    tmux.send("Enter")
+    tmux.wait_for("run_shell_command(sleep 30)")
+    tmux.send("C-c")
+    tmux.wait_for("interrupted")
+    tmux.type("next")
+    tmux.send("Enter")
+    tmux.wait_for("(fake) You said: next")
+    assert fake.journal[-1].status == 200  # the strict fake saw every call answered
+    assert "Cancelled by the user" in json.dumps(fake.requests[-1])
+    _quit(tmux)
+
+
+def test_history_survives_a_restart_and_newline_keys_make_one_message(
+    tmux: Tmux, lull: Lull, fake: FakeServer
+) -> None:
+    _start(tmux, lull)
+    tmux.type("first line")
+    tmux.send("C-j")
+    tmux.type("second line")
+    tmux.send("Enter")
+    tmux.wait_for("(fake) You said: first line")
+    assert fake.requests[-1]["messages"][0]["content"][0]["text"] == "first line\nsecond line"
+    _quit(tmux)
+
+    _start(tmux, lull)
+    tmux.send("Up")
+    tmux.wait_for("second line")
+    tmux.send("Enter")
+    tmux.wait_for(lambda s: s.count("(fake) You said: first line") >= 1 and len(fake.requests) == 2)
+    assert fake.requests[-1]["messages"][0]["content"][0]["text"] == "first line\nsecond line"
+    _quit(tmux)
+
+
+def test_without_a_provider_it_says_how_to_configure_one(lull: Lull) -> None:
+    env = {k: v for k, v in lull.env.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    done = subprocess.run(
+        [*lull_command(), "--plain"],
+        cwd=lull.workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "no model provider configured" in done.stderr
+    assert "ANTHROPIC_API_KEY" in done.stderr and "OPENAI_BASE_URL" in done.stderr
+    assert "settings.json" in done.stderr and "model.provider" in done.stderr

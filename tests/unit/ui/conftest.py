@@ -1,0 +1,30 @@
+"""Fixtures for the front-end tests: a fake server, a workspace and a real runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.runtime import Runtime
+from tests.fakes import FakeServer
+from tests.unit.ui.support import fake_runtime
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def runtime(fake: FakeServer, workspace: Path, tmp_path: Path) -> Runtime:
+    return fake_runtime(fake, workspace, tmp_path)

@@ -1,0 +1,65 @@
+"""The y/n/a approval question: answers, reasons, end of input and Ctrl+C."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+from rich.console import Console
+
+from app.core.approvals import Approval
+from app.core.messages import ToolCall
+from app.ui.line.approve import TerminalApprover, parse_answer
+from app.ui.line.render import EventPrinter
+
+CALL = ToolCall("c1", "run_shell_command", {"command": "rm -rf build"})
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("y", Approval("allow")),
+        (" YES ", Approval("allow")),
+        ("a", Approval("allow_always")),
+        ("always", Approval("allow_always")),
+        ("", Approval("deny")),
+        ("n", Approval("deny")),
+        ("no, use make clean", Approval("deny", "use make clean")),
+        ("n: not now", Approval("deny", "not now")),
+        ("nope, never", Approval("deny", "nope, never")),
+        ("keep the build dir", Approval("deny", "keep the build dir")),
+    ],
+)
+def test_answers(answer: str, expected: Approval) -> None:
+    assert parse_answer(answer) == expected
+
+
+def _approver(answer: str | BaseException) -> tuple[TerminalApprover, list[str]]:
+    asked: list[str] = []
+
+    async def ask(question: str) -> str:
+        asked.append(question)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    console = Console(file=io.StringIO(), color_system=None)
+    return TerminalApprover(ask, EventPrinter(console)), asked
+
+
+async def test_the_question_names_the_tool_and_its_argument() -> None:
+    approver, asked = _approver("y")
+    assert await approver.ask(CALL, "rm -rf build") == Approval("allow")
+    assert asked[0].startswith("Allow run_shell_command(rm -rf build)? [y]es / [n]o")
+
+
+async def test_end_of_input_denies() -> None:
+    approver, _ = _approver(EOFError())
+    assert await approver.ask(CALL, "rm -rf build") == Approval("deny")
+
+
+async def test_ctrl_c_at_the_question_cancels_the_turn() -> None:
+    approver, _ = _approver(KeyboardInterrupt())
+    with pytest.raises(asyncio.CancelledError):
+        await approver.ask(CALL, "rm -rf build")

@@ -1,0 +1,46 @@
+"""Starting the line mode without a provider: a clear message, how to configure, exit 1."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import build_parser
+from app.ui.line import run_line
+
+
+def test_no_provider_explains_the_variables_and_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = build_parser().parse_args(["--plain"])
+    assert run_line(args, tmp_path) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lull: error: no model provider configured")
+    for needed in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "settings.json"):
+        assert needed in err
+    assert "model.provider" in err
+
+
+def test_a_missing_session_is_one_line_without_setup_help(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    args = build_parser().parse_args(["--plain", "--resume", "nosuchsession"])
+    assert run_line(args, tmp_path) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no saved session 'nosuchsession'" in err[0]
+
+
+def test_the_line_mode_never_imports_textual() -> None:
+    probe = (
+        "import sys, app.ui.line, app.ui.line.terminal, app.ui.line.complete;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
+    root = Path(__file__).resolve().parents[4]
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,60 @@
+"""@path mentions: the file's content goes with the message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.ui.line.mentions import MAX_BYTES, expand_mentions, mentioned_paths
+
+
+def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    expanded = expand_mentions("fix the bug in @src/calc.py please", tmp_path)
+    assert expanded.prompt == (
+        "fix the bug in @src/calc.py please\n\n"
+        "Contents of src/calc.py:\n```py\ndef add(a, b):\n    return a - b\n```"
+    )
+    assert expanded.notes == ("attached src/calc.py (32 bytes)",)
+    assert expanded.attached == ("src/calc.py",)
+
+
+def test_emails_repeats_and_trailing_punctuation(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("A")
+    text = "mail me@example.com about @a.md, then @a.md again"
+    assert mentioned_paths(text) == ["a.md,", "a.md"]
+    expanded = expand_mentions(text, tmp_path)
+    assert expanded.attached == ("a.md",)
+    assert expanded.prompt.count("Contents of a.md:") == 1
+
+
+def test_missing_files_directories_and_binaries_are_not_attached(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    expanded = expand_mentions("see @nope.txt @pkg @blob.bin", tmp_path)
+    assert expanded.prompt == "see @nope.txt @pkg @blob.bin"
+    assert expanded.notes == (
+        "@nope.txt: no such file; sent as plain text",
+        "@pkg: is a directory; only files are attached",
+        "@blob.bin: binary file; not attached",
+    )
+
+
+def test_a_large_file_is_truncated_with_a_marker(tmp_path: Path) -> None:
+    (tmp_path / "big.log").write_text("x" * (MAX_BYTES + 500))
+    expanded = expand_mentions("@big.log", tmp_path)
+    assert f"[truncated: first {MAX_BYTES:,} of {MAX_BYTES + 500:,} bytes" in expanded.prompt
+    assert expanded.notes[0].startswith("attached the first")
+
+
+def test_backticks_in_the_file_get_a_longer_fence(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("```sh\nmake\n```\n")
+    expanded = expand_mentions("@README.md", tmp_path)
+    assert "````md\n```sh\nmake\n```\n````" in expanded.prompt
+
+
+def test_absolute_paths_work(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("far away")
+    expanded = expand_mentions(f"read @{target}", tmp_path / "missing-workspace")
+    assert "far away" in expanded.prompt

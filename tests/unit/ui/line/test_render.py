@@ -1,0 +1,111 @@
+"""Engine events as scrollback lines (no terminal needed)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from app.context.edits import ClearToolResults
+from app.core.events import (
+    AssistantText,
+    AssistantThinking,
+    ContextEdited,
+    Notice,
+    RequestFinished,
+    ToolFinished,
+    ToolStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from app.core.messages import ToolCall, ToolResult
+from app.core.provider import Usage
+from app.ui.line.render import EventPrinter
+
+CALL = ToolCall("call_1", "read_file", {"path": "a.txt"})
+
+
+def _printer() -> tuple[EventPrinter, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, width=80, force_terminal=False, color_system=None)
+    return EventPrinter(console), out
+
+
+def _lines(out: io.StringIO) -> list[str]:
+    return [line.rstrip() for line in out.getvalue().splitlines() if line.strip()]
+
+
+def test_thinking_then_a_streamed_markdown_answer() -> None:
+    printer, out = _printer()
+    printer.render(TurnStarted("hi"))
+    for piece in ("I should ", "greet.\n", "Done"):
+        printer.render(AssistantThinking(piece))
+    for piece in ("Hello **wor", "ld**!\n\n- a", "\n- b"):
+        printer.render(AssistantText(piece))
+    printer.render(TurnFinished("Hello world!", "end_turn"))
+    assert _lines(out) == ["I should greet.", "Done", "Hello world!", " • a", " • b"]
+
+
+def test_tool_calls_show_name_argument_and_outcome() -> None:
+    printer, out = _printer()
+    printer.render(ToolStarted(CALL, "a.txt"))
+    printer.render(ToolFinished(CALL, ToolResult("call_1", "read_file", "line one\nline two")))
+    printer.render(ToolFinished(CALL, ToolResult("call_1", "read_file", "no such file", True)))
+    assert _lines(out) == ["⏺ read_file(a.txt)", "  ✓ line one", "  ✗ no such file"]
+
+
+def test_an_edit_shows_its_diff() -> None:
+    printer, out = _printer()
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a - b\n+a + b"
+    printer.render(ToolFinished(CALL, ToolResult("call_1", "edit", "Edited x.py"), diff))
+    assert _lines(out) == ["  --- a/x.py", "  +++ b/x.py", "  @@ -1 +1 @@", "  -a - b", "  +a + b"]
+
+
+def test_notices_and_context_edits_are_one_dim_line_each() -> None:
+    printer, out = _printer()
+    edit = ClearToolResults(("c1",), tokens_saved=800)
+    printer.render(ContextEdited(edit, "idle cleanup: cleared 1 tool result (~800 tokens)"))
+    printer.render(Notice("warning", "stream cut; retrying"))
+    printer.render(Notice("info", "compacted"))
+    assert _lines(out) == [
+        "· idle cleanup: cleared 1 tool result (~800 tokens)",
+        "· warning: stream cut; retrying",
+        "· compacted",
+    ]
+
+
+def test_a_failure_and_a_truncated_answer_are_explained() -> None:
+    printer, out = _printer()
+    printer.render(AssistantText("partial"))
+    printer.render(TurnFinished("partial", "max_tokens"))
+    printer.render(TurnFailed("rate limited: retry in 20 s", "rate_limit"))
+    lines = _lines(out)
+    assert lines[0] == "partial"
+    assert "output token limit" in lines[1]
+    assert lines[2] == "error: rate limited: retry in 20 s"
+
+
+def test_an_interrupt_keeps_the_partial_text_and_says_so() -> None:
+    printer, out = _printer()
+    printer.render(AssistantText("half an ans"))
+    printer.interrupted()
+    lines = _lines(out)
+    assert lines[0] == "half an ans" and lines[1].startswith("· interrupted")
+
+
+def test_usage_of_the_turn_is_summed() -> None:
+    printer, _ = _printer()
+    printer.render(TurnStarted("go"))
+    printer.render(RequestFinished(Usage(input=10, output=5), 1, 100))
+    printer.render(RequestFinished(Usage(cache_read=90, output=7), 2, 120))
+    assert printer.turn_requests == 2
+    assert printer.turn_usage == Usage(input=10, output=12, cache_read=90)
+    assert printer.context_tokens == 120
+
+
+def test_markup_in_text_is_printed_literally() -> None:
+    printer, out = _printer()
+    printer.line("[bold]not markup[/bold]")
+    printer.lines(["[red]hint[/red]"], error=True)
+    assert _lines(out) == ["[bold]not markup[/bold]", "[red]hint[/red]"]
