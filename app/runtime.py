@@ -6,6 +6,7 @@ every part is put together.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Mapping
@@ -13,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.context.cachebreak import CacheBreakDetector
+from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
 from app.context.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from app.core.loop import Agent, AgentConfig
-from app.core.provider import ThinkingConfig
+from app.core.provider import Provider, ThinkingConfig
 from app.core.session import Session
 from app.core.store import SessionNotFound, SessionStore
 from app.core.tool_runner import ToolRunner
@@ -104,8 +107,18 @@ def build_runtime(options: RunOptions, env: Mapping[str, str] | None = None) -> 
         create_provider(config),
         runner,
         agent_config(settings, config, registry, options.workspace),
+        summary_provider=_summary_provider(settings, config),
     )
+    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
     return Runtime(agent, loaded, config, store, resumed)
+
+
+def _summary_provider(settings: Settings, config: ProviderConfig) -> Provider | None:
+    """A separate provider for summaries when ``context.compression.model`` names another model."""
+    model = settings.context.compression.model
+    if not model or model == config.model:
+        return None
+    return create_provider(dataclasses.replace(config, model=model))
 
 
 def _open_session(
@@ -149,6 +162,7 @@ def agent_config(
         | frozenset(idle.compactable_tools)
     )
     max_output = settings.model.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+    compression = settings.context.compression
     return AgentConfig(
         system=STATIC_SYSTEM_PROMPT,
         environment=environment_prompt(workspace.resolve()),
@@ -164,6 +178,13 @@ def agent_config(
         vendor=config.vendor,
         cache_ttl=settings.context.cache.ttl,
         prompt_cache_key=settings.context.cache.prompt_cache_key,
+        context_window=settings.model.context_window,
+        compression=CompressionPolicy(
+            threshold=compression.threshold,
+            keep_recent_fraction=compression.keep_recent_fraction,
+            model=compression.model,
+        ),
+        tool_output_max_tokens=settings.context.tool_output.max_tokens,
     )
 
 

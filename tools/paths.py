@@ -19,8 +19,12 @@ def _resolve_root(root: Path, workspace: Path) -> Path:
     return root.resolve()
 
 
-def resolve_in_workspace(path_str: str, ctx: ToolContext) -> Path:
-    """Resolve ``path_str`` for a tool and refuse anything outside the allowed roots."""
+def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = False) -> Path:
+    """Resolve ``path_str`` for a tool and refuse anything outside the allowed roots.
+
+    With ``reading``, the directory of saved full tool outputs (``ctx.output_dir``)
+    is allowed too, so the model can page through an output it saw truncated.
+    """
     if not path_str.strip():
         raise ToolError("path is empty; give a file or directory path")
     if "\0" in path_str:
@@ -33,6 +37,8 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext) -> Path:
     except (OSError, RuntimeError) as exc:
         raise ToolError(f"path {path_str} cannot be resolved: {exc}") from exc
     roots = [workspace, *(_resolve_root(p, workspace) for p in ctx.allowed_paths)]
+    if reading:
+        roots.append(ctx.output_dir.expanduser().resolve())
     if any(resolved.is_relative_to(root) for root in roots):
         return resolved
     shown = path_str if resolved == naive else f"{path_str} (resolves to {resolved})"

@@ -106,7 +106,7 @@ class ReadFileTool(Tool):
             raise ToolError(f"read_file: offset must be 1 or more (got {offset})")
         if limit < 1:
             raise ToolError(f"read_file: limit must be 1 or more (got {limit})")
-        path = resolve_in_workspace(str(args["path"]), ctx)
+        path = resolve_in_workspace(str(args["path"]), ctx, reading=True)
         shown = display_path(path, ctx)
         check_regular_file(path, shown)
         if looks_binary(path):

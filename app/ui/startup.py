@@ -44,3 +44,32 @@ def open_runtime(args: argparse.Namespace, workspace: Path) -> tuple[Runtime | N
             file=sys.stderr,
         )
     return runtime, 0
+
+
+def needs_setup(error: StartupError) -> bool:
+    """Whether ``error`` means "no usable provider configured" (first run), not a bad session."""
+    from app.providers.config import ConfigError
+
+    return isinstance(error.__cause__, ConfigError)
+
+
+def with_local_server(options: RunOptions, base_url: str, model: str | None) -> RunOptions:
+    """``options`` pointed at a local OpenAI-compatible server (and one of its models)."""
+    from dataclasses import replace
+
+    return replace(options, provider="openai", base_url=base_url, model=model or options.model)
+
+
+def setup_hints(settings_file: Path) -> list[str]:
+    """How to configure a provider: environment variables, then settings keys."""
+    return [
+        "Set one of these in your shell, then start lull again:",
+        "  ANTHROPIC_API_KEY=sk-ant-...        Claude (Anthropic)",
+        "  OPENAI_API_KEY=sk-...               OpenAI",
+        "  OPENAI_BASE_URL=https://host/v1     an OpenAI-compatible server (DeepSeek, Kimi,",
+        "                                      Qwen, vLLM, Ollama, LM Studio; add",
+        "                                      OPENAI_API_KEY if it needs one)",
+        f"or set model.provider, model.baseUrl and model.name in {settings_file}:",
+        '  {"model": {"provider": "openai", "baseUrl": "http://127.0.0.1:11434/v1",',
+        '             "name": "qwen3-coder"}}',
+    ]

@@ -68,3 +68,12 @@ def test_display_path_is_workspace_relative(
     assert display_path(workspace.resolve() / "a" / "b.py", ctx) == "a/b.py"
     assert display_path(workspace.resolve(), ctx) == "."
     assert display_path(tmp_path / "x", ctx) == str(tmp_path / "x")
+
+
+def test_saved_full_outputs_are_readable_but_not_writable(ctx: ToolContext) -> None:
+    ctx.output_dir.mkdir(parents=True, exist_ok=True)
+    saved = ctx.output_dir / "call_1.txt"
+    saved.write_text("full text")
+    assert resolve_in_workspace(str(saved), ctx, reading=True) == saved.resolve()
+    with pytest.raises(ToolError, match="outside the workspace"):
+        resolve_in_workspace(str(saved), ctx)

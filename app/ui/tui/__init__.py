@@ -1,0 +1,27 @@
+"""The Textual TUI (``lull`` on a terminal): a full-screen chat that consumes engine events.
+
+Importing this package is cheap: Textual and the app are imported by
+:func:`run_tui` only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def run_tui(args: argparse.Namespace, workspace: Path) -> int:
+    """Run the full-screen chat until the user quits; returns the exit code."""
+    from app.ui.history import History
+    from app.ui.tui.app import LullApp, bench_file_from_env
+
+    app = LullApp(args, workspace, history=History(), bench_file=bench_file_from_env())
+    app.run()
+    resume_id = app.close_session()
+    if app.fatal is not None:
+        print(app.fatal.message, file=sys.stderr)
+        return app.fatal.code
+    if resume_id:
+        print(f"resume with: lull --resume {resume_id}")
+    return app.return_code or 0

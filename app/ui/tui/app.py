@@ -1,0 +1,266 @@
+"""The Textual application: layout, start-up, keys and leaving.
+
+Start-up is built for time to interactive: the screen is painted and the
+prompt focused first; the runtime (settings, provider SDK, session) is built
+in a thread afterwards, and anything typed meanwhile is queued. With no
+provider configured, a setup panel explains what to set and offers a local
+server it finds. Everything about turns and commands lives in :mod:`chat`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+
+from app.ui.tui.mentions import CompletionRequest, complete
+from app.ui.tui.widgets.completion_menu import CompletionMenu
+from app.ui.tui.widgets.conversation import Conversation
+from app.ui.tui.widgets.prompt_input import HistoryStore, PromptInput
+from app.ui.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from app.providers.local import LocalServer
+    from app.runtime import RunOptions
+    from app.ui.tui.boot import Builder, Fatal, Outcome
+    from app.ui.tui.chat import Chat
+    from app.ui.tui.widgets.setup_panel import SetupPanel
+
+BENCH_ENV = "LULL_TUI_BENCH"  # a file: lull writes "paint" and "ready" times there, then exits
+DOUBLE_PRESS_SECONDS = 2.0
+Detector = Callable[[], "list[LocalServer]"]
+
+
+class Loaded(Message):
+    """The runtime build (in a thread) is over."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__()
+        self.outcome = outcome
+
+
+class Detected(Message):
+    """The local-server search (in a thread) is over."""
+
+    def __init__(self, servers: list[LocalServer]) -> None:
+        super().__init__()
+        self.servers = servers
+
+
+class LullApp(App[None]):
+    """lull's full-screen chat."""
+
+    CSS_PATH = Path(__file__).with_name("lull.tcss")
+    TITLE = "lull"
+    BINDINGS = [  # noqa: RUF012 (Textual's class-level binding table)
+        Binding("escape", "interrupt", "interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "quit", show=False, priority=True),
+        Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        workspace: Path,
+        *,
+        build: Builder | None = None,
+        detect: Detector | None = None,
+        history: HistoryStore | None = None,
+        clock: Callable[[], float] = time.time,
+        bench_file: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.args = args
+        self.workspace = workspace
+        self.options: RunOptions | None = None
+        self._build = build
+        self._detect = detect
+        self._history = history
+        self._clock = clock
+        self._bench_file = bench_file
+        self._last_ctrl_c = -DOUBLE_PRESS_SECONDS
+        self.fatal: Fatal | None = None
+        self.setup: SetupPanel | None = None
+        self._commands: dict[str, str] | None = None
+        self._chat: Chat | None = None
+
+    # --- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Conversation on top, then the completion menu, the prompt and the status bar."""
+        menu = CompletionMenu(id="completion")
+        yield Conversation(id="conversation")
+        yield menu
+        yield PromptInput(history=self._history, completer=self._complete, menu=menu, id="prompt")
+        yield StatusBar(self._clock, id="status")
+
+    @property
+    def prompt(self) -> PromptInput:
+        """The message box."""
+        return self.query_one(PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        """The status bar."""
+        return self.query_one(StatusBar)
+
+    @property
+    def chat(self) -> Chat:
+        """The conversation's controller (its module is imported after the first paint)."""
+        if self._chat is None:
+            from app.ui.tui.chat import Chat
+
+            conversation = self.query_one(Conversation)
+            self._chat = Chat(self, conversation, self.status, self.action_quit)
+        return self._chat
+
+    def on_mount(self) -> None:
+        """Focus the prompt; build the runtime once the first frame is on screen."""
+        self.prompt.focus()
+        self.status.change(state="starting")
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        self._bench("paint")
+        self.load()
+
+    def _bench(self, mark: str) -> None:
+        if self._bench_file is None:
+            return
+        with self._bench_file.open("a", encoding="utf-8") as handle:
+            handle.write(f"{mark} {time.time():.6f}\n")
+        if mark == "ready":
+            self.exit()
+
+    # --- start-up ---------------------------------------------------------------------
+
+    def load(self, options: RunOptions | None = None) -> None:
+        """Build a runtime in a thread (the UI stays responsive); the SDK is imported there.
+
+        ``options`` defaults to the command line's.
+        """
+
+        def work() -> None:
+            importlib.import_module("app.ui.tui.chat")  # warm up the UI's modules off the UI
+            from app.ui.startup import options_from_args
+            from app.ui.tui.boot import load
+
+            chosen = options or options_from_args(self.args, self.workspace)
+            self.options = chosen
+            self.post_message(Loaded(load(chosen, self._build)))
+
+        self.run_worker(work, thread=True, group="boot", exit_on_error=False)
+
+    async def on_loaded(self, message: Loaded) -> None:
+        """Show what the runtime build gave: a ready chat, the setup panel, or a fatal error."""
+        from app.ui.tui.boot import Fatal, NeedsSetup, Ready, startup_notes
+
+        outcome = message.outcome
+        if isinstance(outcome, Fatal):
+            self.fatal = outcome
+            self.exit(return_code=outcome.code)
+        elif isinstance(outcome, NeedsSetup):
+            await self._show_setup(outcome.problem)
+        elif isinstance(outcome, Ready):
+            if self.setup is not None:
+                await self.setup.remove()
+                self.setup = None
+                self.prompt.focus()
+            notes = startup_notes(outcome.runtime)
+            await self.chat.attach(outcome.runtime, notes, outcome.context_tokens)
+            self._bench("ready")
+
+    async def _show_setup(self, problem: str) -> None:
+        from app.ui.tui.widgets.setup_panel import SetupPanel
+        from settings.paths import user_settings_path
+
+        self.status.change(state="no provider configured")
+        self._bench("ready")
+        if self.setup is None:
+            self.setup = SetupPanel(problem, user_settings_path())
+            await self.query_one(Conversation).add(self.setup)
+
+            def work() -> None:
+                from app.providers.local import detect_local_servers
+
+                servers: list[LocalServer] = []
+                try:
+                    servers = (self._detect or detect_local_servers)()
+                finally:  # a failed search is "nothing found", never a hang
+                    self.post_message(Detected(servers))
+
+            self.run_worker(work, thread=True, group="detect", exit_on_error=False)
+        else:
+            self.setup.show_problem(problem)
+
+    async def on_detected(self, message: Detected) -> None:
+        """Offer the local servers found (the first one focused: Enter uses it)."""
+        if self.setup is not None:
+            await self.setup.offer(message.servers)
+
+    def on_setup_panel_use_server(self, message: SetupPanel.UseServer) -> None:
+        """Rebuild the runtime against the chosen local server."""
+        from app.ui.startup import options_from_args, with_local_server
+
+        base = self.options or options_from_args(self.args, self.workspace)
+        self.status.change(state=f"connecting to {message.server.name}")
+        self.load(with_local_server(base, message.server.base_url, message.model))
+
+    # --- input ------------------------------------------------------------------------
+
+    def _complete(self, before_cursor: str, first_line: bool) -> CompletionRequest | None:
+        if self._commands is None:
+            from app.commands import command_names
+
+            self._commands = {c.name: c.summary for c in command_names()}
+        return complete(before_cursor, first_line, self.workspace, self._commands)
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        """Send (or queue) what was typed."""
+        await self.chat.submit(message.text)
+
+    async def on_prompt_input_quit_requested(self, message: PromptInput.QuitRequested) -> None:
+        """Ctrl+D on an empty prompt."""
+        await self.action_quit()
+
+    # --- actions ----------------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        """Esc: stop the running turn (partial text stays, marked interrupted)."""
+        if self._chat is not None:
+            self._chat.interrupt()
+
+    async def action_ctrl_c(self) -> None:
+        """Ctrl+C: interrupt or clear the prompt; a second press within 2 s quits."""
+        now = time.monotonic()
+        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+            await self.action_quit()
+            return
+        self._last_ctrl_c = now
+        if self._chat is None or not self._chat.interrupt():
+            self.prompt.clear()
+        self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_PRESS_SECONDS)
+
+    async def action_quit(self) -> None:
+        """Leave: stop any turn cleanly first, so the session file is consistent."""
+        if self._chat is not None:
+            await self._chat.shutdown()
+        self.exit()
+
+    def close_session(self) -> str | None:
+        """Close the session file (after the app ended); the id to resume, if any."""
+        return self._chat.close() if self._chat is not None else None
+
+
+def bench_file_from_env() -> Path | None:
+    """The benchmark hook's file (``LULL_TUI_BENCH``), if set."""
+    value = os.environ.get(BENCH_ENV, "").strip()
+    return Path(value) if value else None

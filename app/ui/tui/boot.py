@@ -1,0 +1,89 @@
+"""Building the runtime off the UI thread, and what the outcome means for the UI.
+
+The TUI paints first and builds the runtime (settings, provider SDK, session)
+in a thread; :func:`load` turns every way that can end into a value the app
+can show: ready, first-run setup, or a fatal problem with its exit code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.runtime import RunOptions, Runtime, StartupError, build_runtime
+from app.ui.startup import needs_setup
+from settings.errors import SettingsError
+
+Builder = Callable[[RunOptions], Runtime]
+log = logging.getLogger("lull.tui")
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The runtime is built; lull can chat. ``context_tokens``: the prompt estimate, if known."""
+
+    runtime: Runtime
+    context_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class NeedsSetup:
+    """No usable provider is configured (first run): show the setup panel."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class Fatal:
+    """lull cannot start (bad flag value, unknown session): exit with ``code`` after ``message``."""
+
+    message: str
+    code: int
+
+
+Outcome = Ready | NeedsSetup | Fatal
+
+
+def load(options: RunOptions, build: Builder | None = None) -> Outcome:
+    """Build the runtime (blocking: imports the SDK) and classify what happened."""
+    try:
+        runtime = (build or build_runtime)(options)
+    except SettingsError as error:
+        return Fatal(f"lull: {error}", 2)
+    except StartupError as error:
+        if needs_setup(error):
+            return NeedsSetup(str(error))
+        return Fatal(f"lull: error: {error}", 1)
+    except Exception as error:  # e.g. an unwritable data directory: say so, never hang
+        log.exception("building the runtime failed")
+        return Fatal(f"lull: error: could not start: {type(error).__name__}: {error}", 1)
+    return Ready(runtime, warm_estimate(runtime))
+
+
+def warm_estimate(runtime: Runtime) -> int | None:
+    """Estimate the prompt once here, off the UI thread: it loads the tokenizer (~1 s)."""
+    from app.commands import context_window
+    from app.ui.tui.facts import estimate_context
+
+    try:
+        runtime.agent.session.context_tokens()
+        return estimate_context(runtime, context_window(runtime))
+    except Exception:  # an estimate is never a reason not to start
+        log.exception("estimating the context at start-up failed")
+        return None
+
+
+def startup_notes(runtime: Runtime) -> list[tuple[str, str]]:
+    """(text, level) lines to show once the runtime is ready: settings problems, torn files."""
+    notes: list[tuple[str, str]] = [(d.message, d.level) for d in runtime.loaded.diagnostics]
+    skipped = runtime.agent.session.record.skipped_lines
+    if skipped:
+        notes.append(
+            (
+                f"skipped {skipped} unreadable line(s) in the session file "
+                "(a torn write from a crash); everything before is kept",
+                "warning",
+            )
+        )
+    return notes

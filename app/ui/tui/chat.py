@@ -1,0 +1,294 @@
+"""Sending what the user types: prompts become turns, ``/commands`` go to app.commands.
+
+One thing runs at a time; what is typed meanwhile (or before the runtime is
+ready) waits in a queue and is shown as queued. A turn's events are read by a
+producer task and rendered by the consumer (a Textual worker), so an
+interrupt always cancels the engine inside its own generator — where it gives
+the running tool call a "cancelled" result — however slow rendering is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import Worker
+
+from app.core.events import (
+    AssistantText,
+    AssistantThinking,
+    ContextEdited,
+    Event,
+    RequestFinished,
+    ToolFinished,
+    ToolStarted,
+)
+from app.core.messages import ToolCall
+from app.ui.tui.approver import ModalApprover
+from app.ui.tui.facts import facts_for
+from app.ui.tui.mentions import expand_mentions
+from app.ui.tui.renderer import TurnRenderer, transcript_widgets
+from app.ui.tui.widgets.command_output import CommandOutput
+from app.ui.tui.widgets.conversation import Conversation
+from app.ui.tui.widgets.status_bar import StatusBar
+from app.ui.tui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from app.commands import CommandResult
+    from app.runtime import Runtime
+
+log = logging.getLogger("lull.tui")
+
+REPLAY_LIMIT = 120
+QUIT_COMMANDS = frozenset({"/quit", "/exit"})
+
+
+@dataclass
+class Pending:
+    """Something typed that waits for its turn, and the widget showing it as queued."""
+
+    text: str
+    widget: UserMessage | None = None
+
+
+def is_command(text: str) -> bool:
+    """Whether ``text`` is a slash command (``/name``, not a path like ``/etc/hosts …``)."""
+    head = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+    return head.startswith("/") and "/" not in head[1:]
+
+
+class Chat:
+    """The conversation's controller: queue, turns, commands, interrupts and status."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        conversation: Conversation,
+        status: StatusBar,
+        quit_app: Callable[[], Any],
+    ) -> None:
+        self.app = app
+        self.conversation = conversation
+        self.status = status
+        self.quit_app = quit_app
+        self.renderer = TurnRenderer(conversation)
+        self.runtime: Runtime | None = None
+        self.queue: deque[Pending] = deque()
+        self.worker: Worker[None] | None = None
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self._context_tokens: int | None = None
+        self._asking_call: ToolCall | None = None  # the call the approval modal asks about
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn (or a streaming command) is running."""
+        return self.worker is not None
+
+    # --- runtime ----------------------------------------------------------------------
+
+    async def attach(
+        self, runtime: Runtime, notes: list[tuple[str, str]], context_tokens: int | None = None
+    ) -> None:
+        """The runtime is ready: ask with the modal, show a resumed transcript, drain the queue."""
+        self.runtime = runtime
+        runtime.agent.set_approver(ModalApprover(self.app, self._asking))
+        if runtime.agent.session.transcript:
+            await self.redraw()
+        for text, level in notes:
+            await self.renderer.note(text, level)
+        self._context_tokens = context_tokens
+        self.refresh_status("ready")
+        await self.next()
+
+    async def redraw(self) -> None:
+        """Show the agent's session from scratch (after resume, /clear, /resume)."""
+        if self.runtime is None:
+            return
+        messages = self.runtime.agent.session.transcript
+        await self.conversation.reset()
+        if len(messages) > REPLAY_LIMIT:
+            hidden = len(messages) - REPLAY_LIMIT
+            await self.renderer.note(f"{hidden} earlier messages are in the session file", "info")
+        await self.conversation.add_all(transcript_widgets(messages[-REPLAY_LIMIT:]))
+        for item in self.queue:  # typed while lull was starting: still waiting, still shown
+            item.widget = UserMessage(item.text, queued=True)
+            await self.conversation.add(item.widget)
+        self._context_tokens = None
+
+    def refresh_status(self, state: str | None = None) -> None:
+        """Re-read the runtime into the status bar (``state`` replaces the state word)."""
+        state = state if state is not None else self.status.facts.state
+        if self.runtime is None:
+            self.status.change(state=state)
+            return
+        facts = facts_for(self.runtime, state, self._context_tokens)
+        self._context_tokens = facts.context_tokens  # an estimate is kept until the view changes
+        self.status.show(facts)
+
+    def _asking(self, call: ToolCall | None) -> None:
+        self._asking_call = call
+        self._state("waiting for approval" if call else "waiting for the model", force=True)
+
+    def _state(self, word: str, *, force: bool = False) -> None:
+        """Show what lull is doing (an open approval question wins over stream events)."""
+        if force or self._asking_call is None:
+            self.status.change(state=word)
+
+    # --- input ------------------------------------------------------------------------
+
+    async def submit(self, text: str) -> None:
+        """Handle one input: run it now, or queue it (shown as queued) if lull is busy."""
+        if text.strip() in QUIT_COMMANDS:
+            await self.quit_app()
+            return
+        if self.busy or self.runtime is None:
+            widget = UserMessage(text, queued=True)
+            await self.conversation.add(widget)
+            self.queue.append(Pending(text, widget))
+            return
+        await self._dispatch(Pending(text))
+
+    async def next(self) -> None:
+        """Run queued inputs until one starts a turn (commands finish at once)."""
+        while self.queue and not self.busy and self.runtime is not None:
+            await self._dispatch(self.queue.popleft())
+
+    async def _dispatch(self, item: Pending) -> None:
+        if item.widget is not None:
+            item.widget.mark_sent()
+        if is_command(item.text):
+            await self.command(item.text)
+            return
+        if item.widget is None:
+            await self.conversation.add(UserMessage(item.text))
+        assert self.runtime is not None
+        expansion = expand_mentions(item.text, self.runtime.agent.tools.context.workspace)
+        for problem in expansion.problems:
+            await self.renderer.note(problem, "warning")
+        if expansion.attached:
+            await self.renderer.note("attached " + ", ".join(expansion.attached), "info")
+        self.start(self.runtime.agent.run_turn(expansion.prompt))
+
+    # --- commands ---------------------------------------------------------------------
+
+    async def command(self, text: str) -> None:
+        """Run a slash command and show its result."""
+        from app.commands import run_command
+
+        assert self.runtime is not None
+        await self.apply(text.strip(), run_command(self.runtime, text))
+
+    async def apply(self, title: str, result: CommandResult) -> None:
+        """Render a CommandResult generically (lines, events, picker, stream, quit)."""
+        if result.session_changed:
+            await self.redraw()
+        if result.lines:
+            await self.conversation.add(CommandOutput(title, result.lines, error=result.error))
+        for event in result.events:
+            await self.renderer.handle(event)
+            self._follow(event)
+        self.refresh_status()
+        if result.quit:
+            await self.quit_app()
+        elif result.sessions:
+            from app.ui.tui.screens.session_picker import SessionPicker
+
+            self.app.push_screen(SessionPicker(result.sessions), callback=self._picked)
+        elif result.stream is not None:
+            self.start(result.stream)
+
+    async def _picked(self, session_id: str | None) -> None:
+        from app.commands import resume_session
+
+        if session_id is None or self.runtime is None:
+            return
+        await self.apply(f"/resume {session_id[:8]}", resume_session(self.runtime, session_id))
+
+    # --- turns ------------------------------------------------------------------------
+
+    def start(self, events: AsyncIterator[Event]) -> None:
+        """Render ``events`` (a turn or a command's stream) in a worker."""
+        self.idle.clear()
+        self.refresh_status("waiting for the model")
+        self.worker = self.app.run_worker(self._drive(events), group="turn", exit_on_error=False)
+
+    async def _drive(self, events: AsyncIterator[Event]) -> None:
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+
+        async def produce() -> None:
+            try:
+                async for event in events:
+                    queue.put_nowait(event)
+            finally:
+                queue.put_nowait(None)
+
+        producer = asyncio.create_task(produce())
+        try:
+            while (event := await queue.get()) is not None:
+                await self.renderer.handle(event)
+                self._follow(event)
+            await producer
+        except asyncio.CancelledError:
+            asked = self._asking_call  # the modal closes when the producer stops
+            producer.cancel()
+            await asyncio.gather(producer, return_exceptions=True)
+            await self.renderer.interrupt(asked)
+            raise
+        except Exception as error:  # a bug must not take the UI down; the session stays valid
+            log.exception("turn failed")
+            producer.cancel()  # (a no-op when the engine itself raised)
+            await asyncio.gather(producer, return_exceptions=True)
+            await self.renderer.note(f"error: {type(error).__name__}: {error}", "error")
+        finally:
+            self.worker = None
+            self.idle.set()
+            self.refresh_status("ready")
+            self.app.call_later(self.next)
+
+    def _follow(self, event: Event) -> None:
+        """Keep the status bar's state word and context figure in step with the turn."""
+        if isinstance(event, AssistantThinking):
+            self._state("thinking")
+        elif isinstance(event, AssistantText):
+            self._state("answering")
+        elif isinstance(event, ToolStarted):
+            self._state(f"running {event.call.name}")
+        elif isinstance(event, ToolFinished):
+            self._state("waiting for the model")
+        elif isinstance(event, RequestFinished):
+            self._context_tokens = event.context_tokens  # the next prompt, as the engine sees it
+            self.refresh_status()
+        elif isinstance(event, ContextEdited):
+            self._context_tokens = None  # the view shrank: estimate it again
+            self.refresh_status()
+
+    def interrupt(self) -> bool:
+        """Stop the running turn (Esc); False if nothing was running."""
+        if self.worker is None:
+            return False
+        self.worker.cancel()
+        return True
+
+    async def shutdown(self, timeout: float = 3.0) -> None:
+        """Interrupt any turn and wait until the session is consistent again."""
+        self.queue.clear()
+        if self.interrupt():
+            try:
+                await asyncio.wait_for(self.idle.wait(), timeout)
+            except TimeoutError:
+                log.warning("turn did not stop within %.1f s at exit", timeout)
+
+    def close(self) -> str | None:
+        """Close the session file; the id to resume, if the session holds anything."""
+        if self.runtime is None:
+            return None
+        session = self.runtime.agent.session
+        session.close()
+        return session.id if session.transcript else None

@@ -1,0 +1,49 @@
+"""Read the runtime into :class:`StatusFacts` for the status bar (no widgets here)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.ui.tui.status import TTL_SECONDS, StatusFacts
+
+if TYPE_CHECKING:
+    from app.runtime import Runtime
+
+
+def idle_handled(runtime: Runtime) -> bool:
+    """Whether this idle episode was already tidied (an edit since the last response)."""
+    session = runtime.agent.session
+    last = session.last_response_at
+    return last is not None and any(edit.at >= last for edit in session.edits)
+
+
+def estimate_context(runtime: Runtime, window: int) -> int:
+    """Estimated tokens of the next prompt: system prompt, tools and the view (as /context)."""
+    from app.commands import context_breakdown
+
+    return context_breakdown(runtime.agent, window).total
+
+
+def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -> StatusFacts:
+    """The status facts of ``runtime`` now; ``context_tokens`` defaults to an estimate."""
+    from app.commands import context_window, session_cost
+
+    settings = runtime.loaded.settings
+    idle = settings.context.clear_context_on_idle
+    session = runtime.agent.session
+    window = context_window(runtime)
+    if context_tokens is None:
+        context_tokens = estimate_context(runtime, window)
+    return StatusFacts(
+        state=state,
+        provider=runtime.provider_config.provider,
+        model=runtime.provider_config.model,
+        context_tokens=context_tokens,
+        context_window=window,
+        last_response_at=session.last_response_at,
+        idle_handled=idle_handled(runtime),
+        cache_ttl_seconds=TTL_SECONDS.get(settings.context.cache.ttl, 300.0),
+        thinking_minutes=idle.thinking_threshold_minutes,
+        tool_results_minutes=idle.tool_results_threshold_minutes,
+        cost_usd=session_cost(runtime),
+    )

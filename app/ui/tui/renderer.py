@@ -1,0 +1,164 @@
+"""Engine events -> conversation widgets. The only place that knows how a turn looks.
+
+One :class:`TurnRenderer` per conversation: it keeps the widgets of the
+request in progress (the answer being streamed, the thinking block, the tool
+blocks by call id) and settles them when the request or the turn ends, or
+when the user interrupts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.widget import Widget
+
+from app.core.events import (
+    AssistantText,
+    AssistantThinking,
+    ContextEdited,
+    Event,
+    Notice,
+    RequestFinished,
+    ToolFinished,
+    ToolStarted,
+    TurnFailed,
+    TurnFinished,
+)
+from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult
+from app.ui.tui.widgets.assistant_message import AssistantMessage
+from app.ui.tui.widgets.conversation import Conversation
+from app.ui.tui.widgets.notice_line import NoticeLine
+from app.ui.tui.widgets.thinking_block import ThinkingBlock
+from app.ui.tui.widgets.tool_block import ToolBlock
+from app.ui.tui.widgets.user_message import UserMessage
+
+STOP_NOTES = {
+    "max_tokens": "the answer stopped at the output token limit (model.maxOutputTokens)",
+    "refusal": "the model declined to answer",
+}
+INTERRUPTED = "interrupted; the session is saved and you can go on"
+
+
+class TurnRenderer:
+    """Turns engine events into widgets on a :class:`Conversation`."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+        self.answer: AssistantMessage | None = None
+        self.thinking: ThinkingBlock | None = None
+        self.tools: dict[str, ToolBlock] = {}
+
+    async def handle(self, event: Event) -> None:
+        """Show one engine event."""
+        if isinstance(event, AssistantText):
+            await self._text(event.text)
+        elif isinstance(event, AssistantThinking):
+            await self._thinking(event.text)
+        elif isinstance(event, ToolStarted):
+            await self.settle()
+            block = await self._block(event.call, event.summary)
+            block.start(event.summary)
+        elif isinstance(event, ToolFinished):
+            block = await self._block(event.call, None)
+            await block.finish(event.result, event.display)
+        elif isinstance(event, RequestFinished):
+            await self.settle()
+        elif isinstance(event, ContextEdited):
+            await self.note(event.description, "edit")
+        elif isinstance(event, Notice):
+            await self.note(event.text, event.level)
+        elif isinstance(event, TurnFinished):
+            await self.settle()
+            self.tools.clear()
+            if event.stop_reason in STOP_NOTES:
+                await self.note(STOP_NOTES[event.stop_reason], "warning")
+        elif isinstance(event, TurnFailed):
+            await self.settle()
+            await self.note(f"error: {event.message}", "error")
+
+    async def _text(self, text: str) -> None:
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+        if self.answer is None:
+            self.answer = AssistantMessage()
+            await self.conversation.add(self.answer)
+        await self.answer.write(text)
+
+    async def _thinking(self, text: str) -> None:
+        if self.answer is not None:
+            await self.settle()
+        if self.thinking is None:
+            self.thinking = ThinkingBlock()
+            await self.conversation.add(self.thinking)
+        self.thinking.append(text)
+
+    async def _block(self, call: ToolCall, summary: str | None) -> ToolBlock:
+        block = self.tools.get(call.id)
+        if block is None:
+            block = ToolBlock(call, summary)
+            self.tools[call.id] = block
+            await self.conversation.add(block)
+        return block
+
+    async def settle(self) -> None:
+        """End the current answer and thinking (the next text starts a new message)."""
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+        if self.answer is not None:
+            answer, self.answer = self.answer, None
+            await answer.finish()
+
+    async def interrupt(self, asked: ToolCall | None = None) -> None:
+        """The user stopped the turn: keep partial text (marked) and mark unfinished tools.
+
+        ``asked`` is a call the approval modal was asking about (it gets a block too).
+        """
+        marked = False
+        if asked is not None:
+            await self._block(asked, None)
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+        if self.answer is not None:
+            answer, self.answer = self.answer, None
+            await answer.finish(interrupted=True)
+            marked = True
+        for block in self.tools.values():
+            if block.state in ("pending", "running"):
+                block.cancel()
+        self.tools.clear()
+        if not marked:
+            await self.note(INTERRUPTED, "warning")
+
+    async def note(self, text: str, level: str = "info") -> None:
+        """A one-line notice."""
+        await self.conversation.add(NoticeLine(text, level))
+
+
+def transcript_widgets(messages: Sequence[Message]) -> list[Widget]:
+    """Settled widgets for saved messages (a resumed session), tool results in their blocks."""
+    results = {r.call_id: r for m in messages for r in m.tool_results}
+    widgets: list[Widget] = []
+    for message in messages:
+        if message.origin == "summary":
+            widgets.append(NoticeLine("summary of the earlier conversation", "edit"))
+        elif message.role == "user":
+            if message.origin == "user" and message.text:
+                widgets.append(UserMessage(message.text))
+        else:
+            widgets.extend(_assistant_widgets(message, results))
+    return widgets
+
+
+def _assistant_widgets(message: Message, results: dict[str, ToolResult]) -> list[Widget]:
+    widgets: list[Widget] = []
+    for part in message.parts:
+        if isinstance(part, Thinking) and part.text.strip():
+            widgets.append(ThinkingBlock(part.text, streaming=False))
+        elif isinstance(part, Text) and part.text.strip():
+            widgets.append(AssistantMessage(part.text))
+        elif isinstance(part, ToolCall):
+            widgets.append(ToolBlock(part, result=results.get(part.id)))
+    return widgets

@@ -1,0 +1,110 @@
+"""The approval modal: may this tool call run?
+
+Allow once (y), allow this tool for the rest of the session (a), or deny (n /
+Esc) with an optional reason the model is shown. The call itself is shown so
+the user knows what they approve: a diff for edits, the command for shell.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from app.core.approvals import Approval
+from app.core.messages import ToolCall
+from app.ui.tui.widgets.diff_view import render_diff, write_as_diff
+
+PREVIEW_LINES = 30
+
+
+def call_preview(call: ToolCall, summary: str) -> Text:
+    """What the call will do, as the user should see it before allowing it."""
+    args = call.arguments
+    if call.name == "edit":
+        old = str(args.get("old_string", "")).splitlines()
+        new = str(args.get("new_string", "")).splitlines()
+        diff = "\n".join(difflib.unified_diff(old, new, summary, summary, lineterm=""))
+        return render_diff(diff, PREVIEW_LINES)
+    if call.name == "write_file":
+        return render_diff(write_as_diff(summary, str(args.get("content", ""))), PREVIEW_LINES)
+    if call.name == "run_shell_command":
+        return Text(f"$ {args.get('command', '')}", style="bold")
+    shown = json.dumps(dict(args), indent=2, ensure_ascii=False, default=str)
+    lines = shown.splitlines()
+    extra = f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else ""
+    return Text("\n".join(lines[:PREVIEW_LINES]) + extra)
+
+
+class ApprovalScreen(ModalScreen[Approval]):
+    """Asks about one tool call; dismisses with the user's :class:`Approval`."""
+
+    CSS_PATH = Path(__file__).with_name("approval.tcss")
+    BINDINGS = [  # noqa: RUF012 (Textual's class-level binding table)
+        Binding("y", "allow", "allow once"),
+        Binding("a", "allow_always", "allow always"),
+        Binding("n", "deny", "deny"),
+        Binding("escape", "deny", "deny", show=False),
+    ]
+
+    def __init__(self, call: ToolCall, summary: str) -> None:
+        super().__init__()
+        self.call = call
+        self.summary = summary
+
+    def compose(self) -> ComposeResult:
+        """Title, the call's preview, the buttons and the reason box."""
+        with Vertical(id="approval-dialog"):
+            title = Text("Allow ", style="bold")
+            title.append(self.call.name, style="bold underline")
+            title.append(f"  {self.summary}" if self.summary else "")
+            title.append(" ?", style="bold")
+            yield Static(title, id="approval-title", markup=False)
+            with VerticalScroll(id="approval-preview"):
+                yield Static(call_preview(self.call, self.summary), markup=False)
+            with Horizontal(id="approval-buttons"):
+                yield Button(Text("Allow once (y)"), variant="success", id="allow", compact=True)
+                yield Button(Text("Always (a)"), variant="primary", id="always", compact=True)
+                yield Button(Text("Deny (n)"), variant="error", id="deny", compact=True)
+            legend = f"always: allow every {self.call.name} call for the rest of this session"
+            yield Static(Text(legend), id="approval-legend", markup=False)
+            yield Input(
+                placeholder="reason to deny (optional, the model sees it); Enter denies",
+                id="approval-reason",
+            )
+
+    def on_mount(self) -> None:
+        """Focus "allow once" so y/a/n work at once."""
+        self.query_one("#allow", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A button was clicked."""
+        event.stop()
+        {"allow": self.action_allow, "always": self.action_allow_always}.get(
+            event.button.id or "", self.action_deny
+        )()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the reason box denies with that reason."""
+        event.stop()
+        self.action_deny()
+
+    def action_allow(self) -> None:
+        """Run this call."""
+        self.dismiss(Approval("allow"))
+
+    def action_allow_always(self) -> None:
+        """Run this call and every later call of this tool in this session."""
+        self.dismiss(Approval("allow_always"))
+
+    def action_deny(self) -> None:
+        """Do not run it; the reason typed (if any) goes to the model."""
+        reason = self.query_one("#approval-reason", Input).value.strip()
+        self.dismiss(Approval("deny", reason or None))

@@ -1,0 +1,152 @@
+"""What the status bar says: pure functions from facts about the session to one line.
+
+No Textual here, so the wording and the narrow-terminal fitting are unit-tested
+directly. The bar shows the model, context use, cache state, time until idle
+cleanup applies, and the session cost; at small widths parts get shorter, then
+the least important ones are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEPARATOR = " │ "
+DEFAULT_WINDOW = 128_000
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """Everything the status line is computed from (times are epoch seconds)."""
+
+    state: str = "starting"
+    provider: str = ""
+    model: str = ""
+    context_tokens: int | None = None
+    context_window: int = DEFAULT_WINDOW
+    last_response_at: float | None = None
+    idle_handled: bool = False
+    cache_ttl_seconds: float = 300.0
+    thinking_minutes: float = 5.0
+    tool_results_minutes: float = 60.0
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class Part:
+    """One segment of the line: its full and short forms, and how important it is (0 = most)."""
+
+    long: str
+    short: str
+    priority: int
+
+
+def tokens(n: int) -> str:
+    """A token count the way people read it: 950, 12.3k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 100_000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+
+
+def duration(seconds: float) -> str:
+    """A short duration: 45s, 4m, 1h05m."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes}m"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def money(value: float) -> str:
+    """Dollars with enough digits to see small sessions move."""
+    if value < 0.01:
+        return f"${value:.4f}"
+    if value < 10:
+        return f"${value:.3f}"
+    return f"${value:,.2f}"
+
+
+def context_part(facts: StatusFacts) -> Part | None:
+    """``ctx 12.3k/200k 6%``."""
+    if facts.context_tokens is None:
+        return None
+    window = max(1, facts.context_window)
+    percent = round(100 * facts.context_tokens / window)
+    long = f"ctx {tokens(facts.context_tokens)}/{tokens(window)} {percent}%"
+    return Part(long, f"{tokens(facts.context_tokens)} {percent}%", 1)
+
+
+def cache_part(facts: StatusFacts, now: float) -> Part | None:
+    """``cache warm 4m`` (time left before the provider's cache expires) or ``cache cold``."""
+    if facts.last_response_at is None:
+        return Part("cache cold", "cold", 2) if facts.model else None
+    left = facts.last_response_at + facts.cache_ttl_seconds - now
+    if left > 0:
+        return Part(f"cache warm {duration(left)}", f"warm {duration(left)}", 2)
+    return Part("cache cold", "cold", 2)
+
+
+def idle_part(facts: StatusFacts, now: float) -> Part | None:
+    """When idle cleanup will apply: ``tidy in 58m``, ``tidy on next message``, ``tidied``."""
+    if facts.last_response_at is None:
+        return None
+    thresholds = [t * 60 for t in (facts.thinking_minutes, facts.tool_results_minutes) if t >= 0]
+    if not thresholds:
+        return None
+    if facts.idle_handled:
+        return Part("tidied", "tidied", 3)
+    elapsed = now - facts.last_response_at
+    upcoming = [t - elapsed for t in thresholds if t > elapsed]
+    if len(upcoming) == len(thresholds):
+        left = duration(min(upcoming))
+        return Part(f"tidy in {left}", f"tidy {left}", 3)
+    return Part("tidy on next message", "tidy next", 3)
+
+
+def status_parts(facts: StatusFacts, now: float) -> list[Part]:
+    """The segments of the line, in display order."""
+    parts: list[Part] = []
+    if facts.state:
+        parts.append(Part(facts.state, facts.state, 0))
+    if facts.model:
+        long = f"{facts.provider} · {facts.model}" if facts.provider else facts.model
+        parts.append(Part(long, facts.model, 0))
+    for part in (context_part(facts), cache_part(facts, now), idle_part(facts, now)):
+        if part is not None:
+            parts.append(part)
+    if facts.cost_usd is not None:
+        parts.append(Part(money(facts.cost_usd), money(facts.cost_usd), 4))
+    return parts
+
+
+def fit(parts: list[Part], width: int) -> str:
+    """Join ``parts`` within ``width`` cells: shorten the least important first, then drop them."""
+    levels = sorted({p.priority for p in parts}, reverse=True)
+    short: set[int] = set()  # priorities shown in their short form
+    dropped: set[int] = set()  # priorities left out
+
+    def line() -> str:
+        shown = [p for p in parts if p.priority not in dropped]
+        return SEPARATOR.join(p.short if p.priority in short else p.long for p in shown)
+
+    for level in levels:
+        if len(line()) <= width:
+            return line()
+        short.add(level)
+    for level in levels[:-1]:  # the most important parts always stay
+        if len(line()) <= width:
+            break
+        dropped.add(level)
+    text = line()
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def status_line(facts: StatusFacts, now: float, width: int) -> str:
+    """The whole status line for a terminal ``width`` cells wide."""
+    return fit(status_parts(facts, now), width)

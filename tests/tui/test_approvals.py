@@ -1,0 +1,140 @@
+"""Approvals as a modal: allow once, allow always, deny with a reason; Esc during a tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from app.core.messages import unanswered_calls
+from app.core.store import load_session
+from app.ui.tui.screens.approval import ApprovalScreen
+from app.ui.tui.widgets.diff_view import DiffView
+from app.ui.tui.widgets.tool_block import ToolBlock
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.tui.harness import idle, make_app, ready, send, until
+
+
+def _write(path: str, content: str) -> Reply:
+    return Reply(tool_calls=[ToolUse("write_file", {"path": path, "content": content})])
+
+
+def _tool_results(fake: FakeServer) -> list[dict[str, object]]:
+    """The tool_result blocks of the last request the fake served."""
+    last = fake.requests[-1]["messages"][-1]
+    return [b for b in last["content"] if b.get("type") == "tool_result"]
+
+
+async def test_allow_once_runs_the_call_and_shows_the_diff(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(_write("hello.txt", "hi\nthere\n"), Reply(text="Written."))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        assert "waiting for approval" in app.status.line
+        await pilot.press("y")
+        await idle(pilot)
+        assert (workspace / "hello.txt").read_text() == "hi\nthere\n"
+        block = app.query_one(ToolBlock)
+        assert block.state == "ok"
+        diff = block.query_one(DiffView).diff
+        assert "+hi" in diff and "+there" in diff
+
+
+async def test_deny_with_a_reason_tells_the_model_why(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(_write("x.txt", "x"), Reply(text="OK, I won't."))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write x")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        await pilot.press("tab", "tab", "tab")
+        reason = app.screen.query_one(Input)
+        assert app.focused is reason
+        reason.insert_text_at_cursor("use notes.md instead")
+        await pilot.press("enter")
+        await idle(pilot)
+        assert not (workspace / "x.txt").exists()
+        assert app.query_one(ToolBlock).state == "error"
+    (result,) = _tool_results(provider_env)
+    assert result["is_error"] is True
+    assert "denied" in str(result["content"]) and "use notes.md instead" in str(result["content"])
+
+
+async def test_allow_always_stops_asking_for_that_tool(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(_write("a.txt", "a"), _write("b.txt", "b"), Reply(text="Both done."))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write two files")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        await pilot.press("a")
+        await idle(pilot)
+        assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
+        assert [b.state for b in app.query(ToolBlock)] == ["ok", "ok"]
+
+
+async def test_esc_during_a_running_tool_cancels_it_and_the_session_resumes(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    slow = ToolUse("run_shell_command", {"command": "sleep 20"})
+    provider_env.script(Reply(text="Running.", tool_calls=[slow]))
+    app = make_app(workspace, "--approval-mode", "yolo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "run it")
+        await until(pilot, lambda: app.query(ToolBlock), "the tool block")
+        block = app.query_one(ToolBlock)
+        await until(pilot, lambda: block.state == "running", "the tool to run")
+        assert "running run_shell_command" in app.status.line
+        await pilot.press("escape")
+        await idle(pilot)
+        assert block.state == "cancelled"
+        session = app.chat.runtime.agent.session  # type: ignore[union-attr]
+        path = session.path
+    assert path is not None
+    record = load_session(path)
+    assert unanswered_calls(record.messages) == []
+    result = record.messages[-1].tool_results[0]
+    assert result.is_error and "Cancelled" in result.content
+
+
+async def test_esc_while_the_modal_is_open_denies(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(_write("y.txt", "y"), Reply(text="Fine."))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write y")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        await pilot.press("escape")
+        await idle(pilot)
+        assert not (workspace / "y.txt").exists()
+    (result,) = _tool_results(provider_env)
+    assert result["is_error"] is True
+
+
+async def test_ctrl_c_while_asking_interrupts_the_turn_and_closes_the_modal(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(_write("z.txt", "z"))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write z")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        await pilot.press("ctrl+c")
+        await idle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.is_running and app.query_one(ToolBlock).state == "cancelled"
+        session = app.chat.runtime.agent.session  # type: ignore[union-attr]
+        assert unanswered_calls(session.transcript) == []
+    assert not (workspace / "z.txt").exists()

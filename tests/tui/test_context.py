@@ -1,0 +1,58 @@
+"""Thinking and idle cleanup as the user sees them: a collapsed block, a notice, the status."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from app.core.messages import CLEARED_TOOL_RESULT
+from app.ui.tui.widgets.notice_line import NoticeLine
+from app.ui.tui.widgets.thinking_block import ThinkingBlock
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.tui.harness import idle, make_app, ready, send
+
+
+async def test_thinking_is_shown_then_collapsed_when_the_answer_starts(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    settings = workspace / ".lull" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"model": {"thinking": True}}))
+    provider_env.script(Reply(thinking="first I will look around the repo", text="Done."))
+    app = make_app(workspace)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await send(pilot, "think first")
+        await idle(pilot)
+        block = app.query_one(ThinkingBlock)
+        assert block.text == "first I will look around the repo"
+        assert block.collapsed and block.title == "thought (7 words)"
+
+
+async def test_idle_cleanup_shows_a_notice_and_the_status_counts_down(
+    provider_env: FakeServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LULL_TOOL_RESULTS_THRESHOLD_MINUTES", "0.005")  # 0.3 s
+    monkeypatch.setenv("LULL_TOOL_RESULTS_NUM_TO_KEEP", "1")
+    for name in ("old", "new"):
+        (workspace / f"{name}.txt").write_text(f"{name} " * 400)
+    provider_env.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "old.txt"})]),
+        Reply(tool_calls=[ToolUse("read_file", {"path": "new.txt"})]),
+        Reply(text="read both"),
+    )
+    app = make_app(workspace)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "read both files")
+        await idle(pilot)
+        time.sleep(0.4)  # the idle gap, measured from the last model response
+        await send(pilot, "back again")
+        await idle(pilot)
+        edits = [n for n in app.query(NoticeLine) if n.level == "edit"]
+        assert len(edits) == 1 and "cleared 1 tool result" in edits[0].text
+        assert "tidy in" in app.status.line  # the countdown restarts from the new answer
+    assert CLEARED_TOOL_RESULT in json.dumps(provider_env.requests[-1]["messages"])

@@ -1,0 +1,88 @@
+"""Resuming shows the earlier conversation; /clear and /resume switch sessions."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from app.runtime import RunOptions, Runtime, build_runtime
+from app.ui.tui.screens.session_picker import SessionPicker
+from app.ui.tui.widgets.assistant_message import AssistantMessage
+from app.ui.tui.widgets.command_output import CommandOutput
+from app.ui.tui.widgets.tool_block import ToolBlock
+from app.ui.tui.widgets.user_message import UserMessage
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.tui.harness import idle, make_app, ready, send, texts, until
+
+
+async def _one_session(workspace: Path, fake: FakeServer, prompt: str) -> str:
+    app = make_app(workspace)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await send(pilot, prompt)
+        await idle(pilot)
+    session_id = app.close_session()
+    assert session_id is not None
+    return session_id
+
+
+async def test_resume_shows_the_earlier_conversation(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(
+        Reply(text="Listing.", tool_calls=[ToolUse("list_directory", {"path": "."})]),
+        Reply(text="Empty, mostly."),
+    )
+    session_id = await _one_session(workspace, provider_env, "what is here?")
+    gate = threading.Event()
+
+    def slow_build(options: RunOptions) -> Runtime:
+        gate.wait(10)
+        return build_runtime(options)
+
+    app = make_app(workspace, "--resume", session_id[:8], build=slow_build)
+    async with app.run_test() as pilot:
+        await send(pilot, "typed while starting")
+        gate.set()
+        await ready(pilot)
+        await idle(pilot)
+        assert texts(app, UserMessage) == ["what is here?", "typed while starting"]
+        replayed = texts(app, AssistantMessage)
+        assert replayed == ["Listing.", "Empty, mostly.", "(fake) You said: typed while starting"]
+        assert app.query_one(ToolBlock).state == "ok"
+        await send(pilot, "and now?")
+        await idle(pilot)
+        assert texts(app, UserMessage) == ["what is here?", "typed while starting", "and now?"]
+        assert app.chat.runtime.agent.session.id == session_id  # type: ignore[union-attr]
+
+
+async def test_resume_of_an_unknown_session_exits_with_the_reason(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    app = make_app(workspace, "--resume", "no-such-id")
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.fatal is not None and app.fatal.code == 1
+    assert "no saved session 'no-such-id'" in app.fatal.message
+
+
+async def test_clear_starts_an_empty_session_and_resume_picks_the_old_one(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first topic")
+        await idle(pilot)
+        first = app.chat.runtime.agent.session.id  # type: ignore[union-attr]
+        await send(pilot, "/clear")
+        await pilot.pause()
+        assert texts(app, UserMessage) == []
+        (note,) = app.query(CommandOutput)
+        assert note.lines[0].startswith("new session ")
+        assert app.chat.runtime.agent.session.id != first  # type: ignore[union-attr]
+        await send(pilot, "/resume")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the picker")
+        await pilot.press("enter")
+        await until(pilot, lambda: texts(app, UserMessage) == ["first topic"], "the old session")
+        assert app.chat.runtime.agent.session.id == first  # type: ignore[union-attr]

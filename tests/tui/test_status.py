@@ -1,0 +1,75 @@
+"""The status line's wording and how it fits narrow terminals."""
+
+from __future__ import annotations
+
+from app.ui.tui.status import StatusFacts, duration, fit, money, status_line, status_parts, tokens
+
+NOW = 1_700_000_000.0
+
+
+def facts(**changes: object) -> StatusFacts:
+    base: dict[str, object] = {
+        "state": "ready",
+        "provider": "anthropic",
+        "model": "claude-sonnet-4-6",
+        "context_tokens": 12_345,
+        "context_window": 200_000,
+        "last_response_at": NOW - 60,
+        "cost_usd": 0.0123,
+    }
+    base.update(changes)
+    return StatusFacts(**base)  # type: ignore[arg-type]
+
+
+def test_numbers_read_like_people_write_them() -> None:
+    assert [tokens(n) for n in (950, 12_345, 200_000, 1_500_000)] == [
+        "950",
+        "12.3k",
+        "200k",
+        "1.5M",
+    ]
+    assert [duration(s) for s in (45, 240, 3900)] == ["45s", "4m", "1h05m"]
+    assert money(0.0123) == "$0.012" and money(0.00042) == "$0.0004"
+
+
+def test_a_wide_line_shows_everything() -> None:
+    line = status_line(facts(), NOW, 200)
+    assert line == (
+        "ready │ anthropic · claude-sonnet-4-6 │ ctx 12.3k/200k 6% │ cache warm 4m │ "
+        "tidy in 4m │ $0.012"
+    )
+
+
+def test_cache_goes_cold_after_the_ttl_and_idle_cleanup_is_announced() -> None:
+    soon = status_line(facts(last_response_at=NOW - 200), NOW, 200)
+    assert "cache warm 1m" in soon and "tidy in 1m" in soon
+    thinking_due = status_line(facts(last_response_at=NOW - 400), NOW, 200)
+    assert "cache cold" in thinking_due and "tidy on next message" in thinking_due
+    only_tools = facts(last_response_at=NOW - 400, thinking_minutes=-1)
+    assert "tidy in 53m" in status_line(only_tools, NOW, 200)
+    later = status_line(facts(last_response_at=NOW - 3700), NOW, 200)
+    assert "tidy on next message" in later
+    handled = status_line(facts(last_response_at=NOW - 3700, idle_handled=True), NOW, 200)
+    assert "tidied" in handled
+
+
+def test_disabled_thresholds_mean_no_countdown() -> None:
+    line = status_line(facts(thinking_minutes=-1, tool_results_minutes=-1), NOW, 200)
+    assert "tidy" not in line
+
+
+def test_one_hour_cache_ttl() -> None:
+    line = status_line(facts(last_response_at=NOW - 600, cache_ttl_seconds=3600), NOW, 200)
+    assert "cache warm 50m" in line
+
+
+def test_narrow_lines_shorten_then_drop_the_least_important() -> None:
+    parts = status_parts(facts(), NOW)
+    at_60 = fit(parts, 60)
+    assert len(at_60) <= 60 and "claude-sonnet-4-6" in at_60 and "anthropic ·" not in at_60
+    at_30 = fit(parts, 30)
+    assert len(at_30) <= 30 and at_30.startswith("ready │ claude-sonnet-4-6")
+
+
+def test_before_the_runtime_exists_only_the_state_shows() -> None:
+    assert status_line(StatusFacts(state="starting"), NOW, 80) == "starting"

@@ -1,0 +1,122 @@
+"""Widgets on their own: pruning, diffs, tool blocks, thinking."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from app.core.messages import ToolCall, ToolResult
+from app.ui.tui.widgets.conversation import Conversation, PrunedNote
+from app.ui.tui.widgets.diff_view import diff_stats, render_diff, write_as_diff
+from app.ui.tui.widgets.thinking_block import ThinkingBlock
+from app.ui.tui.widgets.tool_block import ToolBlock, key_argument
+
+
+class Harness(App[None]):
+    """A bare app holding one conversation."""
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(max_items=10, id="conversation")
+
+
+async def test_old_items_are_pruned_with_a_note() -> None:
+    app = Harness()
+    async with app.run_test() as pilot:
+        conversation = app.query_one(Conversation)
+        for n in range(25):
+            await conversation.add(Static(f"item {n}"))
+        await pilot.pause()
+        items = conversation.items
+        assert len(items) <= 10
+        assert str(items[-1].render()) == "item 24"
+        note = conversation.query_one(PrunedNote)
+        assert f"{conversation.pruned} earlier items" in str(note.render())
+        assert conversation.children[0] is note
+
+
+async def test_a_tool_block_counts_seconds_then_shows_the_outcome() -> None:
+    now = [100.0]
+    app = Harness()
+    async with app.run_test() as pilot:
+        call = ToolCall("c1", "run_shell_command", {"command": "ls -la"})
+        block = ToolBlock(call, clock=lambda: now[0])
+        await app.query_one(Conversation).add(block)
+        block.start("ls -la")
+        now[0] += 2.5
+        await pilot.pause(0.15)
+        assert "2.5s" in str(block.query_one(".tool-header").render())
+        await block.finish(ToolResult("c1", "run_shell_command", "a\nb\nc"))
+        await pilot.pause()
+        assert block.state == "ok"
+        assert "└ a" in str(block.query_one(".tool-outcome").render())
+        now[0] += 10
+        await pilot.pause(0.15)
+        assert "2.5s" in str(block.query_one(".tool-header").render())
+
+
+async def test_thinking_collapses_when_it_ends() -> None:
+    app = Harness()
+    async with app.run_test() as pilot:
+        block = ThinkingBlock()
+        await app.query_one(Conversation).add(block)
+        assert not block.collapsed
+        block.append("let me think about it")
+        await pilot.pause(0.1)
+        block.finish()
+        assert block.collapsed and block.title == "thought (5 words)"
+
+
+def test_diffs_are_coloured_and_counted() -> None:
+    diff = "--- a\n+++ a\n@@ -1 +1 @@\n-old\n+new\n context"
+    text = render_diff(diff)
+    styles = {text.plain[s.start : s.end]: str(s.style) for s in text.spans}
+    assert styles["+new"] == "green" and styles["-old"] == "red"
+    assert diff_stats(diff) == (1, 1)
+    assert diff_stats(write_as_diff("f.txt", "a\nb\n")) == (2, 0)
+    long = render_diff("\n".join(f"+{n}" for n in range(100)), max_lines=10)
+    assert long.plain.endswith("… 90 more lines")
+
+
+def test_key_argument_names_what_a_call_is_about() -> None:
+    assert key_argument({"path": "a.py", "content": "x"}) == "a.py"
+    assert key_argument({"command": "ls"}) == "ls"
+    assert key_argument({"other": 1}) == ""
+
+
+class WideHarness(App[None]):
+    """A conversation limited by widget count rather than item count."""
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(max_items=1000, max_widgets=30, id="conversation")
+
+
+async def test_items_with_many_widgets_are_pruned_too() -> None:
+    from app.ui.tui.widgets.assistant_message import AssistantMessage
+
+    long_markdown = "\n\n".join(f"- point {n}" for n in range(4))
+    app = WideHarness()
+    async with app.run_test() as pilot:
+        conversation = app.query_one(Conversation)
+        for _ in range(4):
+            await conversation.add(AssistantMessage(long_markdown))
+        await pilot.pause()
+        assert len(conversation.query("*")) <= 30 + 20  # the newest item always stays
+        assert conversation.pruned >= 2
+        assert isinstance(conversation.items[-1], AssistantMessage)
+
+
+async def test_a_streamed_answer_is_batched_but_complete() -> None:
+    from app.ui.tui.widgets.assistant_message import AssistantMessage, flush_interval
+
+    assert flush_interval(0) == 0.08 and flush_interval(100_000) == 1.0
+    app = Harness()
+    async with app.run_test() as pilot:
+        message = AssistantMessage()
+        await app.query_one(Conversation).add(message)
+        pieces = [f"word{n} " for n in range(200)]
+        for piece in pieces:
+            await message.write(piece)
+        await message.finish()
+        await pilot.pause()
+        assert message.markdown.source == "".join(pieces)
+        assert message.finished and not message.interrupted
