@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.context.edits import edit_to_dict
+from app.context.pricing import cost_usd
 from app.core.approvals import DenyApprover
 from app.core.events import (
     AssistantText,
@@ -48,6 +49,7 @@ class RunResult:
         self.error_kind: str | None = None
         self.stop_reason = ""
         self.context_edits: list[dict[str, Any]] = []
+        self.cost_usd: float | None = None
 
     def take(self, event: Event) -> None:
         """Fold one engine event into the result."""
@@ -94,6 +96,9 @@ def run_print(args: argparse.Namespace, workspace: Path, prompt: str) -> int:
     finally:
         agent.session.close()
     duration_ms = int((time.monotonic() - started) * 1000)
+    result.cost_usd = cost_usd(
+        result.usage, runtime.provider_config.model, runtime.loaded.settings.pricing
+    )
     return _report(args.output_format, result, agent.session.id, duration_ms)
 
 
@@ -125,6 +130,7 @@ def _report(output_format: str, result: RunResult, session_id: str, duration_ms:
         "error": result.error,
         "stop_reason": result.stop_reason or None,
         "usage": {k: v for k, v in result.usage.to_dict().items() if k != "reasoning"},
+        "cost_usd": None if result.cost_usd is None else round(result.cost_usd, 6),
         "num_requests": result.num_requests,
         "duration_ms": duration_ms,
         "context_edits": result.context_edits,

@@ -37,6 +37,10 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     assert payload["usage"]["output"] > 0
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []
+    assert payload["cost_usd"] > 0  # the default Claude model is in the price table
+    fake.script(Reply(text="ok"))
+    unpriced = lull.run("-p", "again", "--output-format", "json", "--model", "house-model")
+    assert json.loads(unpriced.stdout)["cost_usd"] is None
 
 
 def test_stream_json_prints_one_event_per_line(lull: Lull, fake: FakeServer) -> None:
