@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import FakeServer
+
 ISOLATED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "LULL_")
 
 
@@ -28,3 +30,18 @@ def isolated_env(
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("NO_COLOR", "1")
     yield home
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    """A running loopback fake of the Anthropic and OpenAI APIs."""
+    with FakeServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty workspace directory."""
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path

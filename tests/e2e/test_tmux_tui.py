@@ -3,100 +3,25 @@
 from __future__ import annotations
 
 import re
-import shlex
-import shutil
-import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.core.messages import unanswered_calls
 from app.core.store import load_session
-from tests.e2e.conftest import Lull, lull_command
+from tests.e2e.conftest import Lull
+from tests.e2e.tmux import Tmux as Terminal
+from tests.e2e.tmux import needs_tmux
 from tests.fakes import FakeServer, Reply
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        shutil.which("tmux") is None or shutil.which("bash") is None,
-        reason="tmux (and bash) are needed",
-    ),
+    needs_tmux,
 ]
 
 RESUME = re.compile(r"resume with: lull --resume ([0-9a-f-]{36})")
 READY = "ready │"
-
-
-class Terminal:
-    """A private tmux server (own socket) running lull full-screen in a 100x30 window."""
-
-    def __init__(self, directory: Path) -> None:
-        self.socket = directory / "tmux-tui.sock"
-        self.exit_file = directory / "exit-code"
-
-    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
-        done = subprocess.run(
-            ["tmux", "-S", str(self.socket), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-            timeout=10,
-        )
-        return done.stdout
-
-    def start(self, lull: Lull, *args: str, env: dict[str, str] | None = None) -> None:
-        """Run ``lull ARGS``; the exit code goes to a file and the pane stays to be read."""
-        self.exit_file.unlink(missing_ok=True)
-        script = f"{shlex.join([*lull_command(), *args])}; echo $? > {self.exit_file}"
-        self._tmux("kill-server")
-        self._tmux(
-            *("start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";"),
-            *("new-session", "-d", "-x", "100", "-y", "30", "-c", str(lull.workspace)),
-            *("bash", "-c", script),
-            env={**lull.env, "TERM": "xterm-256color", **(env or {})},
-        )
-
-    def send(self, *keys: str) -> None:
-        """Press keys (tmux names: Enter, Escape, C-d …)."""
-        self._tmux("send-keys", "-t", "0", *keys)
-
-    def type(self, text: str) -> None:
-        """Type literal text."""
-        self._tmux("send-keys", "-t", "0", "-l", text)
-
-    def screen(self) -> str:
-        """What the window shows now."""
-        return self._tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "0")
-
-    def wait_for(self, want: str | Callable[[str], bool], timeout: float = 20) -> str:
-        """Poll the screen until ``want`` shows; fail with the screen."""
-        check = want if callable(want) else (lambda screen: want in screen)
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            if time.monotonic() > deadline:
-                pytest.fail(f"timed out waiting for {want!r}; screen:\n{screen}")
-            time.sleep(0.05)
-
-    def exit_code(self, timeout: float = 15) -> int:
-        """Wait for lull to exit; its exit code."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                return int(self.exit_file.read_text())
-            except (OSError, ValueError):
-                if time.monotonic() > deadline:
-                    pytest.fail(f"lull did not exit; screen:\n{self.screen()}")
-                time.sleep(0.05)
-
-    def close(self) -> None:
-        """Kill the server and everything in it."""
-        self._tmux("kill-server")
 
 
 @pytest.fixture
