@@ -36,6 +36,9 @@ from tools.base import ToolContext
 from tools.registry import ToolRegistry, default_registry
 
 DEFAULT_MAX_OUTPUT_TOKENS = 8192
+# Within the longest cache lifetime (1 h) a resume reuses the saved environment block, so the
+# provider's cached prefix still matches even if the date or git status changed meanwhile.
+ENVIRONMENT_REUSE_SECONDS = 3600.0
 
 
 class StartupError(Exception):
@@ -106,7 +109,7 @@ def build_runtime(options: RunOptions, env: Mapping[str, str] | None = None) -> 
         session,
         create_provider(config),
         runner,
-        agent_config(settings, config, registry, options.workspace),
+        agent_config(settings, config, registry, session_environment(session, options.workspace)),
         summary_provider=_summary_provider(settings, config),
     )
     agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
@@ -151,8 +154,21 @@ def tool_context(settings: Settings, workspace: Path) -> ToolContext:
     )
 
 
+def session_environment(session: Session, workspace: Path, now: float | None = None) -> str:
+    """The environment block: the saved one on a quick resume (the cache may still be warm),
+    else computed afresh (date, git status) and saved with the session."""
+    now = time.time() if now is None else now
+    last = session.last_response_at
+    saved = session.record.environment
+    if saved and last is not None and now - last < ENVIRONMENT_REUSE_SECONDS:
+        return saved
+    text = environment_prompt(workspace.resolve())
+    session.use_environment(text)
+    return text
+
+
 def agent_config(
-    settings: Settings, config: ProviderConfig, registry: ToolRegistry, workspace: Path
+    settings: Settings, config: ProviderConfig, registry: ToolRegistry, environment: str
 ) -> AgentConfig:
     """The agent's per-session configuration."""
     idle = settings.context.clear_context_on_idle
@@ -165,7 +181,7 @@ def agent_config(
     compression = settings.context.compression
     return AgentConfig(
         system=STATIC_SYSTEM_PROMPT,
-        environment=environment_prompt(workspace.resolve()),
+        environment=environment,
         max_turns=settings.max_turns,
         max_output_tokens=max_output,
         thinking=thinking_config(settings.model.thinking, max_output),

@@ -113,6 +113,13 @@ class Session:
         if self._writer:
             self._writer.response(at, usage, model)
 
+    def use_environment(self, text: str) -> None:
+        """Record the environment block (workspace, date, git status) this run sends."""
+        if text != self.record.environment:
+            self.record.environment = text
+            if self._writer:
+                self._writer.environment(text)
+
     def close_open_calls(self, reason: str) -> int:
         """Give every unanswered tool call a synthetic error result; returns how many."""
         missing = unanswered_calls(self.record.messages)

@@ -43,6 +43,7 @@ class SessionRecord:
     usage: Usage = field(default_factory=Usage)
     num_requests: int = 0
     skipped_lines: int = 0
+    environment: str = ""
 
 
 def workspace_key(workspace: Path) -> str:
@@ -144,6 +145,10 @@ class SessionWriter:
         """Record a completed API response (the idle clock and usage)."""
         self.append({"type": "response", "at": at, "usage": usage.to_dict(), "model": model})
 
+    def environment(self, text: str) -> None:
+        """Record the environment block the session's requests use from now on."""
+        self.append({"type": "environment", "text": text})
+
     def close(self) -> None:
         """Flush to disk and close."""
         if self._fd >= 0:
@@ -202,6 +207,8 @@ def load_session(path: Path) -> SessionRecord:
                 record.messages.append(message_from_dict(data["message"]))
             elif kind == "edit":
                 record.edits.append(edit_from_dict(data["edit"]))
+            elif kind == "environment":
+                record.environment = str(data["text"])
             elif kind == "response":
                 record.last_response_at = float(data["at"])
                 record.usage = record.usage + Usage(**data.get("usage", {}))

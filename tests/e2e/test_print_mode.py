@@ -98,6 +98,8 @@ def test_resume_and_continue_carry_the_history(lull: Lull, fake: FakeServer) -> 
     )
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["session_id"] == first["session_id"]
+    # a quick resume sends the same system blocks, environment included: the cache still hits
+    assert fake.requests[1]["system"] == fake.requests[0]["system"]
     texts = json.dumps(fake.requests[1]["messages"])
     assert "remember 42" in texts and "first answer" in texts
     cont = lull.run("-p", "and again", "--continue")
