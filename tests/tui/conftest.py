@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakes import FakeServer
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -21,16 +21,13 @@ from app.core.events import (
 )
 from app.core.provider import Usage
 from app.ui.line.stream import StreamView
+from app.ui.stop_notes import stop_note
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 DIFF_LINES = 30
 RESULT_WIDTH = 100
-STOP_NOTES = {
-    "max_tokens": "the answer stopped at the output token limit (model.maxOutputTokens)",
-    "length": "the answer stopped at the output token limit (model.maxOutputTokens)",
-}
 
 
 class EventPrinter:
@@ -94,8 +91,8 @@ class EventPrinter:
             self.error(event.message)
         elif isinstance(event, TurnFinished):
             self.end_stream()
-            if event.stop_reason in STOP_NOTES:
-                self.note(STOP_NOTES[event.stop_reason])
+            if note := stop_note(event.stop_reason):
+                self.note(note)
 
     def end_stream(self) -> None:
         """Finish the message being streamed (print its tail, drop the live region)."""

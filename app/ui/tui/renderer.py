@@ -25,6 +25,7 @@ from app.core.events import (
     TurnFinished,
 )
 from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult
+from app.ui.stop_notes import stop_note
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.notice_line import NoticeLine
@@ -32,10 +33,6 @@ from app.ui.tui.widgets.thinking_block import ThinkingBlock
 from app.ui.tui.widgets.tool_block import ToolBlock
 from app.ui.tui.widgets.user_message import UserMessage
 
-STOP_NOTES = {
-    "max_tokens": "the answer stopped at the output token limit (model.maxOutputTokens)",
-    "refusal": "the model declined to answer",
-}
 INTERRUPTED = "interrupted; the session is saved and you can go on"
 
 
@@ -70,8 +67,8 @@ class TurnRenderer:
         elif isinstance(event, TurnFinished):
             await self.settle()
             self.tools.clear()
-            if event.stop_reason in STOP_NOTES:
-                await self.note(STOP_NOTES[event.stop_reason], "warning")
+            if note := stop_note(event.stop_reason):
+                await self.note(note, "warning")
         elif isinstance(event, TurnFailed):
             await self.settle()
             await self.note(f"error: {event.message}", "error")
