@@ -192,6 +192,7 @@ def agent_config(
             compactable=compactable,
         ),
         vendor=config.vendor,
+        prompt_caching=settings.context.cache.enabled,
         cache_ttl=settings.context.cache.ttl,
         prompt_cache_key=settings.context.cache.prompt_cache_key,
         context_window=settings.model.context_window,

@@ -108,6 +108,10 @@ _TABLE = (
     Field("context.toolOutput.maxTokens", Integer(1),
           "A tool result larger than this many tokens is truncated for the model; the full "
           "text is saved on disk and the marker says where."),
+    Field("context.cache.enabled", Boolean(),
+          "Ask the provider to cache the prompt prefix (Anthropic cache_control markers, "
+          "OpenAI prompt_cache_key); false sends neither, e.g. to measure what caching saves.",
+          env="LULL_PROMPT_CACHING"),
     Field("context.cache.ttl", Choice(("5m", "1h")),
           "Anthropic prompt-cache lifetime of every cache marker: 5m (default) or 1h (cache "
           "writes cost 2x input instead of 1.25x; keep idle thresholds >= 60 min with 1h)."),

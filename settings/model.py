@@ -67,6 +67,7 @@ class ToolOutputSettings:
 class CacheSettings:
     """Provider prompt caching (``context.cache.*``)."""
 
+    enabled: bool = True
     ttl: Literal["5m", "1h"] = "5m"
     prompt_cache_key: bool = True
 

@@ -37,6 +37,19 @@ class Clock:
         self.now += minutes * 60
 
 
+class FakeTime(Clock):
+    """The engine's clock and the fake server's cache clock, moving together."""
+
+    def __init__(self, fake: FakeServer) -> None:
+        super().__init__(fake.clock.now())
+        self.fake = fake
+
+    def advance_minutes(self, minutes: float) -> None:
+        """Move both clocks."""
+        super().advance_minutes(minutes)
+        self.fake.clock.advance(minutes * 60)
+
+
 def build_agent(
     fake: FakeServer,
     workspace: Path,

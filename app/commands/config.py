@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 from dataclasses import replace
 
@@ -15,12 +14,12 @@ from app.commands.base import (
     replace_agent,
     say,
 )
+from app.context.cache_policy import ttl_warnings
 from app.core.provider import Provider
 
 log = logging.getLogger("lull.commands")
 
 VALUE_WIDTH = 60
-TTL_WARNING_MODULES = ("app.context.pricing", "app.context.cache_policy")
 _closing: set[asyncio.Task[None]] = set()
 
 
@@ -77,22 +76,9 @@ def settings_command(ctx: CommandContext, arg: str) -> CommandResult:
     width = max(len(key) for key, _, _ in rows)
     lines = [f"{key:<{width}}  {_short(value)}  ({source})" for key, value, source in rows]
     lines.extend(f"{d.level}: {d.message}" for d in runtime.loaded.diagnostics)
-    lines.extend(f"warning: {w}" for w in _ttl_warnings(runtime.loaded.settings))
+    lines.extend(f"warning: {w}" for w in ttl_warnings(runtime.loaded.settings))
     return CommandResult(tuple(lines))
 
 
 def _short(value: str) -> str:
     return value if len(value) <= VALUE_WIDTH else value[: VALUE_WIDTH - 1] + "…"
-
-
-def _ttl_warnings(settings: object) -> list[str]:
-    """Warnings about idle thresholds that would break a warm cache, when available."""
-    for name in TTL_WARNING_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        check = getattr(module, "ttl_warnings", None)
-        if callable(check):
-            return [str(w) for w in check(settings)]
-    return []

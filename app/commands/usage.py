@@ -34,6 +34,8 @@ def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
         + (f"{100 * ratio:.1f}% (cache read / whole prompt)" if ratio is not None else "n/a"),
         f"requests: {session.record.num_requests}",
     ]
+    if not ctx.agent.config.prompt_caching:
+        lines.insert(2, "prompt caching is off (context.cache.enabled = false)")
     cost = session_cost(ctx)
     if cost is None:
         lines.append(f"cost: price unknown for {ctx.model}")

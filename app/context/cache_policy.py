@@ -27,7 +27,10 @@ def cache_ttl_minutes(settings: Settings) -> float:
 
 
 def ttl_warnings(settings: Settings) -> list[str]:
-    """One line per idle threshold that is shorter than the cache TTL in use (none if fine)."""
+    """One line per idle threshold that is shorter than the cache TTL in use (none if fine,
+    or if prompt caching is off: then no warm cache can be discarded)."""
+    if not settings.context.cache.enabled:
+        return []
     ttl = cache_ttl_minutes(settings)
     idle = settings.context.clear_context_on_idle
     thresholds = (

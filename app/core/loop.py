@@ -65,6 +65,7 @@ class AgentConfig:
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     idle: IdlePolicy = field(default_factory=IdlePolicy)
     vendor: str = "anthropic"
+    prompt_caching: bool = True
     cache_ttl: Literal["5m", "1h"] = "5m"
     prompt_cache_key: bool = True
     context_window: int | None = None
@@ -258,6 +259,7 @@ class Agent:
             max_output_tokens=self.config.max_output_tokens,
             thinking=self.config.thinking,
             session_id=self.session.id,
+            prompt_caching=self.config.prompt_caching,
             cache_ttl=self.config.cache_ttl,
             prompt_cache_key=self.config.prompt_cache_key,
         )

@@ -37,6 +37,8 @@ class ModelRequest:
 
     ``system`` is the static system prompt (byte-identical for a session);
     ``environment`` holds dynamic facts (date, git status) sent after it.
+    ``prompt_caching`` False asks for no provider caching at all (no markers,
+    no cache key); ``cache_ttl`` and ``prompt_cache_key`` tune it when on.
     """
 
     system: str
@@ -46,6 +48,7 @@ class ModelRequest:
     max_output_tokens: int = 8192
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     session_id: str = ""
+    prompt_caching: bool = True
     cache_ttl: Literal["5m", "1h"] = "5m"
     prompt_cache_key: bool = True
 

@@ -42,14 +42,15 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
     messages = message_params(request.messages)
-    add_cache_markers(
-        tools,
-        system,
-        messages,
-        min_tokens=min_cacheable_tokens(model),
-        ttl=request.cache_ttl,
-        has_environment=bool(request.environment),
-    )
+    if request.prompt_caching:
+        add_cache_markers(
+            tools,
+            system,
+            messages,
+            min_tokens=min_cacheable_tokens(model),
+            ttl=request.cache_ttl,
+            has_environment=bool(request.environment),
+        )
     if system:
         params["system"] = system
     if tools:

@@ -44,7 +44,8 @@ def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str,
         params["tools"] = tool_params(request.tools)
     limit_field = "max_completion_tokens" if vendor == "openai" else "max_tokens"
     params[limit_field] = request.max_output_tokens
-    if request.prompt_cache_key and request.session_id and vendor in CACHE_KEY_VENDORS:
+    keyed = request.prompt_caching and request.prompt_cache_key and request.session_id
+    if keyed and vendor in CACHE_KEY_VENDORS:
         params["prompt_cache_key"] = request.session_id
     params["stream"] = True
     params["stream_options"] = {"include_usage": True}

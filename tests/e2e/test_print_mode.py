@@ -227,3 +227,16 @@ def test_static_system_prompt_is_byte_identical_across_processes(
     assert first[0]["text"] == second[0]["text"]
     assert "Always answer in haiku." in first[-1]["text"]
     assert first[0]["text"] == STATIC_SYSTEM_PROMPT
+
+
+def test_prompt_caching_can_be_turned_off_from_the_environment(
+    lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="cached"), Reply(text="uncached"))
+    assert lull.run("-p", "first").returncode == 0
+    done = lull.run("-p", "second", "--output-format", "json", env={"LULL_PROMPT_CACHING": "0"})
+    assert done.returncode == 0, done.stderr
+    marked, unmarked = (json.dumps(body) for body in fake.requests)
+    assert "cache_control" in marked and "cache_control" not in unmarked
+    usage = json.loads(done.stdout)["usage"]
+    assert usage["cache_read"] == usage["cache_write"] == 0 and usage["input"] > 0

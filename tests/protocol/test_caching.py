@@ -23,23 +23,10 @@ from app.core.provider import ThinkingConfig, Usage
 from app.core.session import Session
 from app.core.store import SessionStore
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.support import Clock, build_agent, run
+from tests.support import Clock, FakeTime, build_agent, run
 
 ENVIRONMENT = "# Environment\n- Workspace: /ws\n- Today's date: 2026-11-22"
 FILES = {f"src/mod{i}.py": f"def function_{i}():\n    return {i}\n" * 120 for i in range(12)}
-
-
-class FakeTime(Clock):
-    """The engine's clock and the fake server's cache clock, moving together."""
-
-    def __init__(self, fake: FakeServer) -> None:
-        super().__init__(fake.clock.now())
-        self.fake = fake
-
-    def advance_minutes(self, minutes: float) -> None:
-        """Move both clocks."""
-        super().advance_minutes(minutes)
-        self.fake.clock.advance(minutes * 60)
 
 
 @pytest.fixture
@@ -232,6 +219,18 @@ async def test_one_hour_ttl_keeps_the_cache_through_a_half_hour_break(
     await run(agent, "Back after a meeting.")
     before, after = usages(fake)[-2:]
     assert after["cache_read_input_tokens"] == prompt_size(before)
+
+
+async def test_with_prompt_caching_off_nothing_is_marked_and_nothing_is_cached(
+    fake: FakeServer, workspace: Path
+) -> None:
+    agent = agent_for(fake, workspace, FakeTime(fake), prompt_caching=False)
+    fake.script(reads("src/mod0.py", "src/mod1.py"), reads("src/mod2.py"), answer())
+    await run(agent, "Read three modules.")
+    assert len(fake.requests) == 3
+    assert all("cache_control" not in json.dumps(body) for body in fake.requests)
+    assert agent.session.usage.cache_read == agent.session.usage.cache_write == 0
+    assert agent.session.usage.input == sum(prompt_size(u) for u in usages(fake))
 
 
 @pytest.mark.parametrize("vendor", ["openai", "kimi"])

@@ -63,6 +63,11 @@ def test_one_hour_cache_ttl() -> None:
     assert "cache warm 50m" in line
 
 
+def test_prompt_caching_off_is_shown_instead_of_a_countdown() -> None:
+    line = status_line(facts(last_response_at=NOW - 60, prompt_caching=False), NOW, 200)
+    assert "cache off" in line and "warm" not in line
+
+
 def test_narrow_lines_shorten_then_drop_the_least_important() -> None:
     parts = status_parts(facts(), NOW)
     at_60 = fit(parts, 60)

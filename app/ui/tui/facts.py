@@ -42,6 +42,7 @@ def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -
         context_window=window,
         last_response_at=session.last_response_at,
         idle_handled=idle_handled(runtime),
+        prompt_caching=settings.context.cache.enabled,
         cache_ttl_seconds=TTL_SECONDS.get(settings.context.cache.ttl, 300.0),
         thinking_minutes=idle.thinking_threshold_minutes,
         tool_results_minutes=idle.tool_results_threshold_minutes,

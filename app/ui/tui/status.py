@@ -26,6 +26,7 @@ class StatusFacts:
     context_window: int = DEFAULT_WINDOW
     last_response_at: float | None = None
     idle_handled: bool = False
+    prompt_caching: bool = True
     cache_ttl_seconds: float = 300.0
     thinking_minutes: float = 5.0
     tool_results_minutes: float = 60.0
@@ -83,7 +84,10 @@ def context_part(facts: StatusFacts) -> Part | None:
 
 
 def cache_part(facts: StatusFacts, now: float) -> Part | None:
-    """``cache warm 4m`` (time left before the provider's cache expires) or ``cache cold``."""
+    """``cache warm 4m`` (time left before the provider's cache expires), ``cache cold``, or
+    ``cache off`` when prompt caching is turned off."""
+    if not facts.prompt_caching:
+        return Part("cache off", "no cache", 2) if facts.model else None
     if facts.last_response_at is None:
         return Part("cache cold", "cold", 2) if facts.model else None
     left = facts.last_response_at + facts.cache_ttl_seconds - now

@@ -18,6 +18,8 @@ from app.commands import (
     run_command,
     session_cost,
 )
+from app.context.cachebreak import CacheBreakDetector, find_detector
+from app.context.pricing import cost_usd
 from app.core.events import Event, TurnFinished
 from app.core.provider import Usage
 from app.runtime import Runtime
@@ -146,6 +148,17 @@ async def test_cost_reports_the_session_usage_by_kind(runtime: Runtime, fake: Fa
         assert lines[3] == f"cost: {format_cost(cost)} at claude-test prices"
 
 
+async def test_cost_says_when_prompt_caching_is_off(
+    fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    runtime = fake_runtime(fake, workspace, tmp_path, prompt_caching=False)
+    fake.script(Reply(text="one"))
+    await run(runtime.agent, "first")
+    lines = run_command(runtime, "/cost").lines
+    assert lines[1] == "cache hit ratio: 0.0% (cache read / whole prompt)"
+    assert lines[2] == "prompt caching is off (context.cache.enabled = false)"
+
+
 def test_cache_hit_ratio_and_cost_formatting() -> None:
     assert cache_hit_ratio(Usage()) is None
     assert cache_hit_ratio(Usage(input=10, cache_read=80, cache_write=10)) == 0.8
@@ -155,10 +168,9 @@ def test_cache_hit_ratio_and_cost_formatting() -> None:
 
 
 def test_cost_of_a_known_model_is_priced(runtime: Runtime) -> None:
-    pricing = pytest.importorskip("app.context.pricing")
     run_command(runtime, "/model claude-sonnet-4-5")
     runtime.agent.session.record.usage = Usage(input=1_000_000)
-    expected = pricing.cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
+    expected = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
     assert expected is not None
     assert run_command(runtime, "/cost").lines[-1] == (
         f"cost: {format_cost(expected)} at claude-sonnet-4-5 prices"
@@ -278,16 +290,15 @@ def test_quit_and_exit_leave(runtime: Runtime) -> None:
 async def test_context_reports_prompt_cache_breaks_and_clear_starts_a_fresh_detector(
     runtime: Runtime, fake: FakeServer
 ) -> None:
-    cachebreak = pytest.importorskip("app.context.cachebreak")
     session = runtime.agent.session
-    runtime.agent.request_hooks.append(cachebreak.CacheBreakDetector(lambda: session.edits))
+    runtime.agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
     fake.script(Reply(text="one"), Reply(text="two"), Reply(text="three"))
     await run(runtime.agent, "first")
     await run(runtime.agent, "second")
     assert "prompt cache: no prefix change in 2 requests" in run_command(runtime, "/context").lines
 
     run_command(runtime, "/clear")
-    detector = cachebreak.find_detector(runtime.agent.request_hooks)
+    detector = find_detector(runtime.agent.request_hooks)
     assert detector is not None and detector.requests == 0
     await run(runtime.agent, "new topic")
     await run(runtime.agent, "more")

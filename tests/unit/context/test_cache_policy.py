@@ -20,9 +20,12 @@ def configured(
     tools: float = 60.0,
     ttl: Literal["5m", "1h"] = "5m",
     provider: ProviderName | None = None,
+    caching: bool = True,
 ) -> Settings:
     idle = IdleSettings(thinking_threshold_minutes=thinking, tool_results_threshold_minutes=tools)
-    context = ContextSettings(clear_context_on_idle=idle, cache=CacheSettings(ttl=ttl))
+    context = ContextSettings(
+        clear_context_on_idle=idle, cache=CacheSettings(enabled=caching, ttl=ttl)
+    )
     return Settings(model=ModelSettings(provider=provider), context=context)
 
 
@@ -52,3 +55,7 @@ def test_disabled_thresholds_never_warn() -> None:
 def test_openai_caches_are_not_configurable() -> None:
     assert cache_ttl_minutes(configured(ttl="1h", provider="openai")) == 5
     assert ttl_warnings(configured(ttl="1h", provider="openai")) == []
+
+
+def test_no_warnings_when_prompt_caching_is_off() -> None:
+    assert ttl_warnings(configured(thinking=1, tools=2, caching=False)) == []

@@ -84,6 +84,10 @@ def test_cache_key_is_the_session_id_unless_turned_off(vendor: Vendor) -> None:
         system="S", messages=[user(Text("hi"))], session_id="s_1", prompt_cache_key=False
     )
     assert "prompt_cache_key" not in build_params(off, "m", vendor)
+    no_caching = ModelRequest(
+        system="S", messages=[user(Text("hi"))], session_id="s_1", prompt_caching=False
+    )
+    assert "prompt_cache_key" not in build_params(no_caching, "m", vendor)
 
 
 def test_system_prompt_is_a_byte_stable_prefix() -> None:

@@ -1,0 +1,63 @@
+"""The cost benchmark's workload and replay: the bundled session is the one issue 6 describes,
+a bad workload file is reported by entry, and a short replay prices what the fake reported."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.bench.cost import (
+    POLICIES,
+    WORKLOADS,
+    WorkloadError,
+    load_workload,
+    replay,
+    report,
+)
+
+IDLE_GAP_MINUTES = 10
+
+
+def test_the_bundled_workload_is_a_three_hour_session() -> None:
+    workload = load_workload(WORKLOADS / "three_hour_session.json")
+    assert 110 <= workload.requests <= 130 and len(workload.turns) == 30
+    assert 170 <= workload.minutes <= 190
+    gaps = [t.pause_minutes for t in workload.turns if t.pause_minutes >= IDLE_GAP_MINUTES]
+    assert len(gaps) == 4 and all(10 <= g <= 90 for g in gaps)
+    assert all(s.thinking_tokens > 0 for t in workload.turns for s in t.steps)
+
+
+def _write(tmp_path: Path, turns: list[object]) -> Path:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"name": "w", "files": {"a.py": 3000}, "turns": turns}))
+    return path
+
+
+def test_a_bad_step_is_named(tmp_path: Path) -> None:
+    bad_tool = {"seconds": 1, "thinking_tokens": 1, "calls": [{"tool": "rm_rf"}]}
+    path = _write(tmp_path, [{"pause_minutes": 0, "prompt": "p", "steps": [bad_tool, {}]}])
+    with pytest.raises(WorkloadError, match=r"turns\[0\]\.steps\[0\]\.calls\[0\]: 'tool'"):
+        load_workload(path)
+
+
+def test_a_short_replay_prices_what_the_server_reported(tmp_path: Path) -> None:
+    read = {"tool": "read_file", "arguments": {"path": "a.py"}}
+    step = {"seconds": 20, "thinking_tokens": 200, "calls": [read]}
+    answer = {"seconds": 10, "thinking_tokens": 100, "text_tokens": 50}
+    turn = {"pause_minutes": 0, "prompt": "read a.py", "steps": [step, answer]}
+    later = {**turn, "pause_minutes": 30, "prompt": "again"}
+    workload = load_workload(_write(tmp_path, [turn, later]))
+    outcomes = [
+        (p.name, asyncio.run(replay(workload, p, tmp_path / str(n))))
+        for n, p in enumerate(POLICIES)
+    ]
+    uncached, cached, _, lull = (o for _, o in outcomes)
+    assert uncached.total.cache_read == uncached.total.cache_write == 0
+    assert cached.total.cache_read > 0 and cached.kinds == ["cold", "warm", "cold", "warm"]
+    assert lull.cleanups == 1  # the thinking of the first turn, after 30 idle minutes
+    assert lull.total.prompt_tokens < cached.total.prompt_tokens
+    lines = report(workload, outcomes)
+    assert any(line.startswith("target (c) below (b)") for line in lines)
