@@ -8,8 +8,7 @@ from app.core.provider import Usage
 
 def cache_hit_ratio(usage: Usage) -> float | None:
     """cache_read / (input + cache_read + cache_write), or None before any prompt."""
-    whole = usage.input + usage.cache_read + usage.cache_write
-    return usage.cache_read / whole if whole else None
+    return usage.cache_hit_ratio
 
 
 def format_cost(cost: float | None) -> str:

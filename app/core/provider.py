@@ -74,6 +74,12 @@ class Usage:
         """The whole prompt: uncached + read from cache + written to cache."""
         return self.input + self.cache_read + self.cache_write
 
+    @property
+    def cache_hit_ratio(self) -> float | None:
+        """The share of the prompt read from the cache, or None before any prompt."""
+        whole = self.prompt_tokens
+        return self.cache_read / whole if whole else None
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input + other.input,

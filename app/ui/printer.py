@@ -129,7 +129,8 @@ def _report(output_format: str, result: RunResult, session_id: str, duration_ms:
         "result": text,
         "error": result.error,
         "stop_reason": result.stop_reason or None,
-        "usage": {k: v for k, v in result.usage.to_dict().items() if k != "reasoning"},
+        "usage": result.usage.to_dict(),
+        "cache_hit_ratio": _rounded(result.usage.cache_hit_ratio),
         "cost_usd": None if result.cost_usd is None else round(result.cost_usd, 6),
         "num_requests": result.num_requests,
         "duration_ms": duration_ms,
@@ -139,6 +140,10 @@ def _report(output_format: str, result: RunResult, session_id: str, duration_ms:
     if result.error and output_format == "json":
         print(f"lull: error: {result.error}", file=sys.stderr)
     return code
+
+
+def _rounded(ratio: float | None) -> float | None:
+    return None if ratio is None else round(ratio, 4)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:

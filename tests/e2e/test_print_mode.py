@@ -33,7 +33,10 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     payload = json.loads(done.stdout)
     assert payload["result"] == "It says alpha."
     assert payload["num_requests"] == 2
-    assert set(payload["usage"]) == {"input", "output", "cache_read", "cache_write"}
+    assert set(payload["usage"]) == {"input", "output", "cache_read", "cache_write", "reasoning"}
+    usage = payload["usage"]
+    whole = usage["input"] + usage["cache_read"] + usage["cache_write"]
+    assert payload["cache_hit_ratio"] == round(usage["cache_read"] / whole, 4)
     assert payload["usage"]["output"] > 0
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []

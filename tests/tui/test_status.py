@@ -68,6 +68,14 @@ def test_prompt_caching_off_is_shown_instead_of_a_countdown() -> None:
     assert "cache off" in line and "warm" not in line
 
 
+def test_the_session_cache_hit_ratio_is_shown_while_caching_is_on() -> None:
+    assert "│ hit 97% │" in status_line(facts(cache_hit_ratio=0.971), NOW, 200)
+    assert "hit" not in status_line(facts(cache_hit_ratio=0.971), NOW, 80)
+    assert "hit" not in status_line(facts(cache_hit_ratio=None), NOW, 200)
+    off = status_line(facts(cache_hit_ratio=0.0, prompt_caching=False), NOW, 200)
+    assert "hit" not in off
+
+
 def test_narrow_lines_shorten_then_drop_the_least_important() -> None:
     parts = status_parts(facts(), NOW)
     at_60 = fit(parts, 60)

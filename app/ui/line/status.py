@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from app.commands import (
-    cache_hit_ratio,
     context_breakdown,
     context_window,
     format_cost,
@@ -29,21 +28,23 @@ def banner_lines(runtime: Runtime, version: str) -> list[str]:
 
 
 def status_line(runtime: Runtime) -> str:
-    """The prompt toolbar: model, context used, session cost, the newline keys."""
+    """The prompt toolbar: model, context used, cache hits, session cost, the newline keys."""
     window = context_window(runtime)
     tokens = context_breakdown(runtime.agent, window).total
     share = 100 * tokens / window if window else 0.0
+    ratio = runtime.agent.session.usage.cache_hit_ratio
+    hits = f"cache hit {100 * ratio:.0f}% · " if ratio is not None else ""
     cost = format_cost(session_cost(runtime))
     return (
         f" {runtime.provider_config.model} · context ~{tokens:,} tokens ({share:.0f}%) · "
-        f"{cost} · {NEWLINE_KEYS}: new line · /help"
+        f"{hits}{cost} · {NEWLINE_KEYS}: new line · /help"
     )
 
 
 def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
     """One line after a turn: requests, prompt and output tokens, cache share, cost."""
     usage = printer.turn_usage
-    ratio = cache_hit_ratio(usage)
+    ratio = usage.cache_hit_ratio
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
     requests = printer.turn_requests
     return (

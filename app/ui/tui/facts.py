@@ -26,7 +26,7 @@ def estimate_context(runtime: Runtime, window: int) -> int:
 
 def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -> StatusFacts:
     """The status facts of ``runtime`` now; ``context_tokens`` defaults to an estimate."""
-    from app.commands import context_window, session_cost
+    from app.commands import cache_hit_ratio, context_window, session_cost
 
     settings = runtime.loaded.settings
     idle = settings.context.clear_context_on_idle
@@ -47,4 +47,5 @@ def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -
         thinking_minutes=idle.thinking_threshold_minutes,
         tool_results_minutes=idle.tool_results_threshold_minutes,
         cost_usd=session_cost(runtime),
+        cache_hit_ratio=cache_hit_ratio(session.usage),
     )

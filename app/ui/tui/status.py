@@ -1,9 +1,9 @@
 """What the status bar says: pure functions from facts about the session to one line.
 
 No Textual here, so the wording and the narrow-terminal fitting are unit-tested
-directly. The bar shows the model, context use, cache state, time until idle
-cleanup applies, and the session cost; at small widths parts get shorter, then
-the least important ones are dropped.
+directly. The bar shows the model, context use, cache state and the session's
+cache hit ratio, time until idle cleanup applies, and the session cost; at small
+widths parts get shorter, then the least important ones are dropped.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class StatusFacts:
     thinking_minutes: float = 5.0
     tool_results_minutes: float = 60.0
     cost_usd: float | None = None
+    cache_hit_ratio: float | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,14 @@ def cache_part(facts: StatusFacts, now: float) -> Part | None:
     return Part("cache cold", "cold", 2)
 
 
+def hit_part(facts: StatusFacts) -> Part | None:
+    """``hit 97%``: the share of this session's prompt tokens read from the cache (the first
+    part to go when the line is too narrow: it has no short form)."""
+    if facts.cache_hit_ratio is None or not facts.prompt_caching:
+        return None
+    return Part(f"hit {100 * facts.cache_hit_ratio:.0f}%", "", 5)
+
+
 def idle_part(facts: StatusFacts, now: float) -> Part | None:
     """When idle cleanup will apply: ``tidy in 58m``, ``tidy on next message``, ``tidied``."""
     if facts.last_response_at is None:
@@ -121,7 +130,12 @@ def status_parts(facts: StatusFacts, now: float) -> list[Part]:
     if facts.model:
         long = f"{facts.provider} · {facts.model}" if facts.provider else facts.model
         parts.append(Part(long, facts.model, 0))
-    for part in (context_part(facts), cache_part(facts, now), idle_part(facts, now)):
+    for part in (
+        context_part(facts),
+        cache_part(facts, now),
+        hit_part(facts),
+        idle_part(facts, now),
+    ):
         if part is not None:
             parts.append(part)
     if facts.cost_usd is not None:
@@ -130,14 +144,17 @@ def status_parts(facts: StatusFacts, now: float) -> list[Part]:
 
 
 def fit(parts: list[Part], width: int) -> str:
-    """Join ``parts`` within ``width`` cells: shorten the least important first, then drop them."""
+    """Join ``parts`` within ``width`` cells: shorten the least important first, then drop them.
+
+    A part whose short form is empty disappears when its level is shortened."""
     levels = sorted({p.priority for p in parts}, reverse=True)
     short: set[int] = set()  # priorities shown in their short form
     dropped: set[int] = set()  # priorities left out
 
     def line() -> str:
         shown = [p for p in parts if p.priority not in dropped]
-        return SEPARATOR.join(p.short if p.priority in short else p.long for p in shown)
+        texts = (p.short if p.priority in short else p.long for p in shown)
+        return SEPARATOR.join(text for text in texts if text)
 
     for level in levels:
         if len(line()) <= width:

@@ -33,6 +33,7 @@ async def test_toolbar_shows_context_use_against_the_window(
     tokens = context_breakdown(runtime.agent, 1000).total
     line = status_line(runtime)
     assert line.startswith(f" claude-test · context ~{tokens:,} tokens ({tokens / 10:.0f}%)")
+    assert "cache hit 0%" in line  # one request: everything was written, nothing read yet
     assert line.endswith("Esc+Enter or Ctrl+J: new line · /help")
 
 
