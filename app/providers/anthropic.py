@@ -10,6 +10,7 @@ from app.providers.anthropic_events import AnthropicStreamState
 from app.providers.anthropic_wire import PROVIDER_NAME, build_params
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
+from app.providers.sdk import LazyClient
 from app.providers.streaming import run_stream
 
 
@@ -19,27 +20,31 @@ class AnthropicProvider:
     name = PROVIDER_NAME
 
     def __init__(self, config: ProviderConfig) -> None:
-        from anthropic import AsyncAnthropic
-
         self.model = config.model
         self.config = config
         self._errors = error_context(config)
-        self._client: Any = AsyncAnthropic(
-            api_key=config.api_key,
-            base_url=config.base_url or ANTHROPIC_DEFAULT_URL,
-            max_retries=config.max_retries,
-            timeout=config.timeout_seconds,
-        )
+        self._client = LazyClient(lambda: _sdk_client(config))
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request``; yield deltas and finally one Completed (see Provider)."""
         params = build_params(request, self.model)
         return run_stream(
-            lambda: self._client.messages.create(**params, stream=True),
+            lambda: self._client.get().messages.create(**params, stream=True),
             AnthropicStreamState(),
             self._errors,
         )
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.close()
+        await self._client.aclose()
+
+
+def _sdk_client(config: ProviderConfig) -> Any:
+    from anthropic import AsyncAnthropic
+
+    return AsyncAnthropic(
+        api_key=config.api_key,
+        base_url=config.base_url or ANTHROPIC_DEFAULT_URL,
+        max_retries=config.max_retries,
+        timeout=config.timeout_seconds,
+    )

@@ -141,7 +141,8 @@ def resolve_provider_config(
 
 
 def create_provider(config: ProviderConfig) -> Provider:
-    """Build the provider for ``config``; the SDK is imported here, not before."""
+    """Build the provider for ``config``; its SDK is imported at the first request (or
+    ahead of time by :func:`app.providers.sdk.preload_sdk`)."""
     if config.provider == "anthropic":
         from app.providers.anthropic import AnthropicProvider
 

@@ -11,6 +11,7 @@ from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
 from app.providers.openai_wire import PROVIDER_NAME, build_params
+from app.providers.sdk import LazyClient
 from app.providers.streaming import run_stream
 
 
@@ -20,28 +21,32 @@ class OpenAIProvider:
     name = PROVIDER_NAME
 
     def __init__(self, config: ProviderConfig) -> None:
-        from openai import AsyncOpenAI
-
         self.model = config.model
         self.vendor = config.vendor
         self.config = config
         self._errors = error_context(config)
-        self._client: Any = AsyncOpenAI(
-            api_key=config.api_key,
-            base_url=config.base_url or OPENAI_DEFAULT_URL,
-            max_retries=config.max_retries,
-            timeout=config.timeout_seconds,
-        )
+        self._client = LazyClient(lambda: _sdk_client(config))
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request``; yield deltas and finally one Completed (see Provider)."""
         params = build_params(request, self.model, self.vendor)
         return run_stream(
-            lambda: self._client.chat.completions.create(**params),
+            lambda: self._client.get().chat.completions.create(**params),
             OpenAIStreamState(),
             self._errors,
         )
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.close()
+        await self._client.aclose()
+
+
+def _sdk_client(config: ProviderConfig) -> Any:
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(
+        api_key=config.api_key,
+        base_url=config.base_url or OPENAI_DEFAULT_URL,
+        max_retries=config.max_retries,
+        timeout=config.timeout_seconds,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from app.runtime import RunOptions, Runtime, StartupError, build_runtime
@@ -24,8 +25,11 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> RunOptions:
     )
 
 
-def open_runtime(args: argparse.Namespace, workspace: Path) -> tuple[Runtime | None, int]:
-    """The runtime, or None and the exit code after printing why it could not start."""
+def open_runtime(
+    args: argparse.Namespace, workspace: Path, setup_help: Callable[[], str] | None = None
+) -> tuple[Runtime | None, int]:
+    """The runtime, or None and the exit code after printing (on stderr) why it could not
+    start; ``setup_help`` follows when no provider is configured yet."""
     try:
         runtime = build_runtime(options_from_args(args, workspace))
     except SettingsError as error:
@@ -33,6 +37,8 @@ def open_runtime(args: argparse.Namespace, workspace: Path) -> tuple[Runtime | N
         return None, 2
     except StartupError as error:
         print(f"lull: error: {error}", file=sys.stderr)
+        if setup_help is not None and needs_setup(error):
+            print(setup_help(), file=sys.stderr)
         return None, 1
     for diagnostic in runtime.loaded.diagnostics:
         print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)

@@ -1,4 +1,6 @@
-"""Benchmark: wall time of `lull --help` and of a one-shot `lull -p` against the fake.
+"""Benchmark: wall time of `lull --help`, of a one-shot `lull -p` against the fake, and of
+`lull --plain` from start to handling a typed `/quit` (the line mode's time to a prompt: the
+SDK is imported in the background, so it is not paid here).
 
 Prints figures; asserts nothing about time (a busy machine must not fail CI).
 """
@@ -16,11 +18,15 @@ from tests.e2e.conftest import lull_command
 from tests.fakes import FakeServer, Reply
 
 
-def _time(cmd: list[str], env: dict[str, str], cwd: Path, runs: int) -> list[float]:
+def _time(
+    cmd: list[str], env: dict[str, str], cwd: Path, runs: int, stdin: str = ""
+) -> list[float]:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, check=True)
+        subprocess.run(
+            cmd, env=env, cwd=cwd, input=stdin, capture_output=True, text=True, check=True
+        )
         times.append(time.perf_counter() - started)
     return times
 
@@ -40,10 +46,16 @@ def main(runs: int = 5) -> None:
         help_times = _time([*lull_command(), "--help"], env, home, runs)
         fake.default_reply = Reply(text="benchmark answer")
         print_times = _time([*lull_command(), "-p", "hello"], env, home, runs)
+        plain_times = _time([*lull_command(), "--plain"], env, home, runs, stdin="/quit\n")
     print("startup benchmark (wall time, seconds)")
-    print(f"{'command':<28}{'median':>10}{'min':>10}")
-    for name, values in (("lull --help", help_times), ("lull -p (fake, 1 request)", print_times)):
-        print(f"{name:<28}{statistics.median(values):>10.3f}{min(values):>10.3f}")
+    print(f"{'command':<30}{'median':>10}{'min':>10}")
+    rows = (
+        ("lull --help", help_times),
+        ("lull -p (fake, 1 request)", print_times),
+        ("lull --plain, then /quit", plain_times),
+    )
+    for name, values in rows:
+        print(f"{name:<30}{statistics.median(values):>10.3f}{min(values):>10.3f}")
 
 
 if __name__ == "__main__":

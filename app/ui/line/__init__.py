@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 
 from app.cli import VERSION
+from app.providers.sdk import preload_sdk
 from app.ui.history import History
 from app.ui.line.approve import TerminalApprover
 from app.ui.line.chat import LineChat, Reader
@@ -30,13 +31,14 @@ from app.ui.line.status import banner_lines, recap_lines
 __all__ = ["run_line"]
 
 EXIT_INTERRUPTED = 130
+PRELOAD_DELAY_SECONDS = 0.2
 
 
 def run_line(args: argparse.Namespace, workspace: Path) -> int:
     """Run the interactive line-mode chat until the user quits; returns the exit code."""
     try:
         runtime, code = open_line_runtime(args, workspace)
-    except KeyboardInterrupt:  # Ctrl+C while the SDK loads: leave quietly
+    except KeyboardInterrupt:  # Ctrl+C while starting: leave quietly
         return EXIT_INTERRUPTED
     if runtime is None:
         return code
@@ -60,6 +62,9 @@ def run_line(args: argparse.Namespace, workspace: Path) -> int:
 
 
 async def _chat(chat: LineChat) -> None:
+    # The SDK imports while the user types, once the first prompt is on screen.
+    provider = chat.runtime.provider_config.provider
+    asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, preload_sdk, provider)
     try:
         await chat.run()
     finally:

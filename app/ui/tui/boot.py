@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.providers.sdk import import_sdk
 from app.runtime import RunOptions, Runtime, StartupError, build_runtime
 from app.ui.startup import needs_setup
 from settings.errors import SettingsError
@@ -49,6 +50,7 @@ def load(options: RunOptions, build: Builder | None = None) -> Outcome:
     """Build the runtime (blocking: imports the SDK) and classify what happened."""
     try:
         runtime = (build or build_runtime)(options)
+        import_sdk(runtime.provider_config.provider)  # here, not on the UI thread later
     except SettingsError as error:
         return Fatal(f"lull: {error}", 2)
     except StartupError as error:

@@ -186,3 +186,26 @@ def test_config_module_imports_no_sdk() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_building_a_provider_leaves_the_sdk_import_for_later_or_a_preload() -> None:
+    code = (
+        "import sys\n"
+        "from app.providers.config import create_provider, resolve_provider_config\n"
+        "from app.providers.sdk import preload_sdk\n"
+        "config = resolve_provider_config(provider='anthropic', model=None, base_url=None,\n"
+        "    vendor=None, env={'ANTHROPIC_API_KEY': 'k'})\n"
+        "create_provider(config)\n"
+        "print('anthropic' in sys.modules)\n"
+        "preload_sdk('anthropic').join()\n"
+        "print('anthropic' in sys.modules, 'openai' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "True", "False"]
+
+
+async def test_a_provider_never_used_closes_without_building_a_client() -> None:
+    provider = create_provider(resolve({"OPENAI_API_KEY": "k"}))
+    await provider.aclose()
