@@ -42,14 +42,15 @@ MAX_BREAKPOINTS = 4
 #: previous-tail marker is added from half that distance on, to keep a wide margin.
 SAFE_LOOKBACK = 10
 CacheTtl = Literal["5m", "1h"]
-BlockKind = Literal["tool", "system", "environment", "options", "message"]
+BlockKind = Literal["model", "tool", "system", "environment", "options", "message"]
 Section = Literal["tools", "system", "messages"]
 Reason = Literal["tail", "previous tail", "static", "environment"]
 
 
 def stable_json(value: Any) -> str:
-    """``value`` as JSON that is identical for equal values (sorted keys, no spaces)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    """``value`` as compact JSON, keys in their insertion order as the SDKs send them (so a
+    reordered schema, which breaks the provider's cache, changes the JSON too)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def digest(value: Any) -> str:
@@ -91,8 +92,10 @@ def message_content(message: Message) -> dict[str, Any]:
 
 
 def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
-    """The request cut into hashed blocks, in the order the provider caches them."""
-    blocks = [
+    """The request cut into hashed blocks, in the order the provider caches them (the model
+    first: each model has its own cache)."""
+    blocks = [PrefixBlock("model", "model", digest(request.model), request.model)]
+    blocks += [
         PrefixBlock("tool", f"tool {spec.name}", digest(tool_content(spec)), spec)
         for spec in request.tools
     ]

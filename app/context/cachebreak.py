@@ -2,9 +2,10 @@
 
 Between context edits the conversation only grows, so every request should start with the
 whole previous request, byte for byte, and read it from the provider's cache. When it does
-not, the first block that differs (a tool, the system prompt, the environment, the thinking
-settings, a message) says where the cache stopped matching. A break explained by a context
-edit made since the previous request (idle cleanup, compression, restore) is expected and
+not, the first block that differs (the model, a tool, the system prompt, the environment, the
+thinking settings, a message) says where the cache stopped matching. A break explained by a
+context edit made since the previous request (idle cleanup, compression, restore) or by a
+model switch is expected and
 logged at info level; any other break is a bug or an outside change, logged as a warning.
 Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
 """
@@ -114,6 +115,8 @@ def first_change(
 def describe_change(before: PrefixBlock, after: PrefixBlock) -> str:
     """What differs between two blocks of the same kind, in a few words."""
     old, new = before.source, after.source
+    if before.kind == "model":
+        return f"changed from {old or '?'} to {new or '?'}"
     if isinstance(old, ToolSpec) and isinstance(new, ToolSpec):
         if old.name != new.name:
             return f"replaced by tool {new.name} (tool order or set changed)"
@@ -125,7 +128,7 @@ def describe_change(before: PrefixBlock, after: PrefixBlock) -> str:
             )
             if a != b
         ]
-        return " and ".join(changed) + " changed"
+        return " and ".join(changed) + " changed" if changed else "key order changed"
     if isinstance(old, Message) and isinstance(new, Message):
         return message_change(old, new)
     if isinstance(old, str) and isinstance(new, str):
@@ -178,8 +181,11 @@ def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
     """Which of ``edits`` accounts for a change at ``block``; "" if none does.
 
     Context edits only ever change messages: a changed tool, system prompt, environment or
-    thinking setting is never explained by them.
+    thinking setting is never explained by them. A new model (``/model``) is a deliberate
+    change, so it is expected too.
     """
+    if block.kind == "model":
+        return "the model changed (each model has its own cache)"
     if block.kind != "message":
         return ""
     for edit in edits:

@@ -259,6 +259,7 @@ class Agent:
             max_output_tokens=self.config.max_output_tokens,
             thinking=self.config.thinking,
             session_id=self.session.id,
+            model=self.provider.model,
             prompt_caching=self.config.prompt_caching,
             cache_ttl=self.config.cache_ttl,
             prompt_cache_key=self.config.prompt_cache_key,

@@ -37,7 +37,8 @@ class ModelRequest:
 
     ``system`` is the static system prompt (byte-identical for a session);
     ``environment`` holds dynamic facts (date, git status) sent after it.
-    ``prompt_caching`` False asks for no provider caching at all (no markers,
+    ``model`` names the model it is for (informational: each provider sends
+    its own). ``prompt_caching`` False asks for no provider caching at all (no markers,
     no cache key); ``cache_ttl`` and ``prompt_cache_key`` tune it when on.
     """
 
@@ -48,6 +49,7 @@ class ModelRequest:
     max_output_tokens: int = 8192
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     session_id: str = ""
+    model: str = ""
     prompt_caching: bool = True
     cache_ttl: Literal["5m", "1h"] = "5m"
     prompt_cache_key: bool = True

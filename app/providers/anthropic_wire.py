@@ -29,6 +29,7 @@ _UNCACHEABLE = frozenset({"thinking", "redacted_thinking"})
 MIN_CACHEABLE_TOKENS: tuple[tuple[str, int], ...] = (
     ("opus-5", 512), ("sonnet-5-5", 512), ("haiku-5-5", 512), ("fable", 512), ("mythos-5", 512),
     ("opus-4-7", 2048), ("mythos-preview", 2048), ("haiku-3-5", 2048),
+    ("3-5-haiku", 2048),
     ("opus-4-6", 4096), ("opus-4-5", 4096), ("haiku-4-5", 4096),
 )  # fmt: skip
 DEFAULT_MIN_CACHEABLE_TOKENS = 1024

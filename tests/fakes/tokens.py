@@ -20,11 +20,13 @@ def count_tokens(value: Any) -> int:
 
 
 def chain_hash(previous: str, item: Any) -> str:
-    """Extend a prefix hash chain by one item (anything JSON-serialisable)."""
+    """Extend a prefix hash chain by one item (anything JSON-serialisable), keys in the order
+    they were sent: like the real services, which cache the rendered prompt, a reordered
+    object (a tool schema, tool arguments) is a different prefix."""
     digest = hashlib.sha256()
     digest.update(previous.encode())
     digest.update(b"\x00")
-    digest.update(canonical_json(item).encode())
+    digest.update(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode())
     return digest.hexdigest()
 
 

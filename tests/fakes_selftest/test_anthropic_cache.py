@@ -91,3 +91,13 @@ def test_changing_tools_invalidates(anthropic_client: Any) -> None:
     usage(anthropic_client, system=system(), tools=[tool])
     changed = {**tool, "description": "different"}
     assert usage(anthropic_client, system=system(), tools=[changed]).cache_read_input_tokens == 0
+
+
+def test_reordered_schema_keys_are_a_different_prefix(anthropic_client: Any) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    tool = {"name": "t", "description": "d", "input_schema": schema}
+    usage(anthropic_client, system=system(), tools=[tool])
+    assert usage(anthropic_client, system=system(), tools=[tool]).cache_read_input_tokens > 0
+    reordered = {**tool, "input_schema": {"properties": schema["properties"], "type": "object"}}
+    missed = usage(anthropic_client, system=system(), tools=[reordered])
+    assert missed.cache_read_input_tokens == 0

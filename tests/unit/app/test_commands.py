@@ -297,6 +297,23 @@ async def test_context_reports_prompt_cache_breaks_and_clear_starts_a_fresh_dete
     await run(runtime.agent, "second")
     assert "prompt cache: no prefix change in 2 requests" in run_command(runtime, "/context").lines
 
+    tool = runtime.agent.tools.registry.get("read_file")
+    assert tool is not None
+    tool.description = "Read a file (a description changed on purpose)."
+    await run(runtime.agent, "third")
+    run_command(runtime, "/model claude-opus-4-5")
+    fake.script(Reply(text="four"))
+    await run(runtime.agent, "fourth")
+    lines = run_command(runtime, "/context").lines
+    assert "prompt cache: 2 prefix change(s) in 4 requests" in " ".join(lines)
+    assert (
+        "  prompt cache break at request 4: model changed from claude-test to claude-opus-4-5 "
+        "(expected: the model changed (each model has its own cache))"
+    ) in lines
+    assert (
+        "  prompt cache break at request 3: tool read_file description changed (unexpected)"
+    ) in lines
+
     run_command(runtime, "/clear")
     detector = find_detector(runtime.agent.request_hooks)
     assert detector is not None and detector.requests == 0

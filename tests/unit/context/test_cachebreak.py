@@ -160,6 +160,31 @@ def test_prefix_changes_outside_the_conversation_are_named(
     assert not brk.expected
 
 
+def test_a_model_switch_is_an_expected_break() -> None:
+    s = Session()
+    s.send(model="claude-sonnet-4-5")
+    s.send(model="claude-opus-4-5")
+    [brk] = s.detector.breaks
+    assert (brk.block, brk.expected) == ("model", True)
+    assert "model changed" in brk.cause
+
+
+def test_reordered_schema_keys_are_an_unexpected_break() -> None:
+    s = Session()
+    s.send()
+    first = SPECS[0]
+    reordered = ToolSpec(
+        first.name, first.description, dict(reversed(list(first.parameters.items())))
+    )
+    s.send(tools=[reordered, *SPECS[1:]])
+    [brk] = s.detector.breaks
+    assert (brk.block, brk.change, brk.expected) == (
+        f"tool {first.name}",
+        "key order changed",
+        False,
+    )
+
+
 def test_the_detector_is_found_among_request_hooks() -> None:
     detector = CacheBreakDetector(list)
     assert find_detector([print, detector]) is detector
