@@ -14,7 +14,6 @@ from app.core.session import Session
 if TYPE_CHECKING:
     from app.runtime import Runtime
 
-DEFAULT_WINDOW = 128_000
 RequestHook = Callable[[ModelRequest, int], None]
 
 
@@ -126,10 +125,8 @@ def replace_agent(
 
 def _hooks_for(session: Session, hooks: list[RequestHook]) -> list[RequestHook]:
     """The request hooks for a new session: a cache-break detector starts afresh on it."""
-    try:
-        from app.context.cachebreak import CacheBreakDetector
-    except ImportError:
-        return hooks
+    from app.context.cachebreak import CacheBreakDetector
+
     return [
         CacheBreakDetector(lambda: session.edits) if isinstance(h, CacheBreakDetector) else h
         for h in hooks
@@ -155,22 +152,17 @@ def needs_runtime(name: str) -> CommandResult:
 
 def context_window(target: Agent | Runtime | CommandContext) -> int:
     """The context window of the current model (``model.contextWindow`` wins)."""
+    from app.context.windows import context_window_for
+
     ctx = context_for(target)
-    try:
-        from app.context.windows import context_window_for
-    except ImportError:
-        return ctx.window_override or DEFAULT_WINDOW
     return int(context_window_for(ctx.model, ctx.window_override))
 
 
 def session_cost(target: Agent | Runtime | CommandContext) -> float | None:
-    """The session's cost so far in USD at the current model's prices, or None if unknown."""
+    """The session's cost so far in USD, each model's usage at its own prices (None when a
+    model's price is unknown)."""
+    from app.context.pricing import cost_by_model
+
     ctx = context_for(target)
-    try:
-        from app.context.pricing import cost_usd
-    except ImportError:
-        return None
-    usage = ctx.agent.session.usage
-    overrides = getattr(ctx.runtime.loaded.settings, "pricing", ()) if ctx.runtime else ()
-    cost = cost_usd(usage, ctx.model, tuple(overrides)) if overrides else cost_usd(usage, ctx.model)
-    return None if cost is None else float(cost)
+    overrides = ctx.runtime.loaded.settings.pricing if ctx.runtime else ()
+    return cost_by_model(ctx.agent.session.usage_by_model, overrides)

@@ -35,12 +35,28 @@ def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
     ]
     if not ctx.agent.config.prompt_caching:
         lines.insert(2, "prompt caching is off (context.cache.enabled = false)")
+    if session.record.last_usage is not None:
+        lines.append(_last_request(ctx, *session.record.last_usage))
     cost = session_cost(ctx)
+    models = ", ".join(m for m in session.usage_by_model if m) or ctx.model
     if cost is None:
-        lines.append(f"cost: price unknown for {ctx.model}")
+        lines.append(f"cost: price unknown for {models}")
     else:
-        lines.append(f"cost: {format_cost(cost)} at {ctx.model} prices")
+        lines.append(f"cost: {format_cost(cost)} at {models} prices")
     return CommandResult(tuple(lines))
+
+
+def _last_request(ctx: CommandContext, usage: Usage, model: str) -> str:
+    """The newest request: its prompt, how much came from the cache, its output and cost."""
+    from app.context.pricing import cost_usd
+
+    overrides = ctx.runtime.loaded.settings.pricing if ctx.runtime else ()
+    ratio = usage.cache_hit_ratio
+    cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
+    return (
+        f"last request: {usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output, "
+        f"{format_cost(cost_usd(usage, model, overrides))}"
+    )
 
 
 def _one_hour(usage: Usage) -> str:

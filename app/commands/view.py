@@ -144,10 +144,8 @@ def context_report(ctx: CommandContext, arg: str) -> CommandResult:
 
 def cache_break_lines(agent: Agent) -> list[str]:
     """What the cache-break detector (if attached) saw: the latest prefix changes."""
-    try:
-        from app.context.cachebreak import find_detector
-    except ImportError:
-        return []
+    from app.context.cachebreak import find_detector
+
     detector = find_detector(agent.request_hooks)
     if detector is None or detector.requests < 2:
         return []

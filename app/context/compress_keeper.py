@@ -196,7 +196,9 @@ class ContextKeeper:
         if attempt.usage is not None:
             self.session.record_response(self.clock(), attempt.usage, attempt.model)
             self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
-            yield RequestFinished(attempt.usage, index, self.estimate(), budget.window, "summary")
+            yield RequestFinished(
+                attempt.usage, index, self.estimate(), budget.window, "summary", attempt.model
+            )
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
             self.guard.succeeded(self.estimate(), budget)

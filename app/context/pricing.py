@@ -12,7 +12,7 @@ matching key wins, and overrides win over the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.core.provider import Usage
@@ -155,3 +155,15 @@ def cost_usd(usage: Usage, model: str, overrides: Sequence[str] = ()) -> float |
     """
     rates = price_for(model, overrides)
     return None if rates is None else cost_of(usage, rates)
+
+
+def cost_by_model(usage: Mapping[str, Usage], overrides: Sequence[str] = ()) -> float | None:
+    """What a session's usage, kept per model, costs in USD; None when any model that was
+    used has no known price (a partial sum would look like the whole bill)."""
+    total = 0.0
+    for model, used in usage.items():
+        cost = cost_usd(used, model, overrides)
+        if cost is None:
+            return None
+        total += cost
+    return total

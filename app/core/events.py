@@ -57,7 +57,8 @@ class RequestFinished:
 
     ``context_tokens`` is the estimated prompt size of the next request and
     ``context_window`` the model's window (0 when unknown), for a "context N%"
-    display. ``purpose`` is "turn", or "summary" for a compression request.
+    display. ``purpose`` is "turn", or "summary" for a compression request;
+    ``model`` is the model that answered (for pricing).
     """
 
     usage: Usage
@@ -65,6 +66,7 @@ class RequestFinished:
     context_tokens: int
     context_window: int = 0
     purpose: str = "turn"
+    model: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,7 +216,13 @@ class Agent:
                     if isinstance(event, Completed):
                         self._record(event, index)
                         context = self.estimate_context()
-                        yield RequestFinished(event.usage, index, context, self.context_window)
+                        yield RequestFinished(
+                            event.usage,
+                            index,
+                            context,
+                            self.context_window,
+                            model=event.model or self.provider.model,
+                        )
                 return
             except ProviderError as error:
                 if error.kind == "stream_cut" and cuts < STREAM_RETRIES:

@@ -79,6 +79,11 @@ class Session:
         return self.record.usage
 
     @property
+    def usage_by_model(self) -> dict[str, Usage]:
+        """Usage per model that answered (the main model, a summary model, after /model)."""
+        return self.record.usage_by_model
+
+    @property
     def path(self) -> Path | None:
         """The session file, if persisted."""
         return self._writer.path if self._writer else None
@@ -107,9 +112,7 @@ class Session:
 
     def record_response(self, at: float, usage: Usage, model: str) -> None:
         """Note a completed API response: moves the idle clock and adds usage."""
-        self.record.last_response_at = at
-        self.record.usage = self.record.usage + usage
-        self.record.num_requests += 1
+        self.record.add_response(at, usage, model)
         if self._writer:
             self._writer.response(at, usage, model)
 

@@ -41,9 +41,19 @@ class SessionRecord:
     edits: list[ContextEdit] = field(default_factory=list)
     last_response_at: float | None = None
     usage: Usage = field(default_factory=Usage)
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    last_usage: tuple[Usage, str] | None = None
     num_requests: int = 0
     skipped_lines: int = 0
     environment: str = ""
+
+    def add_response(self, at: float, usage: Usage, model: str) -> None:
+        """Count one answered request: the idle clock, the totals and the model's share."""
+        self.last_response_at = at
+        self.usage = self.usage + usage
+        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
+        self.last_usage = (usage, model)
+        self.num_requests += 1
 
 
 def workspace_key(workspace: Path) -> str:
@@ -210,9 +220,8 @@ def load_session(path: Path) -> SessionRecord:
             elif kind == "environment":
                 record.environment = str(data["text"])
             elif kind == "response":
-                record.last_response_at = float(data["at"])
-                record.usage = record.usage + Usage(**data.get("usage", {}))
-                record.num_requests += 1
+                usage = Usage(**data.get("usage", {}))
+                record.add_response(float(data["at"]), usage, str(data.get("model", "")))
             else:
                 skipped += 1
         except (KeyError, TypeError, ValueError):

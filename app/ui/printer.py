@@ -11,6 +11,7 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,9 +39,12 @@ NO_TTY_DENIAL = (
 
 
 class RunResult:
-    """What one -p run produced, for the final report."""
+    """What one -p run produced, for the final report; ``pricing`` is the price overrides
+    setting. The cost adds up each request at its own model's price (None if one is unknown).
+    """
 
-    def __init__(self) -> None:
+    def __init__(self, pricing: Sequence[str] = ()) -> None:
+        self.pricing = tuple(pricing)
         self.text_parts: list[str] = []
         self.final_text = ""
         self.usage = Usage()
@@ -49,7 +53,7 @@ class RunResult:
         self.error_kind: str | None = None
         self.stop_reason = ""
         self.context_edits: list[dict[str, Any]] = []
-        self.cost_usd: float | None = None
+        self.cost_usd: float | None = 0.0
 
     def take(self, event: Event) -> None:
         """Fold one engine event into the result."""
@@ -58,6 +62,8 @@ class RunResult:
         elif isinstance(event, RequestFinished):
             self.usage = self.usage + event.usage
             self.num_requests += 1
+            cost = cost_usd(event.usage, event.model, self.pricing)
+            self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
         elif isinstance(event, ContextEdited):
             self.context_edits.append(
                 {**edit_to_dict(event.edit), "description": event.description}
@@ -77,7 +83,7 @@ def run_print(args: argparse.Namespace, workspace: Path, prompt: str) -> int:
     agent = runtime.agent
     agent.set_approver(DenyApprover(NO_TTY_DENIAL))
     started = time.monotonic()
-    result = RunResult()
+    result = RunResult(runtime.loaded.settings.pricing)
     stream = args.output_format == "stream-json"
     if stream:
         _emit(
@@ -96,9 +102,6 @@ def run_print(args: argparse.Namespace, workspace: Path, prompt: str) -> int:
     finally:
         agent.session.close()
     duration_ms = int((time.monotonic() - started) * 1000)
-    result.cost_usd = cost_usd(
-        result.usage, runtime.provider_config.model, runtime.loaded.settings.pricing
-    )
     return _report(args.output_format, result, agent.session.id, duration_ms)
 
 
@@ -106,7 +109,7 @@ async def _drive(events: Any, result: RunResult, stream: bool, output_format: st
     async for event in events:
         result.take(event)
         if stream:
-            _emit(event_to_json(event))
+            _emit(event_to_json(event, result.pricing))
         elif isinstance(event, Notice | ContextEdited) and output_format == "text":
             line = event.text if isinstance(event, Notice) else event.description
             print(f"lull: {line}", file=sys.stderr)
@@ -142,12 +145,12 @@ def _report(output_format: str, result: RunResult, session_id: str, duration_ms:
     return code
 
 
-def _rounded(ratio: float | None) -> float | None:
-    return None if ratio is None else round(ratio, 4)
+def _rounded(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
-    """One engine event as a stream-json line."""
+def event_to_json(event: Event, pricing: Sequence[str] = ()) -> dict[str, Any]:
+    """One engine event as a stream-json line (``pricing``: the price overrides setting)."""
     name = type(event).__name__
     if isinstance(event, ToolStarted):
         return {
@@ -168,7 +171,11 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {
             "type": "usage",
             "request": event.index,
+            "purpose": event.purpose,
+            "model": event.model,
             "usage": event.usage.to_dict(),
+            "cache_hit_ratio": _rounded(event.usage.cache_hit_ratio),
+            "cost_usd": _rounded(cost_usd(event.usage, event.model, pricing), 6),
             "context_tokens": event.context_tokens,
         }
     if isinstance(event, ContextEdited):

@@ -54,6 +54,10 @@ def test_stream_json_prints_one_event_per_line(lull: Lull, fake: FakeServer) -> 
     assert events[0]["type"] == "system" and events[-1]["type"] == "result"
     text = "".join(e["text"] for e in events if e["type"] == "assistant_text")
     assert text == "streamed words here"
+    [usage] = [e for e in events if e["type"] == "usage"]
+    assert usage["model"] == "claude-sonnet-4-6" and usage["purpose"] == "turn"
+    assert usage["cost_usd"] == events[-1]["cost_usd"] > 0
+    assert usage["cache_hit_ratio"] == 0.0  # the first request writes the cache
 
 
 def test_piped_stdin_is_added_to_the_prompt(lull: Lull, fake: FakeServer) -> None:

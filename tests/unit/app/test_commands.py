@@ -141,11 +141,13 @@ async def test_cost_reports_the_session_usage_by_kind(runtime: Runtime, fake: Fa
     ratio = usage.cache_read / (usage.input + usage.cache_read + usage.cache_write)
     assert lines[1] == f"cache hit ratio: {100 * ratio:.1f}% (cache read / whole prompt)"
     assert lines[2] == "requests: 2"
-    cost = session_cost(runtime)
-    if cost is None:
-        assert lines[3] == "cost: price unknown for claude-test"
-    else:
-        assert lines[3] == f"cost: {format_cost(cost)} at claude-test prices"
+    last = fake.journal[-1].usage
+    assert last is not None
+    prompt = sum(last[k] for k in ("input_tokens", "cache_read_input_tokens"))
+    prompt += last["cache_creation_input_tokens"]
+    assert lines[3].startswith(f"last request: {prompt:,} prompt tokens (")
+    assert session_cost(runtime) is None  # claude-test has no price
+    assert lines[4] == "cost: price unknown for claude-test"
 
 
 async def test_cost_says_when_prompt_caching_is_off(
@@ -167,13 +169,23 @@ def test_cache_hit_ratio_and_cost_formatting() -> None:
     assert format_cost(1234.5) == "$1,234.50"
 
 
-def test_cost_of_a_known_model_is_priced(runtime: Runtime) -> None:
-    run_command(runtime, "/model claude-sonnet-4-5")
-    runtime.agent.session.record.usage = Usage(input=1_000_000)
-    expected = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
-    assert expected is not None
+def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
+    session = runtime.agent.session
+    session.record_response(1.0, Usage(input=1_000_000), "claude-sonnet-4-5")
+    session.record_response(2.0, Usage(input=1_000_000, output=1000), "claude-opus-4-5")
+    sonnet = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
+    opus = cost_usd(Usage(input=1_000_000, output=1000), "claude-opus-4-5")
+    assert sonnet is not None and opus is not None and opus > sonnet
+    lines = run_command(runtime, "/cost").lines
+    assert lines[-2] == (
+        "last request: 1,000,000 prompt tokens (0% from cache), 1,000 output, " + format_cost(opus)
+    )
+    assert lines[-1] == (
+        f"cost: {format_cost(sonnet + opus)} at claude-sonnet-4-5, claude-opus-4-5 prices"
+    )
+    session.record_response(3.0, Usage(input=10), "house-model")
     assert run_command(runtime, "/cost").lines[-1] == (
-        f"cost: {format_cost(expected)} at claude-sonnet-4-5 prices"
+        "cost: price unknown for claude-sonnet-4-5, claude-opus-4-5, house-model"
     )
 
 

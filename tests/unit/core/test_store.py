@@ -47,6 +47,8 @@ def test_reload_reproduces_transcript_edits_clock_and_usage(tmp_path: Path) -> N
     assert loaded.edits == session.edits
     assert loaded.last_response_at == 1000.0
     assert loaded.usage == Usage(input=10, output=5, cache_read=3)
+    assert loaded.usage_by_model == {"claude": Usage(input=10, output=5, cache_read=3)}
+    assert loaded.last_usage == (Usage(input=10, output=5, cache_read=3), "claude")
     resumed = Session.resume(store, store.latest())
     assert resumed.view() == session.view()
     assert resumed.view()[2].tool_results[0].cleared
