@@ -9,13 +9,14 @@ replays in seconds and cache entries expire exactly as their TTLs say.
 
 Policies: (a) no context management: none of lull's pipeline (no idle cleanup, no
 compression before the window is full, no cache markers: the history sent as it is, the
-way a client without cache-aware assembly does), (a+) lull's cache-aware assembly alone
-(no idle cleanup), (b) the reference policy (tool results after 60 min, keep 5, no
+way a client without cache-aware assembly does), (a+) the same with lull's cache-aware
+assembly (cache markers), (b) the reference policy (tool results after 60 min, keep 5, no
 thinking cleanup; assembled by lull), (c) lull's defaults. (a+) shows how much of the
 saving is caching and how much is idle cleanup. Prints tokens, cost at Claude Sonnet 4.5
 prices, the cache hit ratio during active stretches (requests not preceded by a pause
 longer than the cache TTL) and the largest request, then whether lull's targets are met.
-Asserts nothing.
+Each workload is replayed twice: with Claude's 200k window, and with a 100k window so that
+compression is part of what is measured. Asserts nothing.
 
 Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload).
 """
@@ -62,13 +63,17 @@ class Policy:
 
 
 NO_CLEANUP = IdlePolicy(-1, -1)
+ONLY_WHEN_FULL = CompressionPolicy(threshold=1.0)
 POLICIES = (
-    Policy("(a) no context management", NO_CLEANUP, False, CompressionPolicy(threshold=1.0)),
-    Policy("(a+) caching only, no idle cleanup", NO_CLEANUP),
+    Policy("(a) no context management", NO_CLEANUP, False, ONLY_WHEN_FULL),
+    Policy("(a+) (a) with lull's cache markers", NO_CLEANUP, True, ONLY_WHEN_FULL),
     Policy("(b) reference: tools 60 min, keep 5", IdlePolicy(-1, 60, 5)),
     Policy("(c) lull defaults", IdlePolicy()),
 )
 TARGET_VS_A = 0.35
+DEFAULT_WINDOW = 200_000
+#: A second replay with a smaller window, so compression is part of the measured pipeline.
+SMALL_WINDOW = 100_000
 CHUNK = 1 << 16
 SUMMARY_TOKENS = 2000
 TARGET_HIT_RATIO = 0.95
@@ -309,8 +314,11 @@ def _server_usage(entry: dict[str, Any]) -> Usage:
     )
 
 
-async def replay(workload: Workload, policy: Policy, root: Path) -> Outcome:
-    """Run ``workload`` once under ``policy`` against a fresh fake server."""
+async def replay(
+    workload: Workload, policy: Policy, root: Path, window: int | None = None
+) -> Outcome:
+    """Run ``workload`` once under ``policy`` against a fresh fake server (``window``: the
+    model's context window; None is the 200k of Claude models)."""
     workspace = make_workspace(root, workload)
     outcome, script = Outcome(), Script()
     with FakeServer() as fake:
@@ -319,7 +327,7 @@ async def replay(workload: Workload, policy: Policy, root: Path) -> Outcome:
         agent = build_agent(
             fake, workspace, root, "anthropic", clock=clock, idle=policy.idle,
             thinking=ThinkingConfig(True, 4096), prompt_caching=policy.caching,
-            compression=policy.compression,
+            compression=policy.compression, context_window=window,
         )  # fmt: skip
         agent = agent.with_config(system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT)
         durations: deque[float] = deque()
@@ -362,14 +370,17 @@ def _row(name: str, outcome: Outcome, baseline: float) -> str:
     )
 
 
-def report(workload: Workload, outcomes: list[tuple[str, Outcome]]) -> list[str]:
+def report(
+    workload: Workload, outcomes: list[tuple[str, Outcome]], window: int | None = None
+) -> list[str]:
     """The table and the target checks, as lines."""
     rates = price_for(PRICED_AS)
     assert rates is not None
     hours, minutes = divmod(round(workload.minutes), 60)
     lines = [
         f"cost benchmark: {workload.name} ({workload.requests} requests, "
-        f"{len(workload.turns)} turns, simulated {hours}h{minutes:02d}m)",
+        f"{len(workload.turns)} turns, simulated {hours}h{minutes:02d}m, context window "
+        f"{window or DEFAULT_WINDOW:,} tokens)",
         f"prices: Claude Sonnet 4.5, USD per million tokens: input {rates.input:g}, cache write "
         f"{rates.cache_write:g} (5m), cache read {rates.cache_read:g}, output {rates.output:g}",
         f"{'policy':<38}{'input':>12}{'cache read':>12}{'write':>11}{'uncached':>12}"
@@ -400,31 +411,33 @@ def targets(outcomes: list[tuple[str, Outcome]]) -> list[str]:
         f"target (c) below (b): ${c.cost:.2f} vs ${b.cost:.2f}, {verdict(c.cost < b.cost)}",
         f"target active-stretch cache hit ratio >= {TARGET_HIT_RATIO}: {hit:.3f}, "
         f"{verdict(hit >= TARGET_HIT_RATIO)}",
-        f"idle cleanup on top of caching: (c) is {c.cost / cached.cost:.2f}x of (a+) "
+        f"lull's cleanup and compression on top of caching: (c) is "
+        f"{c.cost / cached.cost:.2f}x of (a+) "
         f"(prompt tokens {c.total.prompt_tokens / cached.total.prompt_tokens:.2f}x)",
     ]
 
 
-def run_workload(path: Path) -> list[str]:
+def run_workload(path: Path, window: int | None = None) -> list[str]:
     """Replay one workload under every policy and return the report lines."""
     workload = load_workload(path)
     outcomes = []
     with tempfile.TemporaryDirectory() as tmp:
         for number, policy in enumerate(POLICIES):
             root = Path(tmp) / str(number)
-            outcomes.append((policy.name, asyncio.run(replay(workload, policy, root))))
-    return report(workload, outcomes)
+            outcomes.append((policy.name, asyncio.run(replay(workload, policy, root, window))))
+    return report(workload, outcomes, window)
 
 
 def main(paths: list[str] | None = None) -> None:
     """Print the report for the given workload files (default: every bundled one)."""
     files = [Path(p) for p in paths] if paths else sorted(WORKLOADS.glob("*.json"))
     for path in files:
-        try:
-            print("\n".join(run_workload(path)))
-        except WorkloadError as exc:
-            print(f"cost benchmark: {exc}", file=sys.stderr)
-        print()
+        for window in (None, SMALL_WINDOW):
+            try:
+                print("\n".join(run_workload(path, window)))
+            except WorkloadError as exc:
+                print(f"cost benchmark: {exc}", file=sys.stderr)
+            print()
 
 
 if __name__ == "__main__":

@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from app.context.pricing import cost_usd
 from tests.bench.cost import (
     POLICIES,
+    PRICED_AS,
+    SMALL_WINDOW,
     WORKLOADS,
     WorkloadError,
     load_workload,
     replay,
     report,
+    run_workload,
 )
 
 IDLE_GAP_MINUTES = 10
@@ -59,5 +64,17 @@ def test_a_short_replay_prices_what_the_server_reported(tmp_path: Path) -> None:
     assert cached.total.cache_read > 0 and cached.kinds == ["cold", "warm", "cold", "warm"]
     assert lull.cleanups == 1  # the thinking of the first turn, after 30 idle minutes
     assert lull.total.prompt_tokens < cached.total.prompt_tokens
+    for _, outcome in outcomes:
+        assert outcome.cost == cost_usd(outcome.total, PRICED_AS)
     lines = report(workload, outcomes)
     assert any(line.startswith("target (c) below (b)") for line in lines)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("window", [None, SMALL_WINDOW])
+def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
+    lines = run_workload(WORKLOADS / "three_hour_session.json", window)
+    verdicts = [line for line in lines if line.startswith("target")]
+    assert len(verdicts) == 3 and all(line.endswith("met") for line in verdicts), lines
+    if window is not None:  # the small window makes compression part of the pipeline
+        assert re.search(r"\(c\) idle cleanups \d+, compressions [1-9]", "\n".join(lines))
