@@ -86,6 +86,8 @@ class ContextKeeper:
         self.clock = clock
         self.counter = TokenCounter(provider.model)
         self.calibration = UsageCalibration()
+        if session.record.calibration is not None:  # a resumed session: as it was last
+            self.calibration.observe(*session.record.calibration)
         self.guard = CompressionGuard()
         self.limiter = ToolOutputLimiter(
             settings.tool_output_max_tokens, settings.output_dir, self.counter
@@ -194,7 +196,9 @@ class ContextKeeper:
         )
         attempt = await self.compressor.run(self._job(view, plan.head_tokens, reason, focus), plan)
         if attempt.usage is not None:
-            self.session.record_response(self.clock(), attempt.usage, attempt.model)
+            self.session.record_response(
+                self.clock(), attempt.usage, attempt.model, attempt.local_prompt
+            )
             self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
             yield RequestFinished(
                 attempt.usage, index, self.estimate(), budget.window, "summary", attempt.model

@@ -278,7 +278,8 @@ class Agent:
                 "assistant", completed.parts, origin="model", provider=self.provider.name
             )
             self.session.add(message)
-        self.session.record_response(now, completed.usage, completed.model or self.provider.model)
+        model = completed.model or self.provider.model
+        self.session.record_response(now, completed.usage, model, self.keeper.sent_local)
         self.keeper.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
 

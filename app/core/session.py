@@ -110,11 +110,15 @@ class Session:
         if self._writer:
             self._writer.edit(edit)
 
-    def record_response(self, at: float, usage: Usage, model: str) -> None:
-        """Note a completed API response: moves the idle clock and adds usage."""
-        self.record.add_response(at, usage, model)
+    def record_response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
+        """Note a completed API response: moves the idle clock and adds usage.
+
+        ``local_prompt`` is the local token estimate of the prompt sent; saved with the
+        reported size, it lets a resumed session start with calibrated token counts.
+        """
+        self.record.add_response(at, usage, model, local_prompt)
         if self._writer:
-            self._writer.response(at, usage, model)
+            self._writer.response(at, usage, model, local_prompt)
 
     def use_environment(self, text: str) -> None:
         """Record the environment block (workspace, date, git status) this run sends."""

@@ -43,16 +43,21 @@ class SessionRecord:
     usage: Usage = field(default_factory=Usage)
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
     last_usage: tuple[Usage, str] | None = None
+    calibration: tuple[int, int] | None = None
     num_requests: int = 0
     skipped_lines: int = 0
     environment: str = ""
 
-    def add_response(self, at: float, usage: Usage, model: str) -> None:
-        """Count one answered request: the idle clock, the totals and the model's share."""
+    def add_response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
+        """Count one answered request: the idle clock, the totals and the model's share;
+        with ``local_prompt`` (the local token estimate of that prompt) also the newest
+        calibration pair (reported prompt tokens, local estimate)."""
         self.last_response_at = at
         self.usage = self.usage + usage
         self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
         self.last_usage = (usage, model)
+        if local_prompt > 0 and usage.prompt_tokens > 0:
+            self.calibration = (usage.prompt_tokens, local_prompt)
         self.num_requests += 1
 
 
@@ -151,9 +156,13 @@ class SessionWriter:
         """Record a context edit."""
         self.append({"type": "edit", "edit": edit_to_dict(edit)})
 
-    def response(self, at: float, usage: Usage, model: str) -> None:
-        """Record a completed API response (the idle clock and usage)."""
-        self.append({"type": "response", "at": at, "usage": usage.to_dict(), "model": model})
+    def response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
+        """Record a completed API response (the idle clock, usage, the local estimate)."""
+        record: dict[str, Any] = {"type": "response", "at": at, "usage": usage.to_dict()}
+        record["model"] = model
+        if local_prompt:
+            record["local_prompt"] = local_prompt
+        self.append(record)
 
     def environment(self, text: str) -> None:
         """Record the environment block the session's requests use from now on."""
@@ -221,7 +230,8 @@ def load_session(path: Path) -> SessionRecord:
                 record.environment = str(data["text"])
             elif kind == "response":
                 usage = Usage(**data.get("usage", {}))
-                record.add_response(float(data["at"]), usage, str(data.get("model", "")))
+                model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
+                record.add_response(float(data["at"]), usage, model, local)
             else:
                 skipped += 1
         except (KeyError, TypeError, ValueError):

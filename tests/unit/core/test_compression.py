@@ -17,7 +17,7 @@ from app.core.events import ContextEdited, Event, Notice, RequestFinished, TurnF
 from app.core.loop import Agent
 from app.core.messages import CLEARED_TOOL_RESULT, unanswered_calls
 from app.core.session import Session
-from app.core.store import load_session
+from app.core.store import SessionStore, load_session
 from app.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
@@ -293,3 +293,26 @@ async def test_idle_cleanup_still_runs_after_a_compression(
     clock.advance_minutes(90)
     back = await run(agent, "back from lunch")
     assert [e.reason for e in edits_of(back, ClearToolResults)] == ["idle"]
+
+
+async def test_a_resumed_session_estimates_tokens_as_calibrated_before_it_closed(
+    fake: FakeServer,
+    make_agent: AgentFactory,
+    files: list[str],
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    serve(fake, Model(files, reads=3))
+    agent = make_agent()
+    await run(agent, "read three files")
+    before = agent.keeper.estimate()
+    assert agent.keeper.calibration.calibrated
+    assert agent.keeper.calibration.ratio != 1.0  # the fake counts tokens its own way
+    path = agent.session.path
+    assert path is not None
+    agent.session.close()
+
+    store = SessionStore(tmp_path / "sessions", workspace)  # where build_agent saves
+    resumed = make_agent(session=Session.resume(store, path))
+    assert resumed.keeper.calibration.calibrated
+    assert resumed.keeper.estimate() == before

@@ -31,7 +31,7 @@ def _fill(session: Session) -> None:
         )
     )
     session.add(Message("user", (ToolResult("call_1", "read_file", "1\tprint()"),), origin="tool"))
-    session.record_response(1000.0, Usage(input=10, output=5, cache_read=3), "claude")
+    session.record_response(1000.0, Usage(input=10, output=5, cache_read=3), "claude", 12)
     session.add_edit(ClearToolResults(("call_1",), tokens_saved=4))
 
 
@@ -49,6 +49,7 @@ def test_reload_reproduces_transcript_edits_clock_and_usage(tmp_path: Path) -> N
     assert loaded.usage == Usage(input=10, output=5, cache_read=3)
     assert loaded.usage_by_model == {"claude": Usage(input=10, output=5, cache_read=3)}
     assert loaded.last_usage == (Usage(input=10, output=5, cache_read=3), "claude")
+    assert loaded.calibration == (13, 12)  # reported prompt tokens, local estimate
     resumed = Session.resume(store, store.latest())
     assert resumed.view() == session.view()
     assert resumed.view()[2].tool_results[0].cleared
