@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 from app.core.provider import ModelRequest, StreamEvent
 from app.providers.anthropic_events import AnthropicStreamState
 from app.providers.anthropic_wire import PROVIDER_NAME, build_params
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
-from app.providers.sdk import LazyClient
+from app.providers.sdk import LazyClient, sdk_client
 from app.providers.streaming import run_stream
 
 
@@ -23,7 +22,9 @@ class AnthropicProvider:
         self.model = config.model
         self.config = config
         self._errors = error_context(config)
-        self._client = LazyClient(lambda: _sdk_client(config))
+        self._client = LazyClient(
+            lambda: sdk_client(config, "anthropic", "AsyncAnthropic", ANTHROPIC_DEFAULT_URL)
+        )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request``; yield deltas and finally one Completed (see Provider)."""
@@ -37,14 +38,3 @@ class AnthropicProvider:
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
         await self._client.aclose()
-
-
-def _sdk_client(config: ProviderConfig) -> Any:
-    from anthropic import AsyncAnthropic
-
-    return AsyncAnthropic(
-        api_key=config.api_key,
-        base_url=config.base_url or ANTHROPIC_DEFAULT_URL,
-        max_retries=config.max_retries,
-        timeout=config.timeout_seconds,
-    )

@@ -4,14 +4,13 @@ compatible vendors (DeepSeek, Kimi, Qwen, vLLM, Ollama …) selected by ``vendor
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 from app.core.provider import ModelRequest, StreamEvent
 from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
 from app.providers.openai_wire import PROVIDER_NAME, build_params
-from app.providers.sdk import LazyClient
+from app.providers.sdk import LazyClient, sdk_client
 from app.providers.streaming import run_stream
 
 
@@ -25,7 +24,9 @@ class OpenAIProvider:
         self.vendor = config.vendor
         self.config = config
         self._errors = error_context(config)
-        self._client = LazyClient(lambda: _sdk_client(config))
+        self._client = LazyClient(
+            lambda: sdk_client(config, "openai", "AsyncOpenAI", OPENAI_DEFAULT_URL)
+        )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request``; yield deltas and finally one Completed (see Provider)."""
@@ -39,14 +40,3 @@ class OpenAIProvider:
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
         await self._client.aclose()
-
-
-def _sdk_client(config: ProviderConfig) -> Any:
-    from openai import AsyncOpenAI
-
-    return AsyncOpenAI(
-        api_key=config.api_key,
-        base_url=config.base_url or OPENAI_DEFAULT_URL,
-        max_retries=config.max_retries,
-        timeout=config.timeout_seconds,
-    )

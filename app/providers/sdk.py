@@ -13,9 +13,22 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from app.providers.config import ProviderConfig
+
 log = logging.getLogger("lull.providers")
 
 SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
+
+
+def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url: str) -> Any:
+    """An async SDK client (``module.class_name``) set up from ``config``; imports the SDK."""
+    client_class = getattr(importlib.import_module(module), class_name)
+    return client_class(
+        api_key=config.api_key,
+        base_url=config.base_url or default_url,
+        max_retries=config.max_retries,
+        timeout=config.timeout_seconds,
+    )
 
 
 class LazyClient:
