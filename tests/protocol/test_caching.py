@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ from tests.support import Clock, FakeTime, build_agent, run
 
 ENVIRONMENT = "# Environment\n- Workspace: /ws\n- Today's date: 2026-11-22"
 FILES = {f"src/mod{i}.py": f"def function_{i}():\n    return {i}\n" * 120 for i in range(12)}
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
 
 
 @pytest.fixture
