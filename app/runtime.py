@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.context.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
-from app.core.loop import Agent, AgentConfig
-from app.core.provider import Provider, ThinkingConfig
-from app.core.session import Session
-from app.core.store import SessionNotFound, SessionStore
-from app.core.tool_runner import ToolRunner
+from app.engine.agent import Agent, AgentConfig
+from app.engine.session import Session
+from app.engine.store import SessionNotFound, SessionStore
+from app.engine.tool_runner import ToolRunner
+from app.model.provider import Provider, ThinkingConfig
 from app.providers.config import (
     ConfigError,
     ProviderConfig,

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from app.context.idle import IdlePolicy
-from app.core.events import Event
-from app.core.loop import Agent, AgentConfig
-from app.core.session import Session
-from app.core.store import SessionStore
-from app.core.tool_runner import ToolRunner
+from app.engine.agent import Agent, AgentConfig
+from app.engine.session import Session
+from app.engine.store import SessionStore
+from app.engine.tool_runner import ToolRunner
+from app.model.events import Event
 from app.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer
 from tools.base import ToolContext

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from app.core.provider import ToolSpec
+from app.model.provider import ToolSpec
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.edit import EditTool
 from tools.glob_files import GlobTool

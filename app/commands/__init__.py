@@ -3,7 +3,7 @@
 Contract for a front end:
 
 - ``run_command(target, "/name args")`` where ``target`` is the front end's
-  :class:`~app.runtime.Runtime` (a bare :class:`~app.core.loop.Agent` works for
+  :class:`~app.runtime.Runtime` (a bare :class:`~app.engine.agent.Agent` works for
   the commands that need nothing else). It never raises: unknown commands,
   bad arguments and failures come back as a one-line hint (``error=True``).
 - Render the :class:`CommandResult` generically: print ``lines``; render

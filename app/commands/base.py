@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.core.events import Event
-from app.core.loop import Agent
-from app.core.provider import ModelRequest, Provider
-from app.core.session import Session
+from app.engine.agent import Agent
+from app.engine.session import Session
+from app.model.events import Event
+from app.model.provider import ModelRequest, Provider
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -152,7 +152,7 @@ def needs_runtime(name: str) -> CommandResult:
 
 def context_window(target: Agent | Runtime | CommandContext) -> int:
     """The context window of the current model (``model.contextWindow`` wins)."""
-    from app.context.windows import context_window_for
+    from app.catalog.windows import context_window_for
 
     ctx = context_for(target)
     return int(context_window_for(ctx.model, ctx.window_override))
@@ -161,7 +161,7 @@ def context_window(target: Agent | Runtime | CommandContext) -> int:
 def session_cost(target: Agent | Runtime | CommandContext) -> float | None:
     """The session's cost so far in USD, each model's usage at its own prices (None when a
     model's price is unknown)."""
-    from app.context.pricing import cost_by_model
+    from app.catalog.pricing import cost_by_model
 
     ctx = context_for(target)
     overrides = ctx.runtime.loaded.settings.pricing if ctx.runtime else ()

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from dataclasses import replace
 
+from app.catalog.cache_policy import ttl_warnings
 from app.commands.base import (
     CommandContext,
     CommandResult,
@@ -14,8 +15,7 @@ from app.commands.base import (
     replace_agent,
     say,
 )
-from app.context.cache_policy import ttl_warnings
-from app.core.provider import Provider
+from app.model.provider import Provider
 
 log = logging.getLogger("lull.commands")
 

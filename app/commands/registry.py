@@ -18,7 +18,7 @@ from app.commands.config import model_command, settings_command
 from app.commands.sessions import clear_command, resume_command
 from app.commands.usage import cost_report
 from app.commands.view import compact, context_report
-from app.core.loop import Agent
+from app.engine.agent import Agent
 
 if TYPE_CHECKING:
     from app.runtime import Runtime

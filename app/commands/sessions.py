@@ -16,9 +16,9 @@ from app.commands.base import (
     replace_agent,
     say,
 )
-from app.core.loop import Agent
-from app.core.session import Session
-from app.core.store import SessionNotFound, SessionRecord, SessionStore, load_session
+from app.engine.agent import Agent
+from app.engine.session import Session
+from app.engine.store import SessionNotFound, SessionRecord, SessionStore, load_session
 
 if TYPE_CHECKING:
     from app.runtime import Runtime

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.commands.base import CommandContext, CommandResult, hint, session_cost
-from app.core.provider import Usage
+from app.model.provider import Usage
 
 
 def cache_hit_ratio(usage: Usage) -> float | None:
@@ -48,7 +48,7 @@ def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
 
 def _last_request(ctx: CommandContext, usage: Usage, model: str) -> str:
     """The newest request: its prompt, how much came from the cache, its output and cost."""
-    from app.context.pricing import cost_usd
+    from app.catalog.pricing import cost_usd
 
     overrides = ctx.runtime.loaded.settings.pricing if ctx.runtime else ()
     ratio = usage.cache_hit_ratio

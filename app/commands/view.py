@@ -12,12 +12,12 @@ from app.commands.base import (
     hint,
     say,
 )
-from app.context.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.context.estimate import estimate_part_tokens, estimate_tokens
 from app.context.view import active_edits
-from app.core.events import ContextEdited
-from app.core.loop import Agent
-from app.core.messages import Thinking, ToolResult
+from app.engine.agent import Agent
+from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.model.events import ContextEdited
+from app.model.messages import Thinking, ToolResult
 
 BAR_WIDTH = 40
 CATEGORIES = (

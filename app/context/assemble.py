@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.core.messages import Message, ToolResult, part_to_dict
-from app.core.provider import ModelRequest, ToolSpec
+from app.model.messages import Message, ToolResult, part_to_dict
+from app.model.provider import ModelRequest, ToolSpec
 
 MAX_BREAKPOINTS = 4
 #: Providers look back 20 blocks from a marker for an earlier cache entry (Anthropic); a

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from app.context.assemble import PrefixBlock, prefix_blocks
-from app.context.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
-from app.core.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.core.provider import ModelRequest, ToolSpec
+from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.model.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.model.provider import ModelRequest, ToolSpec
 
 log = logging.getLogger("lull.cache")
 

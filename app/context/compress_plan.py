@@ -24,7 +24,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 
 SAFETY_MARGIN = 0.05
 GROWTH_FRACTION = 0.05

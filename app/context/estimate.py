@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from app.core.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1600

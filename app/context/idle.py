@@ -3,7 +3,7 @@
 When the user comes back after an idle gap, the provider's prompt cache is cold
 anyway, so stale context can be shed for free before the next request. This
 module decides *what* to shed; it never edits anything. It returns context
-edits (``app/context/edits.py``) that the engine records in the session and
+edits (``app/model/edits.py``) that the engine records in the session and
 applies through ``build_view``, so every clear is reversible and resumable.
 
 Pure functions: no I/O and no clock reads (``now`` is passed in, in epoch
@@ -30,9 +30,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.context.edits import ClearThinking, ClearToolResults, ContextEdit
 from app.context.estimate import estimate_part_tokens
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
+from app.model.edits import ClearThinking, ClearToolResults, ContextEdit
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
 
 ThinkingRule = Literal["all", "keep_tool_calls", "none"]
 

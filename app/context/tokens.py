@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.catalog.windows import normalize_model
 from app.context.estimate import CHARS_PER_TOKEN, IMAGE_TOKENS
-from app.context.windows import normalize_model
-from app.core.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.core.provider import ToolSpec
+from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.model.provider import ToolSpec
 
 log = logging.getLogger("lull.tokens")
 

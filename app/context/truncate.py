@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.context.tokens import TokenCounter
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Part, ToolResult
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, ToolResult
 
 log = logging.getLogger("lull.truncate")
 

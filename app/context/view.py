@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.context.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
+from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
 
 SUMMARY_PREFIX = "This session is being continued from an earlier conversation. Summary so far:\n\n"
 

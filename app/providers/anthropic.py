@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from app.core.provider import ModelRequest, StreamEvent
+from app.model.provider import ModelRequest, StreamEvent
 from app.providers.anthropic_events import AnthropicStreamState
 from app.providers.anthropic_wire import PROVIDER_NAME, build_params
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.messages import Part, Text, Thinking, ToolCall
-from app.core.provider import (
+from app.model.messages import Part, Text, Thinking, ToolCall
+from app.model.provider import (
     Completed,
     StopReason,
     StreamEvent,

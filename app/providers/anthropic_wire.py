@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.context.assemble import CacheTtl, WireBlock, plan_breakpoints
-from app.core.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.core.provider import ModelRequest, ThinkingConfig, ToolSpec
+from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
 
 PROVIDER_NAME = "anthropic"
 MIN_THINKING_BUDGET = 1024

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal, cast, get_args
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from app.core.provider import Provider
+    from app.model.provider import Provider
 
 ProviderName = Literal["anthropic", "openai"]
 Vendor = Literal[

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.provider import ErrorKind, ProviderError
+from app.model.provider import ErrorKind, ProviderError
 from app.providers.config import ProviderConfig
 
 STREAM_CUT_MESSAGE = (

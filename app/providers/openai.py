@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from app.core.provider import ModelRequest, StreamEvent
+from app.model.provider import ModelRequest, StreamEvent
 from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.messages import Image, Message, Text, Thinking, ToolResult
-from app.core.provider import ModelRequest, ToolSpec
+from app.model.messages import Image, Message, Text, Thinking, ToolResult
+from app.model.provider import ModelRequest, ToolSpec
 from app.providers.arguments import arguments_json
 from app.providers.config import Vendor
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
-from app.core.provider import Completed, StreamEvent
+from app.model.provider import Completed, StreamEvent
 from app.providers.errors import ErrorContext, map_error
 
 

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.context.edits import edit_to_dict
-from app.context.pricing import cost_usd
-from app.core.approvals import DenyApprover
-from app.core.events import (
+from app.catalog.pricing import cost_usd
+from app.model.approvals import DenyApprover
+from app.model.edits import edit_to_dict
+from app.model.events import (
     AssistantText,
     ContextEdited,
     Event,
@@ -29,7 +29,7 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
-from app.core.provider import Usage
+from app.model.provider import Usage
 from app.ui.startup import open_runtime
 
 NO_TTY_DENIAL = (

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.edits import Summary
-from app.core.events import RequestFinished
-from app.core.loop import Agent
-from app.core.provider import ModelRequest, Usage
+from app.engine.agent import Agent
+from app.model.edits import Summary
+from app.model.events import RequestFinished
+from app.model.provider import ModelRequest, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 from tests.support import build_agent, run

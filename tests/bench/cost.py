@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.catalog.pricing import cost_usd, price_for
+from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.compress_plan import CompressionPolicy
-from app.context.edits import ClearThinking, ClearToolResults, Summary
 from app.context.idle import IdlePolicy
-from app.context.pricing import cost_usd, price_for
-from app.context.prompt import STATIC_SYSTEM_PROMPT
-from app.core.events import ToolFinished
-from app.core.provider import ModelRequest, ThinkingConfig, Usage
+from app.model.edits import ClearThinking, ClearToolResults, Summary
+from app.model.events import ToolFinished
+from app.model.provider import ModelRequest, ThinkingConfig, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import FakeTime, build_agent, run
 from tools.registry import default_registry

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.context.idle import IdlePolicy
-from app.core.events import RequestFinished
+from app.model.events import RequestFinished
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import Clock, build_agent, run
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.pricing import cost_usd
+from app.catalog.pricing import cost_usd
 from tests.bench.cost import (
     POLICIES,
     PRICED_AS,

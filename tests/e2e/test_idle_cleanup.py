@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.messages import CLEARED_TOOL_RESULT
+from app.model.messages import CLEARED_TOOL_RESULT
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 

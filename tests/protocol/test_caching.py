@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.cachebreak import CacheBreakDetector
 from app.context.idle import IdlePolicy
-from app.context.prompt import STATIC_SYSTEM_PROMPT
-from app.core.loop import Agent
-from app.core.provider import ThinkingConfig, Usage
-from app.core.session import Session
-from app.core.store import SessionStore
+from app.engine.agent import Agent
+from app.engine.session import Session
+from app.engine.store import SessionStore
+from app.model.provider import ThinkingConfig, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import Clock, FakeTime, build_agent, run
 

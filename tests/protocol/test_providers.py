@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
-from app.core.provider import (
+from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
+from app.model.provider import (
     Completed,
     ModelRequest,
     Provider,

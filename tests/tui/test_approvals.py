@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from app.core.messages import unanswered_calls
-from app.core.store import load_session
+from app.engine.store import load_session
+from app.model.messages import unanswered_calls
 from app.ui.tui.screens.approval import ApprovalScreen
 from app.ui.tui.widgets.diff_view import DiffView
 from app.ui.tui.widgets.tool_block import ToolBlock

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from app.core.messages import unanswered_calls
+from app.model.messages import unanswered_calls
 from app.runtime import RunOptions, Runtime, build_runtime
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.command_output import CommandOutput

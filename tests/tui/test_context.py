@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.messages import CLEARED_TOOL_RESULT
+from app.model.messages import CLEARED_TOOL_RESULT
 from app.ui.tui.widgets.notice_line import NoticeLine
 from app.ui.tui.widgets.thinking_block import ThinkingBlock
 from tests.fakes import FakeServer, Reply, ToolUse

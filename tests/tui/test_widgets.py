@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from app.core.messages import ToolCall, ToolResult
+from app.model.messages import ToolCall, ToolResult
 from app.ui.tui.widgets.conversation import Conversation, PrunedNote
 from app.ui.tui.widgets.diff_view import diff_stats, render_diff, write_as_diff
 from app.ui.tui.widgets.thinking_block import ThinkingBlock

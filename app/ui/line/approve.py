@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from app.core.approvals import Approval
-from app.core.messages import ToolCall
+from app.model.approvals import Approval
+from app.model.messages import ToolCall
 from app.ui.line.render import EventPrinter
 
 QUESTION = "Allow {name}({summary})? [y]es / [n]o (or type why not) / [a]lways this session: "

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Protocol
 
 from app.commands import CommandResult, SessionChoice, resume_session, run_command
-from app.core.events import Event
-from app.core.loop import Agent
+from app.engine.agent import Agent
+from app.model.events import Event
 from app.runtime import Runtime
 from app.ui.line.mentions import expand_mentions
 from app.ui.line.render import EventPrinter

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from app.core.events import (
+from app.model.events import (
     AssistantText,
     AssistantThinking,
     ContextEdited,
@@ -19,7 +19,7 @@ from app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.core.provider import Usage
+from app.model.provider import Usage
 from app.ui.line.stream import StreamView
 from app.ui.stop_notes import stop_note
 

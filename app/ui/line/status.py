@@ -8,7 +8,7 @@ from app.commands import (
     format_cost,
     session_cost,
 )
-from app.core.session import Session
+from app.engine.session import Session
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 

@@ -1,4 +1,4 @@
-"""The TUI's :class:`app.core.approvals.Approver`: asks with the approval modal."""
+"""The TUI's :class:`app.model.approvals.Approver`: asks with the approval modal."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from textual.app import App
 
-from app.core.approvals import Approval
-from app.core.messages import ToolCall
+from app.model.approvals import Approval
+from app.model.messages import ToolCall
 from app.ui.tui.screens.approval import ApprovalScreen
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker
 
-from app.core.events import (
+from app.model.events import (
     AssistantText,
     AssistantThinking,
     ContextEdited,
@@ -27,7 +27,7 @@ from app.core.events import (
     ToolFinished,
     ToolStarted,
 )
-from app.core.messages import ToolCall
+from app.model.messages import ToolCall
 from app.ui.tui.approver import ModalApprover
 from app.ui.tui.facts import facts_for
 from app.ui.tui.mentions import expand_mentions

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from textual.widget import Widget
 
-from app.core.events import (
+from app.model.events import (
     AssistantText,
     AssistantThinking,
     ContextEdited,
@@ -24,7 +24,7 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
-from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
 from app.ui.stop_notes import stop_note
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.conversation import Conversation

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.catalog.pricing import cost_usd
 from app.commands import (
     COMMANDS,
     CommandResult,
@@ -19,9 +20,8 @@ from app.commands import (
     session_cost,
 )
 from app.context.cachebreak import CacheBreakDetector, find_detector
-from app.context.pricing import cost_usd
-from app.core.events import Event, TurnFinished
-from app.core.provider import Usage
+from app.model.events import Event, TurnFinished
+from app.model.provider import Usage
 from app.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import run

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.messages import user_text
-from app.core.provider import Usage
-from app.core.session import Session
-from app.core.store import SessionStore
+from app.engine.session import Session
+from app.engine.store import SessionStore
+from app.model.messages import user_text
+from app.model.provider import Usage
 from app.runtime import session_environment
 
 

@@ -7,12 +7,12 @@ import subprocess
 import sys
 from typing import Any
 
+from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.assemble import SAFE_LOOKBACK, WireBlock, plan_breakpoints, prefix_blocks
-from app.context.edits import ContextEdit, Summary
-from app.context.prompt import STATIC_SYSTEM_PROMPT
 from app.context.view import build_view
-from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult
-from app.core.provider import ModelRequest, ThinkingConfig
+from app.model.edits import ContextEdit, Summary
+from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
+from app.model.provider import ModelRequest, ThinkingConfig
 from app.providers.anthropic_wire import build_params
 from tests.unit.context.builders import NOW, plan
 from tools.registry import default_registry
@@ -205,8 +205,8 @@ def test_consecutive_requests_share_a_byte_identical_prefix() -> None:
 
 PROBE = """
 import json
-from app.context.prompt import STATIC_SYSTEM_PROMPT
-from app.core.provider import ModelRequest
+from app.catalog.prompt import STATIC_SYSTEM_PROMPT
+from app.model.provider import ModelRequest
 from app.providers.anthropic_wire import build_params
 from tools.registry import default_registry
 params = build_params(ModelRequest(system=STATIC_SYSTEM_PROMPT, messages=[],

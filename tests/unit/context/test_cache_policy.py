@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from app.context.cache_policy import cache_ttl_minutes, ttl_warnings
+from app.catalog.cache_policy import cache_ttl_minutes, ttl_warnings
 from settings.model import (
     CacheSettings,
     ContextSettings,

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from app.context.cachebreak import CacheBreakDetector, find_detector
-from app.context.edits import ContextEdit, Restore, Summary
 from app.context.view import build_view
-from app.core.messages import Message, Text, ToolCall, ToolResult
-from app.core.provider import ModelRequest, ThinkingConfig, ToolSpec
+from app.model.edits import ContextEdit, Restore, Summary
+from app.model.messages import Message, Text, ToolCall, ToolResult
+from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
 from tests.unit.context.builders import NOW, assistant, plan, thinking, user
 from tools.registry import default_registry
 

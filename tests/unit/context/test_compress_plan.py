@@ -20,7 +20,7 @@ from app.context.compress_plan import (
     split_points,
     with_margin,
 )
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 from tests.unit.context.builders import assistant, call, result, results, tool_step, user
 
 POLICY = CompressionPolicy()

@@ -9,7 +9,7 @@ from app.context.compress_prompt import (
     summary_instruction,
     summary_messages,
 )
-from app.core.messages import Text
+from app.model.messages import Text
 from tests.unit.context.builders import assistant, tool_step, user
 
 

@@ -21,10 +21,10 @@ from app.context.compress_plan import (
     plan_split,
     split_points,
 )
-from app.context.edits import ClearToolResults, ContextEdit, Summary
 from app.context.estimate import estimate_message_tokens, estimate_part_tokens, estimate_tokens
 from app.context.view import SUMMARY_PREFIX, build_view
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.edits import ClearToolResults, ContextEdit, Summary
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
 
 CONTENT = st.integers(0, 3000).map(lambda n: ("output line\n" * 300)[:n])
 SHORT = st.sampled_from(["do it", "now the tests", "and fix the bug please", "ok"])

@@ -11,7 +11,7 @@ from app.context.estimate import (
     estimate_part_tokens,
     estimate_tokens,
 )
-from app.core.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
 
 
 def test_estimate_rounds_up_quarter_characters() -> None:

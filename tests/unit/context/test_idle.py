@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.context.edits import ClearThinking, ClearToolResults
 from app.context.estimate import estimate_messages_tokens, estimate_tokens
 from app.context.idle import (
     DEFAULT_COMPACTABLE,
@@ -17,7 +16,8 @@ from app.context.idle import (
     plan_idle_cleanup,
 )
 from app.context.view import build_view
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.edits import ClearThinking, ClearToolResults
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 from tests.unit.context.builders import (
     NOW,
     REF,

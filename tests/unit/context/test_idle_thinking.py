@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.context.edits import Restore, Summary
 from app.context.estimate import estimate_messages_tokens
 from app.context.idle import ThinkingRule, thinking_rule_for
 from app.context.view import build_view
-from app.core.messages import Message, Text, Thinking
+from app.model.edits import Restore, Summary
+from app.model.messages import Message, Text, Thinking
 from tests.unit.context.builders import (
     REF,
     THINKING_ONLY,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.context.pricing import cost_usd, price_for
-from app.core.provider import Usage
+from app.catalog.pricing import cost_usd, price_for
+from app.model.provider import Usage
 from settings.loader import load_settings
 
 MILLION = 1_000_000

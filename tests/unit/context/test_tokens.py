@@ -19,8 +19,8 @@ from app.context.tokens import (
     get_tokenizer,
     tiktoken_cache_file,
 )
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
-from app.core.provider import ToolSpec
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
+from app.model.provider import ToolSpec
 
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.edits import ClearToolResults, Summary
 from app.context.idle import IdlePolicy
 from app.context.view import SUMMARY_PREFIX
-from app.core.events import ContextEdited, Event, Notice, RequestFinished, TurnFailed, TurnFinished
-from app.core.loop import Agent
-from app.core.messages import CLEARED_TOOL_RESULT, unanswered_calls
-from app.core.session import Session
-from app.core.store import SessionStore, load_session
+from app.engine.agent import Agent
+from app.engine.session import Session
+from app.engine.store import SessionStore, load_session
+from app.model.edits import ClearToolResults, Summary
+from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFailed, TurnFinished
+from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
 from app.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text

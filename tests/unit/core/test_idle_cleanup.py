@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from app.commands import run_command
-from app.context.edits import ClearThinking, ClearToolResults
 from app.context.idle import IdlePolicy
-from app.core.events import ContextEdited, RequestFinished
-from app.core.messages import CLEARED_TOOL_RESULT
-from app.core.session import Session
-from app.core.store import SessionStore
+from app.engine.session import Session
+from app.engine.store import SessionStore
+from app.model.edits import ClearThinking, ClearToolResults
+from app.model.events import ContextEdited, RequestFinished
+from app.model.messages import CLEARED_TOOL_RESULT
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.unit.core.conftest import AgentFactory, Clock, run
 

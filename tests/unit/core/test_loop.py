@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.approvals import DenyApprover
-from app.core.events import (
+from app.engine.session import Session
+from app.engine.store import SessionStore
+from app.model.approvals import DenyApprover
+from app.model.events import (
     AssistantText,
     Notice,
     RequestFinished,
@@ -16,9 +18,7 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
-from app.core.messages import Thinking, ToolCall, unanswered_calls
-from app.core.session import Session
-from app.core.store import SessionStore
+from app.model.messages import Thinking, ToolCall, unanswered_calls
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.unit.core.conftest import AgentFactory, run
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from app.context.edits import ClearToolResults
-from app.core.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
-from app.core.provider import Usage
-from app.core.session import Session
-from app.core.store import SessionNotFound, SessionStore, load_session
+from app.engine.session import Session
+from app.engine.store import SessionNotFound, SessionStore, load_session
+from app.model.edits import ClearToolResults
+from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
+from app.model.provider import Usage
 
 
 def _store(tmp_path: Path) -> SessionStore:

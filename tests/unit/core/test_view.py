@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.context.edits import (
+from app.context.view import SUMMARY_PREFIX, build_view
+from app.model.edits import (
     ClearThinking,
     ClearToolResults,
     Restore,
@@ -10,8 +11,7 @@ from app.context.edits import (
     edit_from_dict,
     edit_to_dict,
 )
-from app.context.view import SUMMARY_PREFIX, build_view
-from app.core.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
 
 
 def _history() -> list[Message]:

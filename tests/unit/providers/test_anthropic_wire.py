@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.core.provider import ModelRequest, ThinkingConfig, ToolSpec
+from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
 from app.providers.anthropic_wire import build_params, message_params, thinking_param
 
 SIGNATURE = "EqQBCkYIARgCKkB+/=sig=="

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from app.core.messages import user_text
-from app.core.provider import ModelRequest, ProviderError
+from app.model.messages import user_text
+from app.model.provider import ModelRequest, ProviderError
 from app.providers.config import ProviderConfig, create_provider
 from app.providers.errors import ErrorContext, error_context, map_error
 

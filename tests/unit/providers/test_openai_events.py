@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from app.core.messages import Text, Thinking, ToolCall
-from app.core.provider import (
+from app.model.messages import Text, Thinking, ToolCall
+from app.model.provider import (
     Completed,
     ProviderError,
     TextDelta,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.core.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.core.provider import ModelRequest, ToolSpec
+from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.provider import ModelRequest, ToolSpec
 from app.providers.config import Vendor
 from app.providers.openai_wire import build_params, message_params
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from app.core.provider import ToolSpec
+from app.model.provider import ToolSpec
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.registry import ToolRegistry, default_registry
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.core.loop import Agent
-from app.core.store import SessionStore
+from app.engine.agent import Agent
+from app.engine.store import SessionStore
 from app.providers.config import ProviderConfig
 from app.runtime import Runtime
 from settings.loader import LoadedSettings

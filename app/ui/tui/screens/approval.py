@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from app.core.approvals import Approval
-from app.core.messages import ToolCall
+from app.model.approvals import Approval
+from app.model.messages import ToolCall
 from app.ui.tui.widgets.diff_view import render_diff, write_as_diff
 
 PREVIEW_LINES = 30

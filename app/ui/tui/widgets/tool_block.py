@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
-from app.core.messages import ToolCall, ToolResult
+from app.model.messages import ToolCall, ToolResult
 from app.ui.tui.widgets.diff_view import DiffView, diff_stats, write_as_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"

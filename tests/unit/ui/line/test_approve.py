@@ -8,8 +8,8 @@ import io
 import pytest
 from rich.console import Console
 
-from app.core.approvals import Approval
-from app.core.messages import ToolCall
+from app.model.approvals import Approval
+from app.model.messages import ToolCall
 from app.ui.line.approve import TerminalApprover, parse_answer
 from app.ui.line.render import EventPrinter
 

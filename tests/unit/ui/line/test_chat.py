@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from app.core.messages import unanswered_calls
+from app.model.messages import unanswered_calls
 from app.runtime import Runtime
 from app.ui.line.approve import TerminalApprover
 from app.ui.line.chat import LineChat, is_command

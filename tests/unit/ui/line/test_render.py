@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from app.context.edits import ClearToolResults
-from app.core.events import (
+from app.model.edits import ClearToolResults
+from app.model.events import (
     AssistantText,
     AssistantThinking,
     ContextEdited,
@@ -19,8 +19,8 @@ from app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.core.messages import ToolCall, ToolResult
-from app.core.provider import Usage
+from app.model.messages import ToolCall, ToolResult
+from app.model.provider import Usage
 from app.ui.line.render import EventPrinter
 
 CALL = ToolCall("call_1", "read_file", {"path": "a.txt"})

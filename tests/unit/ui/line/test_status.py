@@ -7,8 +7,8 @@ import io
 from rich.console import Console
 
 from app.commands import context_breakdown
-from app.core.events import RequestFinished, TurnStarted
-from app.core.provider import Usage
+from app.model.events import RequestFinished, TurnStarted
+from app.model.provider import Usage
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import banner_lines, recap_lines, status_line, turn_summary

@@ -12,11 +12,11 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from app.core.approvals import Approver, DenyApprover
-from app.core.events import Event, ToolFinished, ToolStarted
-from app.core.messages import RAW_ARGUMENTS_KEY, Message, ToolCall, ToolResult
-from app.core.provider import ToolSpec
-from app.core.session import Session
+from app.engine.session import Session
+from app.model.approvals import Approver, DenyApprover
+from app.model.events import Event, ToolFinished, ToolStarted
+from app.model.messages import RAW_ARGUMENTS_KEY, Message, ToolCall, ToolResult
+from app.model.provider import ToolSpec
 from tools.base import ToolContext, ToolOutput
 from tools.permissions import ApprovalMode, decide, denial_message
 from tools.registry import ToolRegistry

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.context.edits import ContextEdit
-from app.core.messages import ToolCall, ToolResult
-from app.core.provider import Usage
+from app.model.edits import ContextEdit
+from app.model.messages import ToolCall, ToolResult
+from app.model.provider import Usage
 
 
 @dataclass(frozen=True, slots=True)

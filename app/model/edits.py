@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.core.messages import new_id
+from app.model.messages import new_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 Before every request (tool-loop requests included) the context is fitted to
 the model's window: oversized tool results are truncated for the model, auto
 compression runs past the threshold, and an emergency clear of the oldest tool
-outputs runs if the prompt would still not fit (``app/context/compress_keeper.py``).
+outputs runs if the prompt would still not fit (``app/engine/fit.py``).
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from app.context.compress_keeper import ContextKeeper, KeeperSettings
 from app.context.compress_plan import CompressionPolicy
-from app.context.edits import ContextEdit, Restore
 from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, thinking_rule_for
-from app.core.approvals import Approver
-from app.core.events import (
+from app.engine.fit import ContextKeeper, KeeperSettings
+from app.engine.session import Session
+from app.engine.tool_runner import ToolRunner
+from app.model.approvals import Approver
+from app.model.edits import ContextEdit, Restore
+from app.model.events import (
     AssistantText,
     AssistantThinking,
     ContextEdited,
@@ -31,8 +33,8 @@ from app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.core.messages import Message, Text, ToolCall
-from app.core.provider import (
+from app.model.messages import Message, Text, ToolCall
+from app.model.provider import (
     Completed,
     ModelRequest,
     Provider,
@@ -41,8 +43,6 @@ from app.core.provider import (
     ThinkingConfig,
     ThinkingDelta,
 )
-from app.core.session import Session
-from app.core.tool_runner import ToolRunner
 
 log = logging.getLogger("lull.loop")
 
@@ -55,7 +55,7 @@ class AgentConfig:
     """How the agent runs turns (resolved from settings and flags).
 
     ``context_window`` overrides the known window of the model (None: the
-    table in ``app/context/windows.py``).
+    table in ``app/catalog/windows.py``).
     """
 
     system: str

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.context.edits import ContextEdit, edit_from_dict, edit_to_dict
-from app.core.messages import Message, message_from_dict, message_to_dict
-from app.core.provider import Usage
+from app.model.edits import ContextEdit, edit_from_dict, edit_to_dict
+from app.model.messages import Message, message_from_dict, message_to_dict
+from app.model.provider import Usage
 
 FORMAT_VERSION = 1
 

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.context.compress import CompressionJob, Compressor
+from app.catalog.windows import context_window_for, parse_context_overflow
 from app.context.compress_plan import (
     SAFETY_MARGIN,
     Budget,
@@ -35,14 +35,14 @@ from app.context.compress_plan import (
     min_head_tokens,
     plan_emergency_clear,
 )
-from app.context.edits import ClearToolResults
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
-from app.context.windows import context_window_for, parse_context_overflow
-from app.core.events import ContextEdited, Event, Notice, RequestFinished
-from app.core.messages import Message, ToolResult
-from app.core.provider import ModelRequest, Provider, ProviderError, Usage
-from app.core.session import Session
+from app.engine.compressor import CompressionJob, Compressor
+from app.engine.session import Session
+from app.model.edits import ClearToolResults
+from app.model.events import ContextEdited, Event, Notice, RequestFinished
+from app.model.messages import Message, ToolResult
+from app.model.provider import ModelRequest, Provider, ProviderError, Usage
 
 log = logging.getLogger("lull.compress")
 

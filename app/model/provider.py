@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from app.core.messages import Message, Part
+from app.model.messages import Message, Part
 
 
 @dataclass(frozen=True, slots=True)

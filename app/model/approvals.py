@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from app.core.messages import ToolCall
+from app.model.messages import ToolCall
 
 Decision = Literal["allow", "allow_always", "deny"]
 

@@ -7,12 +7,12 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from app.context.edits import ContextEdit
 from app.context.estimate import estimate_message_tokens
 from app.context.view import build_view
-from app.core.messages import Message, ToolResult, unanswered_calls
-from app.core.provider import Usage
-from app.core.store import SessionRecord, SessionStore, SessionWriter, load_session
+from app.engine.store import SessionRecord, SessionStore, SessionWriter, load_session
+from app.model.edits import ContextEdit
+from app.model.messages import Message, ToolResult, unanswered_calls
+from app.model.provider import Usage
 
 Clock = Callable[[], float]
 

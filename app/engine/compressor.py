@@ -4,7 +4,7 @@ The agent decides *when* (``compress_plan.decide``); this module plans the
 split, runs the summary request and checks the answer. A summary that is
 empty, failed or not smaller than what it replaces is rejected: the attempt
 returns no edit and the view stays as it was. An accepted summary is a
-:class:`~app.context.edits.Summary` context edit, so the transcript is never
+:class:`~app.model.edits.Summary` context edit, so the transcript is never
 touched and ``build_view`` applies it.
 """
 
@@ -17,11 +17,11 @@ from typing import Literal
 
 from app.context.compress_plan import fit_head, plan_split
 from app.context.compress_prompt import clean_summary, summary_instruction, summary_messages
-from app.context.edits import Summary
 from app.context.tokens import TokenCounter
 from app.context.view import SUMMARY_PREFIX
-from app.core.messages import Message, Text, Thinking
-from app.core.provider import (
+from app.model.edits import Summary
+from app.model.messages import Message, Text, Thinking
+from app.model.provider import (
     Completed,
     ModelRequest,
     Provider,
