@@ -9,12 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-VERSION = "0.1.0"
+from app.model.approvals import APPROVAL_MODES
+from app.model.provider import PROVIDERS
+from app.ui.formats import OUTPUT_FORMATS, OutputFormat
+
+if TYPE_CHECKING:
+    from app.runtime import RunOptions
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
-OUTPUT_FORMATS = ("text", "json", "stream-json")
-APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
 
 DESCRIPTION = """\
 lull: a terminal coding assistant whose context tidies itself while you are away.
@@ -34,8 +40,29 @@ settings: ~/.config/lull/settings.json (user) and .lull/settings.json (project)
 """
 
 
-class UsageError(Exception):
-    """A bad command line; exit code 2."""
+@dataclass(frozen=True)
+class CommandLine:
+    """The command line after parsing and checking: how to run (the front end, the prompt
+    and its output format) and what the runtime is built from (``run``)."""
+
+    run: RunOptions
+    prompt: str | None = None
+    output_format: OutputFormat = "text"
+    plain: bool = False
+    debug: bool = False
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version from the package metadata, read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from app.version import version
+
+        print(f"lull {version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-m", "--model", help="model name (overrides model.name)")
     parser.add_argument(
         "--provider",
-        choices=("anthropic", "openai"),
+        choices=PROVIDERS,
         help="model provider (overrides model.provider)",
     )
     parser.add_argument("--base-url", metavar="URL", help="API base URL (overrides model.baseUrl)")
@@ -92,9 +119,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--plain", action="store_true", help="line mode instead of the full-screen UI"
     )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="try lull without an API key: a built-in scripted model echoes what you say "
+        'and lists the workspace when asked to "list files"',
+    )
     parser.add_argument("-C", "--cwd", metavar="DIR", help="workspace directory (default: current)")
     parser.add_argument("--debug", action="store_true", help="print the debug log to stderr")
-    parser.add_argument("-v", "--version", action="version", version=f"lull {VERSION}")
+    parser.add_argument("-v", "--version", action=_VersionAction)
     return parser
 
 
@@ -108,35 +141,60 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``lull`` console script; returns the exit code."""
+def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = None) -> CommandLine:
+    """Parse and check ``argv``; a bad command line exits with code 2 and a one-line message.
+
+    ``cwd`` is the workspace when ``-C`` is not given (default: the current directory).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
-    workspace = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
+    workspace = Path(args.cwd).expanduser() if args.cwd else (cwd or Path.cwd())
     if not workspace.is_dir():
         parser.error(f"argument -C/--cwd: {workspace} is not a directory")
     if args.resume and args.continue_last:
         parser.error("use either --resume ID or --continue, not both")
     if args.prompt is None and args.output_format != "text":
         parser.error("--output-format needs -p/--print")
+    prompt = args.prompt
+    if prompt is not None:
+        prompt = _full_prompt(prompt)
+        if not prompt.strip():
+            parser.error("-p needs a prompt (as an argument or on stdin)")
+    from app.runtime import RunOptions  # after parsing: --help and --version stay light
+
+    run = RunOptions(
+        workspace=workspace,
+        model=args.model,
+        provider=args.provider,
+        base_url=args.base_url,
+        approval_mode=args.approval_mode,
+        max_turns=args.max_turns,
+        resume=args.resume,
+        continue_last=args.continue_last,
+        demo=args.demo,
+    )
+    return CommandLine(run, prompt, args.output_format, args.plain, args.debug)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lull`` console script; returns the exit code."""
+    line = parse_command_line(argv)
     from app.log import setup_logging
     from settings.paths import log_path
 
-    setup_logging(log_path(), debug=args.debug)
-    if args.prompt is not None:
-        prompt = _full_prompt(args.prompt)
-        if not prompt.strip():
-            parser.error("-p needs a prompt (as an argument or on stdin)")
+    setup_logging(log_path(), debug=line.debug)
+    options = line.run
+    if line.prompt is not None:
         from app.ui.printer import run_print
 
-        return run_print(args, workspace, prompt)
-    if args.plain or not sys.stdout.isatty():
+        return run_print(options, line.prompt, line.output_format)
+    if line.plain or not sys.stdout.isatty():
         from app.ui.line import run_line
 
-        return run_line(args, workspace)
+        return run_line(options)
     from app.ui.tui import run_tui
 
-    return run_tui(args, workspace)
+    return run_tui(options)
 
 
 def _full_prompt(prompt: str) -> str:

@@ -1,32 +1,42 @@
-"""Wiring: settings + provider + tools + session -> a ready :class:`Agent`.
+"""The composition root: settings + provider + tools + session -> a ready :class:`Agent`.
 
-Front ends call :func:`build_runtime` once; it is the only place that knows how
-every part is put together.
+Front ends call :func:`build_runtime` once and then work through the :class:`Runtime`: it
+is the only place that knows how every part is put together, and its methods
+(:meth:`Runtime.new_session`, :meth:`Runtime.resume`, :meth:`Runtime.use_model`) are the
+only way to switch the session or the model. Front ends and slash commands always reach the
+agent through ``runtime.agent`` (never a saved copy), since a switch replaces it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.catalog.cache_policy import CacheSetup
+from app.catalog.pricing import cost_by_model
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
+from app.catalog.windows import context_window_for
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent, AgentConfig, RequestHook
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStore
 from app.engine.tool_runner import ToolRunner
-from app.model.provider import Provider, ThinkingConfig
+from app.model import defaults
+from app.model.approvals import ApprovalMode
+from app.model.provider import Provider, ProviderName, ThinkingConfig
 from app.providers.config import (
     ConfigError,
     ProviderConfig,
     create_provider,
+    demo_config,
     resolve_provider_config,
 )
 from settings.loader import LoadedSettings, load_settings
@@ -35,14 +45,27 @@ from settings.paths import sessions_dir, tool_output_dir
 from tools.base import ToolContext
 from tools.registry import ToolRegistry, default_registry
 
-DEFAULT_MAX_OUTPUT_TOKENS = 8192
 # Within the longest cache lifetime (1 h) a resume reuses the saved environment block, so the
 # provider's cached prefix still matches even if the date or git status changed meanwhile.
 ENVIRONMENT_REUSE_SECONDS = 3600.0
 
+ProviderFactory = Callable[[ProviderConfig], Provider]
+
 
 class StartupError(Exception):
-    """lull cannot start a session; the message is one line saying why and what to do."""
+    """lull cannot start a session; the message is one line saying why and what to do.
+
+    ``needs_setup`` is True when no usable provider is configured (a first run), as opposed
+    to a bad session id: front ends then show how to configure one.
+    """
+
+    def __init__(self, message: str, *, needs_setup: bool = False) -> None:
+        super().__init__(message)
+        self.needs_setup = needs_setup
+
+
+class SwitchError(Exception):
+    """A session or model switch was refused; the message is one line saying why."""
 
 
 @dataclass(frozen=True)
@@ -51,23 +74,200 @@ class RunOptions:
 
     workspace: Path
     model: str | None = None
-    provider: str | None = None
+    provider: ProviderName | None = None
     base_url: str | None = None
-    approval_mode: str | None = None
+    approval_mode: ApprovalMode | None = None
     max_turns: int | None = None
     resume: str | None = None
     continue_last: bool = False
+    demo: bool = False
 
 
-@dataclass
 class Runtime:
-    """A ready agent and what it was built from."""
+    """A ready agent, what it was built from, and the ways to switch session or model.
 
-    agent: Agent
-    loaded: LoadedSettings
-    provider_config: ProviderConfig
-    store: SessionStore
-    resumed: bool
+    ``provider_factory`` builds a provider for a config (the official SDKs by default; tests
+    and ``--demo`` pass an in-process one).
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        loaded: LoadedSettings,
+        provider_config: ProviderConfig,
+        store: SessionStore,
+        *,
+        resumed: bool = False,
+        provider_factory: ProviderFactory = create_provider,
+    ) -> None:
+        self._agent = agent
+        self.loaded = loaded
+        self._provider_config = provider_config
+        self.store = store
+        self._resumed = resumed
+        self._provider_factory = provider_factory
+        self._closing: set[asyncio.Task[None]] = set()
+
+    # --- what front ends read ---------------------------------------------------------------
+
+    @property
+    def agent(self) -> Agent:
+        """The agent turns run on (replaced by a session or model switch)."""
+        return self._agent
+
+    @property
+    def provider_config(self) -> ProviderConfig:
+        """The endpoint and model requests go to now."""
+        return self._provider_config
+
+    @property
+    def resumed(self) -> bool:
+        """Whether the current session was resumed (not started empty)."""
+        return self._resumed
+
+    @property
+    def settings(self) -> Settings:
+        """The effective settings (read afresh: ``loaded`` may change while running)."""
+        return self.loaded.settings
+
+    @property
+    def workspace(self) -> Path:
+        """The directory tools work in."""
+        return self._agent.tools.context.workspace
+
+    def context_window(self) -> int:
+        """The current model's context window (``model.contextWindow`` wins over the table)."""
+        return int(
+            context_window_for(self._provider_config.model, self.settings.model.context_window)
+        )
+
+    def session_cost(self) -> float | None:
+        """The session's cost so far in USD, each model's usage at its own prices (None when
+        a model's price is unknown)."""
+        return cost_by_model(self._agent.session.usage_by_model, self.settings.pricing)
+
+    def cache_setup(self) -> CacheSetup:
+        """How idle cleanup and the prompt cache are set up (for TTL warnings)."""
+        settings = self.settings
+        idle = settings.context.clear_context_on_idle
+        provider = self._provider_config.provider
+        return CacheSetup(
+            provider=None if provider == "scripted" else provider,
+            enabled=settings.context.cache.enabled,
+            ttl=settings.context.cache.ttl,
+            thinking_minutes=idle.thinking_threshold_minutes,
+            tool_results_minutes=idle.tool_results_threshold_minutes,
+        )
+
+    # --- switching ---------------------------------------------------------------------------
+
+    def new_session(self) -> Session:
+        """Close the current session and continue in a new, empty one (same model and tools;
+        "allow always" answers are forgotten)."""
+        config = self._provider_config
+        fresh = Session.create(
+            self.store, provider=config.provider, model=config.model, clock=self._agent.clock
+        )
+        self._switch_session(fresh)
+        self._resumed = False
+        return fresh
+
+    def resume(self, session_id: str) -> Session:
+        """Close the current session and continue a saved one of this workspace (an id
+        prefix is enough); the current session itself is returned unchanged. Raises
+        :class:`SwitchError` saying why it cannot."""
+        try:
+            path = self.store.find(session_id)
+        except SessionNotFound as error:
+            raise SwitchError(str(error)) from error
+        if path.stem == self._agent.session.id:
+            return self._agent.session
+        if path.parent != self.store.dir:
+            raise SwitchError(
+                f"session {path.stem} belongs to another workspace; "
+                f"run `lull -C DIR --resume {path.stem}` there"
+            )
+        try:
+            session = Session.resume(self.store, path)
+        except (OSError, SessionNotFound) as error:
+            raise SwitchError(f"cannot resume {path.stem}: {error}") from error
+        self._switch_session(session)
+        self._resumed = True
+        return session
+
+    def use_model(self, name: str) -> None:
+        """Send the next requests to model ``name`` (same session, same provider settings;
+        the current model: nothing changes). Raises :class:`SwitchError` for a name that
+        cannot be a model."""
+        name = name.strip()
+        if not name or len(name.split()) > 1:
+            raise SwitchError(f"a model name has no spaces (got {name!r}); usage: /model NAME")
+        if name == self._provider_config.model:
+            return
+        config = dataclasses.replace(self._provider_config, model=name)
+        old = self._agent
+        provider, summary = self._provider_factory(config), self._summary_provider(config)
+        self._agent = self._rebuild(old.session, provider, summary, old.config)
+        self._agent.request_hooks = old.request_hooks  # one detector sees the switch
+        self._provider_config = config
+        self._close_later(old.provider)
+
+    def _switch_session(self, session: Session) -> None:
+        old = self._agent
+        old.session.close()
+        old.tools.always_allowed.clear()
+        environment = session_environment(session, self.workspace)
+        config = dataclasses.replace(old.config, environment=environment)
+        agent = self._rebuild(session, old.provider, old.summary_provider, config)
+        agent.request_hooks = hooks_for_session(session, old.request_hooks)
+        self._agent = agent
+
+    def _rebuild(
+        self,
+        session: Session,
+        provider: Provider,
+        summary_provider: Provider | None,
+        config: AgentConfig,
+    ) -> Agent:
+        """A new agent on ``session`` and ``provider``: fresh per-session engine state (token
+        accounting, compression guard); tools (with the front end's approver) and the clock
+        carry over."""
+        old = self._agent
+        return Agent(
+            session, provider, old.tools, config, old.clock, summary_provider=summary_provider
+        )
+
+    def _summary_provider(self, config: ProviderConfig) -> Provider | None:
+        return summary_provider(self.settings, config, self._provider_factory)
+
+    def _close_later(self, provider: Provider) -> None:
+        """Release a replaced provider's connections if an event loop runs (else GC does)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(provider.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    # --- the provider's SDK ------------------------------------------------------------------
+
+    def import_sdk(self) -> None:
+        """Import the provider's SDK now, in this thread (the TUI does it off the UI thread)."""
+        from app.providers.sdk import import_sdk
+
+        import_sdk(self._provider_config.provider)
+
+    def preload_sdk(self) -> None:
+        """Start importing the provider's SDK in a background thread (line mode, while the
+        user types); a failure is reported by the first request."""
+        from app.providers.sdk import preload_sdk
+
+        preload_sdk(self._provider_config.provider)
+
+    def close(self) -> None:
+        """Close the session file (the session stays resumable)."""
+        self._agent.session.close()
 
 
 def cli_overrides(options: RunOptions) -> dict[str, Any]:
@@ -82,7 +282,12 @@ def cli_overrides(options: RunOptions) -> dict[str, Any]:
     return {k: v for k, v in pairs.items() if v is not None}
 
 
-def build_runtime(options: RunOptions, env: Mapping[str, str] | None = None) -> Runtime:
+def build_runtime(
+    options: RunOptions,
+    env: Mapping[str, str] | None = None,
+    *,
+    provider_factory: ProviderFactory = create_provider,
+) -> Runtime:
     """Load settings, resolve the provider and open (or resume) a session.
 
     Raises ``settings.errors.SettingsError`` for a bad flag value (exit 2) and
@@ -91,8 +296,25 @@ def build_runtime(options: RunOptions, env: Mapping[str, str] | None = None) -> 
     env = dict(os.environ if env is None else env)
     loaded = load_settings(options.workspace, env=env, cli=cli_overrides(options))
     settings = loaded.settings
+    config = demo_config(options.model) if options.demo else _provider_config(settings, env)
+    store = SessionStore(sessions_dir(), options.workspace)
+    session, resumed = _open_session(store, options, config)
+    registry = default_registry()
+    runner = ToolRunner(registry, tool_context(settings, options.workspace), _mode(settings))
+    agent = Agent(
+        session,
+        provider_factory(config),
+        runner,
+        agent_config(settings, config, registry, session_environment(session, options.workspace)),
+        summary_provider=summary_provider(settings, config, provider_factory),
+    )
+    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
+    return Runtime(agent, loaded, config, store, resumed=resumed, provider_factory=provider_factory)
+
+
+def _provider_config(settings: Settings, env: Mapping[str, str]) -> ProviderConfig:
     try:
-        config = resolve_provider_config(
+        return resolve_provider_config(
             provider=settings.model.provider,
             model=settings.model.name,
             base_url=settings.model.base_url,
@@ -100,28 +322,25 @@ def build_runtime(options: RunOptions, env: Mapping[str, str] | None = None) -> 
             env=env,
         )
     except ConfigError as error:
-        raise StartupError(str(error)) from error
-    store = SessionStore(sessions_dir(), options.workspace)
-    session, resumed = _open_session(store, options, config)
-    registry = default_registry()
-    runner = ToolRunner(registry, tool_context(settings, options.workspace), _mode(settings))
-    agent = Agent(
-        session,
-        create_provider(config),
-        runner,
-        agent_config(settings, config, registry, session_environment(session, options.workspace)),
-        summary_provider=_summary_provider(settings, config),
-    )
-    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
-    return Runtime(agent, loaded, config, store, resumed)
+        raise StartupError(str(error), needs_setup=True) from error
 
 
-def _summary_provider(settings: Settings, config: ProviderConfig) -> Provider | None:
+def hooks_for_session(session: Session, hooks: list[RequestHook]) -> list[RequestHook]:
+    """The request hooks for another session: a cache-break detector starts afresh on it."""
+    return [
+        CacheBreakDetector(lambda: session.edits) if isinstance(h, CacheBreakDetector) else h
+        for h in hooks
+    ]
+
+
+def summary_provider(
+    settings: Settings, config: ProviderConfig, factory: ProviderFactory = create_provider
+) -> Provider | None:
     """A separate provider for summaries when ``context.compression.model`` names another model."""
     model = settings.context.compression.model
     if not model or model == config.model:
         return None
-    return create_provider(dataclasses.replace(config, model=model))
+    return factory(dataclasses.replace(config, model=model))
 
 
 def _open_session(
@@ -139,7 +358,7 @@ def _open_session(
     ), False
 
 
-def _mode(settings: Settings) -> Any:
+def _mode(settings: Settings) -> ApprovalMode:
     return settings.tools.approval_mode
 
 
@@ -151,6 +370,7 @@ def tool_context(settings: Settings, workspace: Path) -> ToolContext:
         output_dir=tool_output_dir(),
         allowed_paths=allowed,
         max_output_chars=settings.tools.max_output_chars,
+        shell_timeout_seconds=settings.tools.shell_timeout_seconds,
     )
 
 
@@ -177,7 +397,7 @@ def agent_config(
         | DEFAULT_COMPACTABLE
         | frozenset(idle.compactable_tools)
     )
-    max_output = settings.model.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+    max_output = settings.model.max_output_tokens or defaults.MAX_OUTPUT_TOKENS
     compression = settings.context.compression
     return AgentConfig(
         system=STATIC_SYSTEM_PROMPT,

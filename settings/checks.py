@@ -321,12 +321,6 @@ PRICE_PATTERN = r"^[^=\s]+=[0-9]+(\.[0-9]+)?(/[0-9]+(\.[0-9]+)?){1,4}$"
 PRICE_FORMAT = "MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]]"
 
 
-def parse_price(text: str) -> tuple[str, tuple[float, ...]]:
-    """Split a checked price override into the model name and its 2 to 5 prices."""
-    model, _, prices = text.strip().partition("=")
-    return model, tuple(float(p) for p in prices.split("/"))
-
-
 @dataclass(frozen=True)
 class PriceList(Check):
     """Price overrides: strings like "my-model=3/15/0.3/3.75" (USD per million tokens)."""

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from app.model.approvals import APPROVAL_MODES
+from app.model.provider import CACHE_TTLS, PROVIDERS, VENDORS
 from settings.checks import (
     Boolean,
     Check,
@@ -25,9 +27,6 @@ from settings.checks import (
 )
 from settings.model import Settings
 
-APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
-PROVIDERS = ("anthropic", "openai")
-VENDORS = ("openai", "deepseek", "kimi", "qwen", "vllm", "ollama", "generic")
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -86,7 +85,8 @@ _TABLE = (
           "Paths outside the workspace that tools may read and write."),
     Field("tools.maxOutputChars", Integer(1),
           "Tool output longer than this is truncated for the model (full text kept on disk)."),
-    Field("tools.shellTimeoutSeconds", Integer(1), "Timeout of one shell command in seconds."),
+    Field("tools.shellTimeoutSeconds", Integer(1),
+          "Default timeout of one shell command in seconds (a call may ask for up to 600)."),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
           env="LULL_THINKING_THRESHOLD_MINUTES"),
@@ -112,7 +112,7 @@ _TABLE = (
           "Ask the provider to cache the prompt prefix (Anthropic cache_control markers, "
           "OpenAI prompt_cache_key); false sends neither, e.g. to measure what caching saves.",
           env="LULL_PROMPT_CACHING"),
-    Field("context.cache.ttl", Choice(("5m", "1h")),
+    Field("context.cache.ttl", Choice(CACHE_TTLS),
           "Anthropic prompt-cache lifetime of every cache marker: 5m (default) or 1h (cache "
           "writes cost 2x input instead of 1.25x; keep idle thresholds >= 60 min with 1h)."),
     Field("context.cache.promptCacheKey", Boolean(),

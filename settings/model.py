@@ -8,10 +8,12 @@ only hold already-validated values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
-ProviderName = Literal["anthropic", "openai"]
+from app.model import defaults
+from app.model.approvals import ApprovalMode
+from app.model.provider import CacheTtl, ProviderName, Vendor
+
+__all__ = ["ApprovalMode", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,26 +26,26 @@ class ModelSettings:
     context_window: int | None = None
     max_output_tokens: int | None = None
     thinking: bool | int = False
-    vendor: str | None = None
+    vendor: Vendor | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ToolsSettings:
     """How tools run and what they may touch (``tools.*``)."""
 
-    approval_mode: ApprovalMode = "default"
+    approval_mode: ApprovalMode = defaults.APPROVAL_MODE
     allowed_paths: tuple[str, ...] = ()
-    max_output_chars: int = 30000
-    shell_timeout_seconds: int = 120
+    max_output_chars: int = defaults.MAX_OUTPUT_CHARS
+    shell_timeout_seconds: int = defaults.SHELL_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
 class IdleSettings:
     """Idle cleanup thresholds (``context.clearContextOnIdle.*``); < 0 disables one."""
 
-    thinking_threshold_minutes: float = 5.0
-    tool_results_threshold_minutes: float = 60.0
-    tool_results_num_to_keep: int = 5
+    thinking_threshold_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
+    tool_results_threshold_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
+    tool_results_num_to_keep: int = defaults.TOOL_RESULTS_NUM_TO_KEEP
     compactable_tools: tuple[str, ...] = ()
 
 
@@ -51,8 +53,8 @@ class IdleSettings:
 class CompressionSettings:
     """When and how LLM summary compression runs (``context.compression.*``)."""
 
-    threshold: float = 0.8
-    keep_recent_fraction: float = 0.3
+    threshold: float = defaults.COMPRESSION_THRESHOLD
+    keep_recent_fraction: float = defaults.KEEP_RECENT_FRACTION
     model: str | None = None
 
 
@@ -60,16 +62,16 @@ class CompressionSettings:
 class ToolOutputSettings:
     """How big one tool result may be for the model (``context.toolOutput.*``)."""
 
-    max_tokens: int = 12000
+    max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
 
 
 @dataclass(frozen=True, slots=True)
 class CacheSettings:
     """Provider prompt caching (``context.cache.*``)."""
 
-    enabled: bool = True
-    ttl: Literal["5m", "1h"] = "5m"
-    prompt_cache_key: bool = True
+    enabled: bool = defaults.PROMPT_CACHING
+    ttl: CacheTtl = defaults.CACHE_TTL
+    prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,5 +91,5 @@ class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
-    max_turns: int = 100
+    max_turns: int = defaults.MAX_TURNS
     pricing: tuple[str, ...] = ()

@@ -12,6 +12,8 @@ from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner
 from app.model.events import Event
 from app.providers.config import ProviderConfig, create_provider
+from app.runtime import Runtime
+from settings.loader import LoadedSettings
 from tests.fakes import FakeServer
 from tools.base import ToolContext
 from tools.registry import default_registry
@@ -81,12 +83,33 @@ def build_agent(
     )
     context = ToolContext(workspace=workspace.resolve(), output_dir=data_dir / "out")
     runner = ToolRunner(default_registry(), context, mode)  # type: ignore[arg-type]
-    agent_config = AgentConfig(
-        system="You are a test.", idle=idle or IdlePolicy(), vendor=vendor, **config
-    )
+    config.setdefault("system", "You are a test.")
+    agent_config = AgentConfig(idle=idle or IdlePolicy(), vendor=vendor, **config)
     return Agent(session, provider, runner, agent_config, clock=the_clock)
 
 
 async def run(agent: Agent, prompt: str) -> list[Event]:
     """All events of one turn."""
     return [event async for event in agent.run_turn(prompt)]
+
+
+def runtime_for(agent: Agent, fake: FakeServer) -> Runtime:
+    """A Runtime (default settings) around ``agent``, which talks to ``fake``'s Anthropic API;
+    a model switch builds real SDK providers for the same fake."""
+    config = ProviderConfig(
+        provider="anthropic",
+        model=agent.provider.model,
+        api_key="test",
+        base_url=fake.url,
+        vendor="anthropic",
+    )
+    assert agent.session.path is not None
+    store = SessionStore(agent.session.path.parent.parent, agent.tools.context.workspace)
+    return Runtime(agent, LoadedSettings(), config, store)
+
+
+def fake_runtime(
+    fake: FakeServer, workspace: Path, data_dir: Path, **agent_options: Any
+) -> Runtime:
+    """A Runtime whose agent talks to ``fake`` (Anthropic API) and saves under ``data_dir``."""
+    return runtime_for(build_agent(fake, workspace, data_dir, "anthropic", **agent_options), fake)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.model import defaults
+
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
@@ -19,13 +21,16 @@ class ToolContext:
 
     ``workspace`` is the directory the session works in; paths outside it (after
     resolving symlinks) are refused unless under one of ``allowed_paths``.
-    ``output_dir`` is where full texts of truncated outputs are saved.
+    ``output_dir`` is where full texts of truncated outputs are saved;
+    ``shell_timeout_seconds`` is how long a shell command may run when the call names no
+    timeout (``tools.shellTimeoutSeconds``).
     """
 
     workspace: Path
     output_dir: Path
     allowed_paths: tuple[Path, ...] = ()
-    max_output_chars: int = 30_000
+    max_output_chars: int = defaults.MAX_OUTPUT_CHARS
+    shell_timeout_seconds: float = defaults.SHELL_TIMEOUT_SECONDS
     call_id: str = ""
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal
 
+from app.model.approvals import APPROVAL_MODES, ApprovalMode
 from tools.base import Tool
 
-ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
 Decision = Literal["allow", "ask", "deny"]
 
-APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
 EDIT_TOOLS = frozenset({"write_file", "edit"})
 
 

@@ -11,11 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.model import defaults
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.output import cap_output
 from tools.process_group import kill_group
 
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = float(defaults.SHELL_TIMEOUT_SECONDS)
 MAX_TIMEOUT = 600.0
 MAX_CAPTURE_BYTES = 8 * 1024 * 1024
 PIPE_GRACE_SECONDS = 2.0
@@ -29,8 +30,8 @@ grep_search, glob and list_directory over cat/grep/find/ls, and edit/write_file 
 or echo redirection.
 - stdin is /dev/null: interactive commands (editors, pagers, prompts) fail; pass \
 non-interactive flags (e.g. `-y`, `--no-pager`).
-- `timeout_seconds` defaults to {DEFAULT_TIMEOUT:.0f} (max {MAX_TIMEOUT:.0f}); on timeout \
-the command and everything it started are killed.
+- `timeout_seconds` defaults to {DEFAULT_TIMEOUT:.0f} unless the user set another default \
+(max {MAX_TIMEOUT:.0f}); on timeout the command and everything it started are killed.
 - A non-zero exit code is reported, not treated as a failure of the tool; read the output.
 - Each call is a fresh shell: `cd` and variables do not carry over; chain with `&&`.
 - Quote paths with spaces. Long output is shortened (head and tail kept)."""
@@ -79,9 +80,9 @@ class _Run:
     notes: list[str]
 
 
-def _timeout_arg(args: Mapping[str, Any]) -> float:
-    """The validated timeout in seconds."""
-    timeout = float(args.get("timeout_seconds", DEFAULT_TIMEOUT))
+def _timeout_arg(args: Mapping[str, Any], default: float) -> float:
+    """The validated timeout in seconds (``default`` when the call names none)."""
+    timeout = float(args.get("timeout_seconds", default))
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ToolError(
             f"run_shell_command: timeout_seconds must be more than 0 and at most "
@@ -147,7 +148,7 @@ class ShellTool(Tool):
         command = str(args["command"])
         if not command.strip():
             raise ToolError("run_shell_command: command is empty")
-        timeout = _timeout_arg(args)
+        timeout = _timeout_arg(args, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -9,33 +9,47 @@ cache TTL in use: the defaults (thinking 5 min, tool results 60 min) both are, f
 
 from __future__ import annotations
 
-from settings.model import Settings
+from dataclasses import dataclass
 
-TTL_MINUTES = {"5m": 5.0, "1h": 60.0}
+from app.model import defaults
+from app.model.provider import CacheTtl, ProviderName
+
+TTL_MINUTES: dict[CacheTtl, float] = {"5m": 5.0, "1h": 60.0}
 _IDLE_KEY = "context.clearContextOnIdle"
 
 
-def cache_ttl_minutes(settings: Settings) -> float:
-    """The prompt-cache lifetime these settings give, in minutes.
+@dataclass(frozen=True)
+class CacheSetup:
+    """What decides whether idle cleanup lines up with the cache: the provider, caching on or
+    off, the lifetime asked for, and the two idle thresholds (minutes; < 0 disables one)."""
+
+    provider: ProviderName | None = None
+    enabled: bool = defaults.PROMPT_CACHING
+    ttl: CacheTtl = defaults.CACHE_TTL
+    thinking_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
+    tool_results_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
+
+
+def cache_ttl_minutes(setup: CacheSetup) -> float:
+    """The prompt-cache lifetime in minutes.
 
     ``context.cache.ttl`` applies to Anthropic; OpenAI-compatible caches are not configurable
     and live about 5 minutes.
     """
-    if settings.model.provider == "openai":
-        return TTL_MINUTES["5m"]
-    return TTL_MINUTES[settings.context.cache.ttl]
+    if setup.provider == "openai":
+        return TTL_MINUTES["5m"]  # what OpenAI-compatible servers keep, not a setting
+    return TTL_MINUTES[setup.ttl]
 
 
-def ttl_warnings(settings: Settings) -> list[str]:
+def ttl_warnings(setup: CacheSetup) -> list[str]:
     """One line per idle threshold that is shorter than the cache TTL in use (none if fine,
     or if prompt caching is off: then no warm cache can be discarded)."""
-    if not settings.context.cache.enabled:
+    if not setup.enabled:
         return []
-    ttl = cache_ttl_minutes(settings)
-    idle = settings.context.clear_context_on_idle
+    ttl = cache_ttl_minutes(setup)
     thresholds = (
-        ("thinkingThresholdMinutes", idle.thinking_threshold_minutes),
-        ("toolResultsThresholdMinutes", idle.tool_results_threshold_minutes),
+        ("thinkingThresholdMinutes", setup.thinking_minutes),
+        ("toolResultsThresholdMinutes", setup.tool_results_minutes),
     )
     warnings: list[str] = []
     for name, minutes in thresholds:

@@ -101,15 +101,16 @@ _OTHERS: dict[str, ModelPrice] = {
 PRICES: dict[str, ModelPrice] = {**_CLAUDE, **_OPENAI, **_OTHERS}
 
 
-def parse_overrides(entries: Iterable[str]) -> dict[str, ModelPrice]:
-    """The ``pricing`` setting's entries (already validated) as key -> price."""
-    from settings.checks import parse_price
+def parse_price(text: str) -> tuple[str, ModelPrice]:
+    """One ``pricing`` entry ("MODEL=IN/OUT[/READ[/WRITE[/WRITE_1H]]]", already checked by the
+    settings loader) as the model key and its price."""
+    model, _, prices = text.strip().partition("=")
+    return model, price(*(float(p) for p in prices.split("/")))
 
-    table: dict[str, ModelPrice] = {}
-    for entry in entries:
-        model, numbers = parse_price(entry)
-        table[model] = price(*numbers)
-    return table
+
+def parse_overrides(entries: Iterable[str]) -> dict[str, ModelPrice]:
+    """The ``pricing`` setting's entries as key -> price."""
+    return dict(parse_price(entry) for entry in entries)
 
 
 def _matches(key: str, name: str) -> bool:

@@ -7,18 +7,11 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.commands.base import (
-    CommandContext,
-    CommandResult,
-    Handler,
-    context_for,
-    hint,
-)
+from app.commands.base import CommandResult, Handler, hint
 from app.commands.config import model_command, settings_command
 from app.commands.sessions import clear_command, resume_command
 from app.commands.usage import cost_report
 from app.commands.view import compact, context_report
-from app.engine.agent import Agent
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -37,13 +30,13 @@ class Command:
     hidden: bool = False
 
 
-def _help(ctx: CommandContext, arg: str) -> CommandResult:
+def _help(runtime: Runtime, arg: str) -> CommandResult:
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = [f"{c.usage:<{width}}  {c.summary}" for c in COMMANDS.values() if not c.hidden]
     return CommandResult(tuple(lines))
 
 
-def _quit(ctx: CommandContext, arg: str) -> CommandResult:
+def _quit(runtime: Runtime, arg: str) -> CommandResult:
     return CommandResult(quit=True)
 
 
@@ -85,7 +78,7 @@ def find_command(name: str) -> Command | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def run_command(target: Agent | Runtime | CommandContext, text: str) -> CommandResult:
+def run_command(runtime: Runtime, text: str) -> CommandResult:
     """Run a ``/command args`` line; bad input gets a one-line hint, never an exception."""
     name, _, arg = text.strip().removeprefix("/").partition(" ")
     name = name.strip().lower()
@@ -100,7 +93,7 @@ def run_command(target: Agent | Runtime | CommandContext, text: str) -> CommandR
         guess = f"did you mean /{close[0]}? " if close else ""
         return hint(f"unknown command /{name}; {guess}type /help for the list")
     try:
-        return command.handler(context_for(target), arg)
+        return command.handler(runtime, arg)
     except Exception as error:  # a command must never take the front end down
         log.exception("/%s failed", name)
         return hint(f"/{name} failed: {type(error).__name__}: {error}")

@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands.base import (
-    CommandContext,
-    CommandResult,
-    SessionChoice,
-    context_for,
-    hint,
-    needs_runtime,
-    replace_agent,
-    say,
-)
-from app.engine.agent import Agent
+from app.commands.base import CommandResult, SessionChoice, hint, no_argument, say
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionRecord, SessionStore, load_session
 
@@ -27,33 +16,23 @@ MAX_CHOICES = 20
 PROMPT_WIDTH = 60
 
 
-def clear_command(ctx: CommandContext, arg: str) -> CommandResult:
+def clear_command(runtime: Runtime, arg: str) -> CommandResult:
     """/clear: continue in a new, empty session (same store, same provider)."""
-    if arg.strip():
-        return hint(f"/clear takes no argument (got {arg.strip()!r})")
-    runtime = ctx.runtime
-    if runtime is None:
-        return needs_runtime("clear")
-    old = ctx.agent.session
-    config = runtime.provider_config
-    fresh = Session.create(
-        runtime.store, provider=config.provider, model=config.model, clock=ctx.agent.clock
-    )
-    _switch(runtime, fresh)
+    if (problem := no_argument("clear", arg)) is not None:
+        return problem
+    old = runtime.agent.session
+    fresh = runtime.new_session()
     lines = [f"new session {fresh.id}"]
     if old.transcript:
         lines.append(f"the previous one is saved: lull --resume {old.id}")
     return CommandResult(tuple(lines), session_changed=True)
 
 
-def resume_command(ctx: CommandContext, arg: str) -> CommandResult:
+def resume_command(runtime: Runtime, arg: str) -> CommandResult:
     """/resume lists saved sessions to pick from; /resume ID resumes one directly."""
     if arg.strip():
-        return resume_session(ctx, arg.strip())
-    runtime = ctx.runtime
-    if runtime is None:
-        return needs_runtime("resume")
-    choices = list_sessions(runtime.store, exclude=ctx.agent.session.id)
+        return resume_session(runtime, arg.strip())
+    choices = list_sessions(runtime.store, exclude=runtime.agent.session.id)
     if not choices:
         return say("no other saved session in this workspace")
     lines = ["saved sessions of this workspace, newest first:"]
@@ -97,44 +76,24 @@ def _choice(record: SessionRecord, updated: float) -> SessionChoice:
     return SessionChoice(record.id, record.created_at, updated, first, len(record.messages))
 
 
-def resume_session(target: Agent | Runtime | CommandContext, session_id: str) -> CommandResult:
-    """Switch the agent to the saved session ``session_id`` (an id prefix is enough)."""
-    ctx = context_for(target)
-    runtime = ctx.runtime
-    if runtime is None:
-        return needs_runtime("resume")
-    store = runtime.store
+def resume_session(runtime: Runtime, session_id: str) -> CommandResult:
+    """Switch to the saved session ``session_id`` (an id prefix is enough)."""
+    from app.runtime import SwitchError
+
+    current = runtime.agent.session
     try:
-        path = store.find(session_id)
-    except SessionNotFound as error:
+        session = runtime.resume(session_id)
+    except SwitchError as error:
         return hint(str(error))
-    if path.stem == ctx.agent.session.id:
-        return say(f"already in session {path.stem}")
-    if path.parent != store.dir:
-        return hint(
-            f"session {path.stem} belongs to another workspace; "
-            f"run `lull -C DIR --resume {path.stem}` there"
-        )
-    try:
-        session = Session.resume(store, path)
-    except (OSError, SessionNotFound) as error:
-        return hint(f"cannot resume {path.stem}: {error}")
-    _switch(runtime, session)
-    runtime.resumed = True
-    return CommandResult(_resumed_lines(session, path), session_changed=True)
+    if session is current:
+        return say(f"already in session {session.id}")
+    return CommandResult(_resumed_lines(session), session_changed=True)
 
 
-def _resumed_lines(session: Session, path: Path) -> tuple[str, ...]:
+def _resumed_lines(session: Session) -> tuple[str, ...]:
     lines = [f"resumed session {session.id} ({len(session.transcript)} messages)"]
     if session.record.skipped_lines:
         lines.append(
-            f"warning: skipped {session.record.skipped_lines} unreadable line(s) in {path}"
+            f"warning: skipped {session.record.skipped_lines} unreadable line(s) in {session.path}"
         )
     return tuple(lines)
-
-
-def _switch(runtime: Runtime, session: Session) -> None:
-    """Continue on ``session``: the old one is closed, "allow always" answers are reset."""
-    runtime.agent.session.close()
-    runtime.agent.tools.always_allowed.clear()
-    replace_agent(runtime, session=session)

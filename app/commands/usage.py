@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from app.commands.base import CommandContext, CommandResult, hint, session_cost
+from typing import TYPE_CHECKING
+
+from app.catalog.pricing import cost_usd
+from app.commands.base import CommandResult, no_argument
 from app.model.provider import Usage
 
-
-def cache_hit_ratio(usage: Usage) -> float | None:
-    """cache_read / (input + cache_read + cache_write), or None before any prompt."""
-    return usage.cache_hit_ratio
+if TYPE_CHECKING:
+    from app.runtime import Runtime
 
 
 def format_cost(cost: float | None) -> str:
@@ -18,13 +19,13 @@ def format_cost(cost: float | None) -> str:
     return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"
 
 
-def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
+def cost_report(runtime: Runtime, arg: str) -> CommandResult:
     """/cost: usage summed over every request of this session."""
-    if arg.strip():
-        return hint(f"/cost takes no argument (got {arg.strip()!r})")
-    session = ctx.agent.session
+    if (problem := no_argument("cost", arg)) is not None:
+        return problem
+    session = runtime.agent.session
     usage = session.usage
-    ratio = cache_hit_ratio(usage)
+    ratio = usage.cache_hit_ratio
     lines = [
         f"tokens: input {usage.input:,} · cache read {usage.cache_read:,} · "
         f"cache write {usage.cache_write:,}{_one_hour(usage)} · output {usage.output:,}"
@@ -33,12 +34,12 @@ def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
         + (f"{100 * ratio:.1f}% (cache read / whole prompt)" if ratio is not None else "n/a"),
         f"requests: {session.record.num_requests}",
     ]
-    if not ctx.agent.config.prompt_caching:
+    if not runtime.agent.config.prompt_caching:
         lines.insert(2, "prompt caching is off (context.cache.enabled = false)")
     if session.record.last_usage is not None:
-        lines.append(_last_request(ctx, *session.record.last_usage))
-    cost = session_cost(ctx)
-    models = ", ".join(m for m in session.usage_by_model if m) or ctx.model
+        lines.append(_last_request(runtime, *session.record.last_usage))
+    cost = runtime.session_cost()
+    models = ", ".join(m for m in session.usage_by_model if m) or runtime.provider_config.model
     if cost is None:
         lines.append(f"cost: price unknown for {models}")
     else:
@@ -46,11 +47,9 @@ def cost_report(ctx: CommandContext, arg: str) -> CommandResult:
     return CommandResult(tuple(lines))
 
 
-def _last_request(ctx: CommandContext, usage: Usage, model: str) -> str:
+def _last_request(runtime: Runtime, usage: Usage, model: str) -> str:
     """The newest request: its prompt, how much came from the cache, its output and cost."""
-    from app.catalog.pricing import cost_usd
-
-    overrides = ctx.runtime.loaded.settings.pricing if ctx.runtime else ()
+    overrides = runtime.settings.pricing
     ratio = usage.cache_hit_ratio
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
     return (
@@ -61,5 +60,5 @@ def _last_request(ctx: CommandContext, usage: Usage, model: str) -> str:
 
 def _one_hour(usage: Usage) -> str:
     """The one-hour part of cache writes, when the provider reports one."""
-    tokens = int(getattr(usage, "cache_write_1h", 0))
+    tokens = usage.cache_write_1h
     return f" (1h: {tokens:,})" if tokens else ""

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, assert_never
 
-from app.commands.base import (
-    CommandContext,
-    CommandResult,
-    context_window,
-    hint,
-    say,
-)
+from app.commands.base import CommandResult, hint, say
+from app.context.cachebreak import find_detector
 from app.context.estimate import estimate_part_tokens, estimate_tokens
 from app.context.view import active_edits
 from app.engine.agent import Agent
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.events import ContextEdited
 from app.model.messages import Thinking, ToolResult
+
+if TYPE_CHECKING:
+    from app.runtime import Runtime
 
 BAR_WIDTH = 40
 CATEGORIES = (
@@ -93,36 +92,40 @@ def context_bar(breakdown: Breakdown, width: int = BAR_WIDTH) -> str:
 
 def describe(edit: ContextEdit) -> str:
     """One line saying what an edit changed."""
-    if isinstance(edit, ClearToolResults):
-        return (
-            f"cleared {len(edit.call_ids)} tool results (~{edit.tokens_saved:,} tokens, "
-            f"{edit.reason}, gap {edit.gap_minutes:.1f} min)"
-        )
-    if isinstance(edit, ClearThinking):
-        return (
-            f"cleared thinking from {len(edit.message_ids)} messages "
-            f"(~{edit.tokens_saved:,} tokens, {edit.reason})"
-        )
-    if isinstance(edit, Summary):
-        return (
-            f"summary ({edit.reason}) replaced earlier messages "
-            f"(~{edit.tokens_before:,} -> ~{edit.tokens_after:,} tokens)"
-        )
-    return f"restored {len(edit.edit_ids)} edits"
+    match edit:
+        case ClearToolResults():
+            return (
+                f"cleared {len(edit.call_ids)} tool results (~{edit.tokens_saved:,} tokens, "
+                f"{edit.reason}, gap {edit.gap_minutes:.1f} min)"
+            )
+        case ClearThinking():
+            return (
+                f"cleared thinking from {len(edit.message_ids)} messages "
+                f"(~{edit.tokens_saved:,} tokens, {edit.reason})"
+            )
+        case Summary():
+            return (
+                f"summary ({edit.reason}) replaced earlier messages "
+                f"(~{edit.tokens_before:,} -> ~{edit.tokens_after:,} tokens)"
+            )
+        case Restore():
+            return f"restored {len(edit.edit_ids)} edits"
+        case _:
+            assert_never(edit)
 
 
-def context_report(ctx: CommandContext, arg: str) -> CommandResult:
+def context_report(runtime: Runtime, arg: str) -> CommandResult:
     """/context: the breakdown as a bar and a table, then the edits in force."""
     argument = arg.strip()
     if argument == "restore":
-        return restore(ctx.agent)
+        return restore(runtime.agent)
     if argument:
         return hint(f"unknown /context argument {argument!r}; try /context or /context restore")
-    agent = ctx.agent
-    breakdown = context_breakdown(agent, context_window(ctx))
+    agent = runtime.agent
+    breakdown = context_breakdown(agent, runtime.context_window())
     lines = [
         f"context: ~{breakdown.total:,} of {breakdown.window:,} tokens "
-        f"({breakdown.share(breakdown.total):.1f}%) · {ctx.model}",
+        f"({breakdown.share(breakdown.total):.1f}%) · {runtime.provider_config.model}",
         context_bar(breakdown),
     ]
     for key, glyph, label in CATEGORIES:
@@ -144,8 +147,6 @@ def context_report(ctx: CommandContext, arg: str) -> CommandResult:
 
 def cache_break_lines(agent: Agent) -> list[str]:
     """What the cache-break detector (if attached) saw: the latest prefix changes."""
-    from app.context.cachebreak import find_detector
-
     detector = find_detector(agent.request_hooks)
     if detector is None or detector.requests < 2:
         return []
@@ -175,11 +176,8 @@ def restore(agent: Agent) -> CommandResult:
     return CommandResult((line,), (ContextEdited(edit, line),))
 
 
-def compact(ctx: CommandContext, arg: str) -> CommandResult:
+def compact(runtime: Runtime, arg: str) -> CommandResult:
     """/compact [focus]: summarise older messages now; the front end drives the stream."""
-    method = getattr(ctx.agent, "compact", None)
-    if method is None:
-        return hint("/compact is not available in this build (no compression engine)")
     focus = arg.strip() or None
     lines = (f"compacting the conversation (focus: {focus})",) if focus else ("compacting…",)
-    return CommandResult(lines, stream=method(focus))
+    return CommandResult(lines, stream=runtime.agent.compact(focus))

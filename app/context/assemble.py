@@ -34,14 +34,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from app.model import defaults
 from app.model.messages import Message, ToolResult, part_to_dict
-from app.model.provider import ModelRequest, ToolSpec
+from app.model.provider import CacheTtl, ModelRequest, ToolSpec
 
 MAX_BREAKPOINTS = 4
 #: Providers look back 20 blocks from a marker for an earlier cache entry (Anthropic); a
 #: previous-tail marker is added from half that distance on, to keep a wide margin.
 SAFE_LOOKBACK = 10
-CacheTtl = Literal["5m", "1h"]
 BlockKind = Literal["model", "tool", "system", "environment", "options", "message"]
 Section = Literal["tools", "system", "messages"]
 Reason = Literal["tail", "previous tail", "static", "environment"]
@@ -154,7 +154,7 @@ def plan_breakpoints(
     static_end: int | None,
     environment_end: int | None,
     min_tokens: int,
-    ttl: CacheTtl = "5m",
+    ttl: CacheTtl = defaults.CACHE_TTL,
     limit: int = MAX_BREAKPOINTS,
     lookback: int = SAFE_LOOKBACK,
 ) -> list[Breakpoint]:

@@ -15,10 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from app.context.assemble import PrefixBlock, prefix_blocks
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
-from app.model.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ToolSpec
 
 log = logging.getLogger("lull.cache")
@@ -166,15 +167,19 @@ def _part_change(before: Part, after: Part) -> str:
 
 
 def _kind(part: Part) -> str:
-    if isinstance(part, ToolCall):
-        return f"{part.name} call"
-    if isinstance(part, ToolResult):
-        return f"{part.name} result"
-    if isinstance(part, Thinking):
-        return "thinking"
-    if isinstance(part, Text):
-        return "text"
-    return "image"
+    match part:
+        case ToolCall(name=name):
+            return f"{name} call"
+        case ToolResult(name=name):
+            return f"{name} result"
+        case Thinking():
+            return "thinking"
+        case Text():
+            return "text"
+        case Image():
+            return "image"
+        case _:
+            assert_never(part)
 
 
 def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
@@ -189,12 +194,17 @@ def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
     if block.kind != "message":
         return ""
     for edit in edits:
-        if isinstance(edit, ClearToolResults) and set(edit.call_ids) & set(block.call_ids):
-            return f"idle cleanup cleared {len(edit.call_ids)} tool results"
-        if isinstance(edit, ClearThinking) and block.message_id in edit.message_ids:
-            return f"idle cleanup cleared thinking of {len(edit.message_ids)} messages"
-        if isinstance(edit, Summary):
-            return "compression replaced earlier messages with a summary"
-        if isinstance(edit, Restore):
-            return f"/context restore brought back {len(edit.edit_ids)} cleared edit(s)"
+        match edit:
+            case ClearToolResults(call_ids=ids) if set(ids) & set(block.call_ids):
+                return f"idle cleanup cleared {len(ids)} tool results"
+            case ClearThinking(message_ids=ids) if block.message_id in ids:
+                return f"idle cleanup cleared thinking of {len(ids)} messages"
+            case Summary():
+                return "compression replaced earlier messages with a summary"
+            case Restore(edit_ids=ids):
+                return f"/context restore brought back {len(ids)} cleared edit(s)"
+            case ClearToolResults() | ClearThinking():
+                continue  # it cleared something else
+            case _:
+                assert_never(edit)
     return ""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from app.model import defaults
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 
 SAFETY_MARGIN = 0.05
@@ -41,8 +42,8 @@ Decision = Literal["none", "compress", "emergency"]
 class CompressionPolicy:
     """``context.compression``: trigger threshold, kept tail fraction, summary model."""
 
-    threshold: float = 0.8
-    keep_recent_fraction: float = 0.3
+    threshold: float = defaults.COMPRESSION_THRESHOLD
+    keep_recent_fraction: float = defaults.KEEP_RECENT_FRACTION
     model: str | None = None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import assert_never
 
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 
@@ -39,7 +40,8 @@ def estimate_part_tokens(part: Part) -> int:
             return estimate_tokens(call_id) + estimate_tokens(name) + estimate_tokens(content)
         case Image():
             return IMAGE_TOKENS
-    raise TypeError(f"unknown message part {part!r}")
+        case _:
+            assert_never(part)
 
 
 def estimate_message_tokens(m: Message) -> int:

@@ -28,10 +28,11 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, assert_never
 
 from app.context.estimate import estimate_part_tokens
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit
+from app.model import defaults
+from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
 
 ThinkingRule = Literal["all", "keep_tool_calls", "none"]
@@ -48,7 +49,7 @@ DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
         "write_file",
     }
 )
-DEFAULT_NUM_TO_KEEP = 5
+DEFAULT_NUM_TO_KEEP = defaults.TOOL_RESULTS_NUM_TO_KEEP
 
 _RULES_BY_VENDOR: dict[str, ThinkingRule] = {
     "anthropic": "all",
@@ -75,8 +76,8 @@ class IdlePolicy:
     ``compactable`` names the tools whose old results may be cleared.
     """
 
-    thinking_threshold_minutes: float = 5.0
-    tool_results_threshold_minutes: float = 60.0
+    thinking_threshold_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
+    tool_results_threshold_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
     tool_results_num_to_keep: int = DEFAULT_NUM_TO_KEEP
     compactable: frozenset[str] = DEFAULT_COMPACTABLE
 
@@ -130,21 +131,25 @@ def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
     e.g. ``idle cleanup: gap 65.0 min >= 60 min, cleared 12 tool results
     (~8400 tokens), kept 5``.
     """
-    if isinstance(edit, ClearToolResults):
-        what = (
-            f"cleared {_count(len(edit.call_ids), 'tool result')} "
-            f"(~{edit.tokens_saved} tokens), kept {edit.kept}"
-        )
-        return _with_trigger(
-            edit.reason, edit.gap_minutes, policy.tool_results_threshold_minutes, what
-        )
-    if isinstance(edit, ClearThinking):
-        what = (
-            f"cleared thinking from {_count(len(edit.message_ids), 'message')} "
-            f"(~{edit.tokens_saved} tokens)"
-        )
-        return _with_trigger(edit.reason, edit.gap_minutes, policy.thinking_threshold_minutes, what)
-    return f"context edit: {edit.kind}"
+    match edit:
+        case ClearToolResults():
+            what = (
+                f"cleared {_count(len(edit.call_ids), 'tool result')} "
+                f"(~{edit.tokens_saved} tokens), kept {edit.kept}"
+            )
+            threshold = policy.tool_results_threshold_minutes
+            return _with_trigger(edit.reason, edit.gap_minutes, threshold, what)
+        case ClearThinking():
+            what = (
+                f"cleared thinking from {_count(len(edit.message_ids), 'message')} "
+                f"(~{edit.tokens_saved} tokens)"
+            )
+            threshold = policy.thinking_threshold_minutes
+            return _with_trigger(edit.reason, edit.gap_minutes, threshold, what)
+        case Summary() | Restore():
+            return f"context edit: {edit.kind}"
+        case _:
+            assert_never(edit)
 
 
 # --- tool results ----------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import assert_never
 
 from app.catalog.windows import normalize_model
 from app.context.estimate import CHARS_PER_TOKEN, IMAGE_TOKENS
@@ -214,7 +215,8 @@ def _part_key(part: Part) -> object:
             return (3, call_id, name, content, is_error, cleared)
         case Image(media_type, data):
             return (4, media_type, data)
-    return (5, repr(part))
+        case _:
+            assert_never(part)
 
 
 def fingerprint(parts: Sequence[Part]) -> int:
@@ -275,7 +277,8 @@ class TokenCounter:
                 return TOOL_RESULT_OVERHEAD + self.text(call_id) + self.text(content)
             case Image():
                 return IMAGE_TOKENS
-        raise TypeError(f"unknown message part {part!r}")
+            case _:
+                assert_never(part)
 
     def message(self, message: Message) -> int:
         """Tokens of one message, cached by id (identity fast path, then fingerprint)."""

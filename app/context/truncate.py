@@ -1,9 +1,10 @@
-"""Oversized tool results: truncated for the model, full text kept on disk.
+"""Oversized tool results: truncated for the model, full text kept elsewhere.
 
 Tools already cap their output in characters (``tools.maxOutputChars``); this is
 the model-facing guard in tokens (``context.toolOutput.maxTokens``). It runs on
 the view right before a request: a result over the limit is sent as its head
-and tail with a marker naming the file that holds the full text. The
+and tail with a marker saying where the full text is (the engine saves it to a
+file: ``app/engine/outputs.py``; this module does no I/O itself). The
 transcript (and the session file) keep the original, and the replacement is a
 pure function of the result, so every request sends the same bytes (the
 prompt cache is not disturbed) and a resumed session sends what it sent before.
@@ -12,9 +13,7 @@ prompt cache is not disturbed) and a resumed session sends what it sent before.
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
 from app.context.tokens import TokenCounter
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, ToolResult
@@ -24,24 +23,10 @@ log = logging.getLogger("lull.truncate")
 HEAD_SHARE = 0.6
 MARKER_TOKENS = 80  # room kept for the marker line
 _MIN_KEEP_TOKENS = 32
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
-
-def full_text_path(out_dir: Path, call_id: str) -> Path:
-    """Where the full text of call ``call_id``'s result is saved."""
-    return out_dir / f"{_UNSAFE_NAME.sub('_', call_id) or 'result'}.full.txt"
-
-
-def save_full_text(path: Path, text: str) -> str | None:
-    """Write ``text`` to ``path`` once; returns why it failed, or None."""
-    try:
-        if path.is_file() and path.stat().st_size == len(text.encode("utf-8", "replace")):
-            return None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="replace")
-    except OSError as error:
-        return error.strerror or str(error)
-    return None
+SaveFullText = Callable[[str, str], str]
+"""Keeps the full text of a truncated result (call id, text) and returns where it is, as the
+marker says it: "the full text is in /path", or why it could not be kept."""
 
 
 def marker(omitted: int, total: int, limit: int, where: str) -> str:
@@ -88,10 +73,10 @@ def truncate_text(
 class ToolOutputLimiter:
     """Applies the per-result token limit to views, caching replacements by call id."""
 
-    def __init__(self, max_tokens: int, out_dir: Path, counter: TokenCounter) -> None:
+    def __init__(self, max_tokens: int, counter: TokenCounter, save: SaveFullText) -> None:
         self.max_tokens = max_tokens
-        self.out_dir = out_dir
         self.counter = counter
+        self.save = save
         self._results: dict[str, tuple[str, ToolResult | None]] = {}
         self._messages: dict[str, tuple[tuple[Part, ...], Message]] = {}
 
@@ -138,13 +123,7 @@ class ToolOutputLimiter:
         total = self.counter.text(result.content)
         if total <= self.max_tokens:
             return None
-        path = full_text_path(self.out_dir, result.call_id)
-        failure = save_full_text(path, result.content)
-        where = (
-            f"the full text is in {path}"
-            if failure is None
-            else f"the full text could not be saved ({failure})"
-        )
+        where = self.save(result.call_id, result.content)
         text, omitted = truncate_text(result.content, total, self.max_tokens, self.counter, where)
         log.info(
             "tool output: %s result %s is %d tokens > %d; sent truncated (%d omitted), %s",

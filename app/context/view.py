@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import assert_never
 
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
@@ -30,12 +31,17 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
     stripped: set[str] = set()
     summary: Summary | None = None
     for edit in live:
-        if isinstance(edit, ClearToolResults):
-            cleared_calls.update(edit.call_ids)
-        elif isinstance(edit, ClearThinking):
-            stripped.update(edit.message_ids)
-        elif isinstance(edit, Summary):
-            summary = edit
+        match edit:
+            case ClearToolResults(call_ids=ids):
+                cleared_calls.update(ids)
+            case ClearThinking(message_ids=ids):
+                stripped.update(ids)
+            case Summary():
+                summary = edit
+            case Restore():
+                pass  # active_edits already applied it
+            case _:
+                assert_never(edit)
     messages = list(transcript)
     if summary is not None:
         messages = _apply_summary(messages, summary)

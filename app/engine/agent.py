@@ -3,7 +3,8 @@
 Before every request (tool-loop requests included) the context is fitted to
 the model's window: oversized tool results are truncated for the model, auto
 compression runs past the threshold, and an emergency clear of the oldest tool
-outputs runs if the prompt would still not fit (``app/engine/fit.py``).
+outputs runs if the prompt would still not fit (``app/engine/fit.py``). The
+agent hands the fitter the shape of its requests as a value (:meth:`Agent.shape`).
 """
 
 from __future__ import annotations
@@ -11,17 +12,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import assert_never
 
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, thinking_rule_for
-from app.engine.fit import ContextKeeper, KeeperSettings
+from app.engine.fit import ContextFitter, FitSettings
 from app.engine.session import Session
 from app.engine.tool_runner import ToolRunner
+from app.model import defaults
 from app.model.approvals import Approver
-from app.model.edits import ContextEdit, Restore
+from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.events import (
     AssistantText,
     AssistantThinking,
@@ -35,6 +37,7 @@ from app.model.events import (
 )
 from app.model.messages import Message, Text, ToolCall
 from app.model.provider import (
+    CacheTtl,
     Completed,
     ModelRequest,
     Provider,
@@ -42,11 +45,15 @@ from app.model.provider import (
     TextDelta,
     ThinkingConfig,
     ThinkingDelta,
+    ToolCallStarted,
+    Vendor,
 )
 
 log = logging.getLogger("lull.loop")
 
 CANCELLED_RESULT = "Cancelled by the user before it finished; no result."
+RequestHook = Callable[[ModelRequest, int], None]
+"""Called with every request (and its number within the turn) right before it is sent."""
 STREAM_RETRIES = 1
 
 
@@ -60,17 +67,17 @@ class AgentConfig:
 
     system: str
     environment: str = ""
-    max_turns: int = 100
-    max_output_tokens: int = 8192
+    max_turns: int = defaults.MAX_TURNS
+    max_output_tokens: int = defaults.MAX_OUTPUT_TOKENS
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     idle: IdlePolicy = field(default_factory=IdlePolicy)
-    vendor: str = "anthropic"
-    prompt_caching: bool = True
-    cache_ttl: Literal["5m", "1h"] = "5m"
-    prompt_cache_key: bool = True
+    vendor: Vendor = "anthropic"
+    prompt_caching: bool = defaults.PROMPT_CACHING
+    cache_ttl: CacheTtl = defaults.CACHE_TTL
+    prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
-    tool_output_max_tokens: int = 12000
+    tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
 
 
 class Agent:
@@ -97,17 +104,14 @@ class Agent:
         self.config = config
         self.clock = clock
         self.summary_provider = summary_provider
-        self.request_hooks: list[Callable[[ModelRequest, int], None]] = []
-        settings = KeeperSettings(
+        self.request_hooks: list[RequestHook] = []
+        settings = FitSettings(
             output_dir=tools.context.output_dir,
             context_window=config.context_window,
             compression=config.compression,
             tool_output_max_tokens=config.tool_output_max_tokens,
-            max_output_tokens=config.max_output_tokens,
         )
-        self.keeper = ContextKeeper(
-            session, provider, self._request_for, settings, clock, summary_provider
-        )
+        self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
         self.pipeline_ms = 0.0
 
     def set_approver(self, approver: Approver) -> None:
@@ -117,11 +121,27 @@ class Agent:
     @property
     def context_window(self) -> int:
         """The model's context window in tokens."""
-        return self.keeper.context_window
+        return self.fitter.context_window
 
     def estimate_context(self) -> int:
         """Estimated prompt tokens of the next request (for "context N%" displays)."""
-        return self.keeper.estimate()
+        return self.fitter.estimate(self.shape())
+
+    def shape(self) -> ModelRequest:
+        """The session's request without messages: what every request of it starts from."""
+        return ModelRequest(
+            system=self.config.system,
+            environment=self.config.environment,
+            messages=(),
+            tools=self.tools.specs(),
+            max_output_tokens=self.config.max_output_tokens,
+            thinking=self.config.thinking,
+            session_id=self.session.id,
+            model=self.provider.model,
+            prompt_caching=self.config.prompt_caching,
+            cache_ttl=self.config.cache_ttl,
+            prompt_cache_key=self.config.prompt_cache_key,
+        )
 
     # --- turns ------------------------------------------------------------------------------
 
@@ -146,8 +166,8 @@ class Agent:
         closed = self.session.close_open_calls(CANCELLED_RESULT)
         if closed:
             yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
-        self.keeper.guard.reset()
-        async for event in self.keeper.compress(0, "manual", focus):
+        self.fitter.guard.reset()
+        async for event in self.fitter.compress(self.shape(), 0, "manual", focus):
             yield event
 
     def _tidy_on_idle(self) -> list[Event]:
@@ -179,8 +199,8 @@ class Agent:
             async for event in self._request(index):
                 if isinstance(event, Completed):
                     completed = event
-                else:
-                    yield event
+                    continue
+                yield event
             if completed is None:
                 return
             calls = [p for p in completed.parts if isinstance(p, ToolCall)]
@@ -206,7 +226,7 @@ class Agent:
         overflowed = overflow = False
         while True:
             started = time.perf_counter()
-            async for fitted in self.keeper.fit(index, overflow=overflow):
+            async for fitted in self.fitter.fit(self.shape(), index, overflow=overflow):
                 yield fitted
             overflow = False
             self.pipeline_ms = (time.perf_counter() - started) * 1000
@@ -231,45 +251,30 @@ class Agent:
                     continue
                 if error.kind == "prompt_too_long" and not overflowed:
                     overflowed = overflow = True
-                    yield self.keeper.learn_overflow(error)
+                    yield self.fitter.learn_overflow(error)
                     continue
                 log.warning("request failed: %s", error.message)
                 yield TurnFailed(error.message, error.kind)
                 return
 
     async def _stream_once(self, index: int) -> AsyncIterator[Event | Completed]:
-        request = self._build_request()
+        started = time.perf_counter()
+        request = self.fitter.sending(self.shape())
+        self.pipeline_ms += (time.perf_counter() - started) * 1000
         for hook in self.request_hooks:
             hook(request, index)
         async for event in self.provider.stream(request):
-            if isinstance(event, TextDelta):
-                yield AssistantText(event.text)
-            elif isinstance(event, ThinkingDelta):
-                yield AssistantThinking(event.text)
-            elif isinstance(event, Completed):
-                yield event
-
-    def _build_request(self) -> ModelRequest:
-        """The next request from the model view (its size is noted for calibration)."""
-        started = time.perf_counter()
-        view = self.keeper.sending()
-        self.pipeline_ms += (time.perf_counter() - started) * 1000
-        return self._request_for(view)
-
-    def _request_for(self, messages: Sequence[Message]) -> ModelRequest:
-        return ModelRequest(
-            system=self.config.system,
-            environment=self.config.environment,
-            messages=messages,
-            tools=self.tools.specs(),
-            max_output_tokens=self.config.max_output_tokens,
-            thinking=self.config.thinking,
-            session_id=self.session.id,
-            model=self.provider.model,
-            prompt_caching=self.config.prompt_caching,
-            cache_ttl=self.config.cache_ttl,
-            prompt_cache_key=self.config.prompt_cache_key,
-        )
+            match event:
+                case TextDelta(text):
+                    yield AssistantText(text)
+                case ThinkingDelta(text):
+                    yield AssistantThinking(text)
+                case ToolCallStarted():
+                    pass  # the call is shown when it runs, with its arguments
+                case Completed():
+                    yield event
+                case _:
+                    assert_never(event)
 
     def _record(self, completed: Completed, index: int) -> None:
         now = self.clock()
@@ -279,25 +284,19 @@ class Agent:
             )
             self.session.add(message)
         model = completed.model or self.provider.model
-        self.session.record_response(now, completed.usage, model, self.keeper.sent_local)
-        self.keeper.observe(completed.usage)
+        self.session.record_response(now, completed.usage, model, self.fitter.sent_local)
+        self.fitter.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
-
-    def with_config(self, **changes: object) -> Agent:
-        """A copy of this agent with some config values changed (same session and state)."""
-        agent = Agent(
-            self.session,
-            self.provider,
-            self.tools,
-            replace(self.config, **changes),  # type: ignore[arg-type]
-            self.clock,
-            summary_provider=self.summary_provider,
-        )
-        agent.request_hooks = self.request_hooks
-        agent.keeper.share_state(self.keeper)
-        return agent
 
 
 def _idle_episode_edit(edit: ContextEdit) -> bool:
     """Edits that mark an idle episode as handled: idle clears and restores."""
-    return isinstance(edit, Restore) or getattr(edit, "reason", "") == "idle"
+    match edit:
+        case Restore():
+            return True
+        case ClearToolResults(reason=reason) | ClearThinking(reason=reason):
+            return reason == "idle"
+        case Summary():
+            return False
+        case _:
+            assert_never(edit)

@@ -19,7 +19,7 @@ from app.context.compress_plan import fit_head, plan_split
 from app.context.compress_prompt import clean_summary, summary_instruction, summary_messages
 from app.context.tokens import TokenCounter
 from app.context.view import SUMMARY_PREFIX
-from app.model.edits import Summary
+from app.model.edits import Summary, SummaryReason
 from app.model.messages import Message, Text, Thinking
 from app.model.provider import (
     Completed,
@@ -60,7 +60,7 @@ class CompressionJob:
     input_limit: int
     summary_tokens: int
     estimate: Callable[[Sequence[Message]], int]
-    reason: str = "auto"
+    reason: SummaryReason = "auto"
     focus: str | None = None
     other_model: bool = False
 

@@ -1,6 +1,6 @@
-"""Keeping every request inside the model's window: the engine side of compression.
+"""Fitting every request inside the model's window: the engine side of compression.
 
-:class:`ContextKeeper` owns one session's token accounting (tokenizer cache,
+:class:`ContextFitter` owns one session's token accounting (tokenizer cache,
 usage calibration, the window) and runs, before each request:
 
 1. the per-result token limit (``truncate.py``) on the view;
@@ -12,6 +12,11 @@ usage calibration, the window) and runs, before each request:
 It also learns from a provider's "prompt too long" (the real window and
 size) so the retry is fitted on true numbers. It yields the same events the
 loop does, so front ends show every step.
+
+The agent passes the *shape* of its requests (a :class:`ModelRequest` without
+messages: system prompt, environment, tools, thinking, limits) to every call
+as a value; the fitter counts that prefix and derives the summary request from
+it, and never calls back into the agent.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.catalog.windows import context_window_for, parse_context_overflow
@@ -38,8 +43,10 @@ from app.context.compress_plan import (
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
 from app.engine.compressor import CompressionJob, Compressor
+from app.engine.outputs import FullTextStore
 from app.engine.session import Session
-from app.model.edits import ClearToolResults
+from app.model import defaults
+from app.model.edits import ClearToolResults, SummaryReason
 from app.model.events import ContextEdited, Event, Notice, RequestFinished
 from app.model.messages import Message, ToolResult
 from app.model.provider import ModelRequest, Provider, ProviderError, Usage
@@ -47,41 +54,36 @@ from app.model.provider import ModelRequest, Provider, ProviderError, Usage
 log = logging.getLogger("lull.compress")
 
 OVERFLOW_BUMP = 1.25
-RequestFor = Callable[[Sequence[Message]], ModelRequest]
 
 
 @dataclass(frozen=True)
-class KeeperSettings:
-    """The settings the keeper works with (from AgentConfig)."""
+class FitSettings:
+    """The settings the fitter works with (from AgentConfig)."""
 
     output_dir: Path
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
-    tool_output_max_tokens: int = 12000
-    max_output_tokens: int = 8192
+    tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
 
 
-class ContextKeeper:
+class ContextFitter:
     """Token accounting, truncation, compression and the emergency net for one session.
 
-    ``request_for(messages)`` builds the session's request for a message list
-    (system prompt, tools, thinking): the keeper counts its prefix and derives
-    the summary request from it.
+    Every method that counts a request takes ``shape``: the session's request without
+    messages (system prompt, environment, tools, thinking, output limit), as a value.
     """
 
     def __init__(
         self,
         session: Session,
         provider: Provider,
-        request_for: RequestFor,
-        settings: KeeperSettings,
+        settings: FitSettings,
         clock: Callable[[], float],
         summary_provider: Provider | None = None,
     ) -> None:
         self.session = session
         self.provider = provider
         self.summary_provider = summary_provider
-        self.request_for = request_for
         self.settings = settings
         self.clock = clock
         self.counter = TokenCounter(provider.model)
@@ -90,7 +92,7 @@ class ContextKeeper:
             self.calibration.observe(*session.record.calibration)
         self.guard = CompressionGuard()
         self.limiter = ToolOutputLimiter(
-            settings.tool_output_max_tokens, settings.output_dir, self.counter
+            settings.tool_output_max_tokens, self.counter, FullTextStore(settings.output_dir).save
         )
         self.compressor = Compressor(self.counter, clock)
         self.window_cap: int | None = None
@@ -105,10 +107,9 @@ class ContextKeeper:
         window = context_window_for(self.provider.model, self.settings.context_window)
         return min(window, self.window_cap) if self.window_cap else window
 
-    def budget(self) -> Budget:
+    def budget(self, shape: ModelRequest) -> Budget:
         """The token budget of the next request."""
-        policy, max_output = self.settings.compression, self.settings.max_output_tokens
-        return make_budget(self.context_window, policy, max_output)
+        return make_budget(self.context_window, self.settings.compression, shape.max_output_tokens)
 
     def model_view(self) -> list[Message]:
         """The messages the next request sends: the view, oversized tool results truncated."""
@@ -125,22 +126,22 @@ class ContextKeeper:
             self._memo = (key, view, self.counter.messages(view))
         return self._memo[1], self._memo[2]
 
-    def local_tokens(self, messages: Sequence[Message] | None = None) -> int:
+    def local_tokens(self, shape: ModelRequest, messages: Sequence[Message] | None = None) -> int:
         """Local token count of a whole request (prefix + ``messages``, default: the view)."""
-        base = self.request_for(())
-        fixed = self.counter.prefix(base.system, base.environment, base.tools)
+        fixed = self.counter.prefix(shape.system, shape.environment, shape.tools)
         if messages is None:
             return fixed + self._current()[1]
         return fixed + self.counter.messages(messages)
 
-    def estimate(self, messages: Sequence[Message] | None = None) -> int:
+    def estimate(self, shape: ModelRequest, messages: Sequence[Message] | None = None) -> int:
         """Estimated prompt tokens of a request, reconciled with reported usage."""
-        return self.calibration.estimate(self.local_tokens(messages))
+        return self.calibration.estimate(self.local_tokens(shape, messages))
 
-    def sending(self) -> list[Message]:
-        """The view for the request about to be sent; notes its size for calibration."""
-        self.sent_local = self.local_tokens()
-        return self.model_view()
+    def sending(self, shape: ModelRequest) -> ModelRequest:
+        """The request about to be sent (``shape`` with the model view); notes its size for
+        calibration."""
+        self.sent_local = self.local_tokens(shape)
+        return replace(shape, messages=self.model_view())
 
     def observe(self, usage: Usage) -> None:
         """Note the usage the provider reported for the request last sent."""
@@ -148,10 +149,12 @@ class ContextKeeper:
 
     # --- before a request -------------------------------------------------------------------
 
-    async def fit(self, index: int, *, overflow: bool = False) -> AsyncIterator[Event]:
+    async def fit(
+        self, shape: ModelRequest, index: int, *, overflow: bool = False
+    ) -> AsyncIterator[Event]:
         """Compress past the threshold, then clear the oldest outputs if still over."""
-        budget = self.budget()
-        estimate = self.estimate()
+        budget = self.budget(shape)
+        estimate = self.estimate(shape)
         self.guard.seen(estimate)
         decision = decide(estimate, budget, self.guard, overflow=overflow)
         log.debug(
@@ -162,24 +165,26 @@ class ContextKeeper:
             decision,
         )
         if decision == "compress":
-            reason = "overflow" if overflow else "auto"
-            async for event in self.compress(index, reason, None):
+            reason: SummaryReason = "overflow" if overflow else "auto"
+            async for event in self.compress(shape, index, reason, None):
                 yield event
-            estimate = self.estimate()
+            estimate = self.estimate(shape)
         if budget.over_limit(estimate):
-            for event in self._emergency_clear(estimate, budget):
+            for event in self._emergency_clear(shape, estimate, budget):
                 yield event
 
-    async def compress(self, index: int, reason: str, focus: str | None) -> AsyncIterator[Event]:
+    async def compress(
+        self, shape: ModelRequest, index: int, reason: SummaryReason, focus: str | None
+    ) -> AsyncIterator[Event]:
         """One compression attempt (reason "auto", "overflow" or "manual"), with its events."""
-        budget = self.budget()
+        budget = self.budget(shape)
         view = self.model_view()
-        estimate = self.estimate(view)
+        estimate = self.estimate(shape, view)
         keep = budget.keep_tokens
         if reason == "manual":
             keep = min(keep, int(self.settings.compression.keep_recent_fraction * estimate))
         transcript_ids = {m.id for m in self.session.transcript}
-        smallest = 1 if reason == "manual" else min_head_tokens(self.local_tokens(view))
+        smallest = 1 if reason == "manual" else min_head_tokens(self.local_tokens(shape, view))
         plan = self.compressor.plan(
             view, self.calibration.local_for(keep), transcript_ids, smallest
         )
@@ -194,18 +199,19 @@ class ContextKeeper:
             f"compressing the context (~{estimate:,} tokens, {budget.percent(estimate)}% of the "
             f"{budget.window:,}-token window)",
         )
-        attempt = await self.compressor.run(self._job(view, plan.head_tokens, reason, focus), plan)
+        job = self._job(shape, view, plan.head_tokens, reason, focus)
+        attempt = await self.compressor.run(job, plan)
         if attempt.usage is not None:
             self.session.record_response(
                 self.clock(), attempt.usage, attempt.model, attempt.local_prompt
             )
             self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
             yield RequestFinished(
-                attempt.usage, index, self.estimate(), budget.window, "summary", attempt.model
+                attempt.usage, index, self.estimate(shape), budget.window, "summary", attempt.model
             )
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
-            self.guard.succeeded(self.estimate(), budget)
+            self.guard.succeeded(self.estimate(shape), budget)
             log.info(attempt.detail)
             yield ContextEdited(attempt.edit, attempt.detail)
             return
@@ -218,11 +224,16 @@ class ContextKeeper:
             )
 
     def _job(
-        self, view: list[Message], head_tokens: int, reason: str, focus: str | None
+        self,
+        shape: ModelRequest,
+        view: list[Message],
+        head_tokens: int,
+        reason: SummaryReason,
+        focus: str | None,
     ) -> CompressionJob:
         """The summary request's setup: which provider, and how big its prompt may be."""
-        budget = self.budget()
-        base = self.request_for(view)
+        budget = self.budget(shape)
+        base = replace(shape, messages=view)
         provider, other, limit = self.provider, False, budget.input_limit
         if self.summary_provider is not None:
             window = context_window_for(self.summary_provider.model)
@@ -244,13 +255,13 @@ class ContextKeeper:
             provider=provider,
             input_limit=self.calibration.local_for(int(limit / (1 + SAFETY_MARGIN))),
             summary_tokens=budget.summary_tokens,
-            estimate=self.estimate,
+            estimate=lambda messages: self.estimate(shape, messages),
             reason=reason,
             focus=focus,
             other_model=other,
         )
 
-    def _emergency_clear(self, estimate: int, budget: Budget) -> list[Event]:
+    def _emergency_clear(self, shape: ModelRequest, estimate: int, budget: Budget) -> list[Event]:
         """Clear the oldest tool outputs until the prompt fits the window (with a notice)."""
         excess = math.ceil((estimate - emergency_target(budget)) / self.calibration.ratio)
         ids, freed = plan_emergency_clear(self.model_view(), excess, self._clear_saving)
@@ -266,7 +277,7 @@ class ContextKeeper:
             )
             log.warning(line)
             events.append(ContextEdited(edit, line))
-        after = self.estimate()
+        after = self.estimate(shape)
         self.guard.seen(after)
         if budget.over_limit(after):
             events.append(
@@ -299,12 +310,4 @@ class ContextKeeper:
             f"the provider says the prompt is too long (lull estimated ~{estimate:,} tokens of a "
             f"{self.context_window:,}-token window; set model.contextWindow if the model's window "
             "is smaller); compressing and retrying once",
-        )
-
-    def share_state(self, other: ContextKeeper) -> None:
-        """Continue ``other``'s accounting (calibration, guard, learned window)."""
-        self.calibration, self.guard, self.window_cap = (
-            other.calibration,
-            other.guard,
-            other.window_cap,
         )

@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from app.engine.approvals import DenyApprover
 from app.engine.session import Session
-from app.model.approvals import Approver, DenyApprover
+from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, ToolFinished, ToolStarted
 from app.model.messages import RAW_ARGUMENTS_KEY, Message, ToolCall, ToolResult
 from app.model.provider import ToolSpec
 from tools.base import ToolContext, ToolOutput
-from tools.permissions import ApprovalMode, decide, denial_message
+from tools.permissions import decide, denial_message
 from tools.registry import ToolRegistry
 
 CANCELLED = "Cancelled by the user before it finished; no result."

@@ -1,16 +1,20 @@
-"""Asking the user before a tool call runs.
+"""Approval vocabulary: how freely tools may run, and the user's answer about one call.
 
-The engine asks an :class:`Approver` (supplied by the front end) whenever the
-permission policy says "ask". A front end with nobody to ask (``-p``) uses
-:class:`DenyApprover`, so a run never hangs on a question.
+The engine asks an :class:`Approver` (supplied by the front end) whenever the permission
+policy says "ask"; the built-in approvers are in ``app/engine/approvals.py``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from app.model.messages import ToolCall
+
+ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
+"""default: ask before edits and shell commands; auto-edit: ask before shell commands;
+yolo: never ask; plan: read-only tools only."""
+APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
 
 Decision = Literal["allow", "allow_always", "deny"]
 
@@ -29,22 +33,3 @@ class Approver(Protocol):
     async def ask(self, call: ToolCall, summary: str) -> Approval:
         """Ask whether ``call`` may run; ``summary`` is its key argument."""
         ...
-
-
-class DenyApprover:
-    """Denies everything that needs approval: for runs with no terminal to ask on."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
-        """Always deny, with the configured reason."""
-        return Approval("deny", self.reason)
-
-
-class AllowApprover:
-    """Allows everything (used in tests and by front ends after 'allow always')."""
-
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
-        """Always allow."""
-        return Approval("allow")

@@ -14,13 +14,18 @@ from typing import Any, Literal
 
 from app.model.messages import new_id
 
+ClearReason = Literal["idle", "emergency"]
+"""Why content was cleared: an idle gap, or a prompt that would not fit the window."""
+SummaryReason = Literal["auto", "overflow", "manual"]
+"""Why a summary was made: the threshold, a provider's "prompt too long", or /compact."""
+
 
 @dataclass(frozen=True, slots=True)
 class ClearToolResults:
     """Replace the content of these tool results with the cleared sentinel."""
 
     call_ids: tuple[str, ...]
-    reason: str = "idle"
+    reason: ClearReason = "idle"
     tokens_saved: int = 0
     kept: int = 0
     gap_minutes: float = 0.0
@@ -34,7 +39,7 @@ class ClearThinking:
     """Drop thinking parts from these assistant messages."""
 
     message_ids: tuple[str, ...]
-    reason: str = "idle"
+    reason: ClearReason = "idle"
     tokens_saved: int = 0
     gap_minutes: float = 0.0
     id: str = field(default_factory=lambda: new_id("edit"))
@@ -50,7 +55,7 @@ class Summary:
     text: str
     tokens_before: int = 0
     tokens_after: int = 0
-    reason: str = "auto"
+    reason: SummaryReason = "auto"
     id: str = field(default_factory=lambda: new_id("edit"))
     at: float = field(default_factory=time.time)
     kind: Literal["summary"] = "summary"

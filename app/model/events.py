@@ -7,10 +7,17 @@ never look inside the loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from app.model.edits import ContextEdit
 from app.model.messages import ToolCall, ToolResult
-from app.model.provider import Usage
+from app.model.provider import ErrorKind, StopReason, Usage
+
+NoticeLevel = Literal["info", "warning", "error"]
+RequestPurpose = Literal["turn", "summary"]
+"""A request the user's turn made, or a summary request of a compression."""
+TurnStop = StopReason | Literal["max_turns"]
+"""Why a turn ended: the model's stop reason, or lull's ``maxTurns`` limit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +72,7 @@ class RequestFinished:
     index: int
     context_tokens: int
     context_window: int = 0
-    purpose: str = "turn"
+    purpose: RequestPurpose = "turn"
     model: str = ""
 
 
@@ -85,7 +92,7 @@ class ContextEdited:
 class Notice:
     """Something the user should know (level: info, warning, error)."""
 
-    level: str
+    level: NoticeLevel
     text: str
 
 
@@ -94,7 +101,7 @@ class TurnFinished:
     """The turn ended; ``text`` is the final answer text."""
 
     text: str
-    stop_reason: str
+    stop_reason: TurnStop
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +109,7 @@ class TurnFailed:
     """The turn ended with an error the user must act on (one line)."""
 
     message: str
-    kind: str
+    kind: ErrorKind
 
 
 Event = (

@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 Role = Literal["user", "assistant"]
 Origin = Literal["user", "model", "tool", "synthetic", "summary"]
@@ -163,7 +163,8 @@ def part_to_dict(part: Part) -> dict[str, Any]:
             }
         case Image(media_type, data):
             return {"type": "image", "media_type": media_type, "data": data}
-    raise TypeError(f"unknown part {part!r}")
+        case _:
+            assert_never(part)
 
 
 def part_from_dict(data: Mapping[str, Any]) -> Part:

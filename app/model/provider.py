@@ -9,9 +9,32 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
+from app.model import defaults
 from app.model.messages import Message, Part
+
+ProviderName = Literal["anthropic", "openai"]
+"""The API families lull speaks (``model.provider``, ``--provider``)."""
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
+
+Vendor = Literal[
+    "anthropic",
+    "openai",
+    "deepseek",
+    "deepseek-legacy",
+    "kimi",
+    "qwen",
+    "vllm",
+    "ollama",
+    "generic",
+]
+"""The dialect of a server (``model.vendor``): how reasoning is sent back, which limit field."""
+VENDORS: tuple[Vendor, ...] = get_args(Vendor)
+
+CacheTtl = Literal["5m", "1h"]
+"""Prompt-cache lifetimes a request can ask for (``context.cache.ttl``)."""
+CACHE_TTLS: tuple[CacheTtl, ...] = get_args(CacheTtl)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +69,13 @@ class ModelRequest:
     messages: Sequence[Message]
     tools: Sequence[ToolSpec] = ()
     environment: str = ""
-    max_output_tokens: int = 8192
+    max_output_tokens: int = defaults.MAX_OUTPUT_TOKENS
     thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
     session_id: str = ""
     model: str = ""
-    prompt_caching: bool = True
-    cache_ttl: Literal["5m", "1h"] = "5m"
-    prompt_cache_key: bool = True
+    prompt_caching: bool = defaults.PROMPT_CACHING
+    cache_ttl: CacheTtl = defaults.CACHE_TTL
+    prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
 
 
 @dataclass(frozen=True, slots=True)

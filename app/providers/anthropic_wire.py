@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, assert_never
 
-from app.context.assemble import CacheTtl, WireBlock, plan_breakpoints
+from app.context.assemble import WireBlock, plan_breakpoints
+from app.model import defaults
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
+from app.model.provider import CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
 
 PROVIDER_NAME = "anthropic"
 MIN_THINKING_BUDGET = 1024
@@ -150,7 +151,8 @@ def _block(part: Part, keep_thinking: bool) -> dict[str, Any] | None:
         case Image(media_type, data):
             source = {"type": "base64", "media_type": media_type, "data": data}
             return {"type": "image", "source": source}
-    return None
+        case _:
+            assert_never(part)
 
 
 def min_cacheable_tokens(model: str) -> int:
@@ -168,7 +170,7 @@ def add_cache_markers(
     messages: list[dict[str, Any]],
     *,
     min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
-    ttl: CacheTtl = "5m",
+    ttl: CacheTtl = defaults.CACHE_TTL,
     has_environment: bool = False,
 ) -> int:
     """Put ``cache_control`` markers in place; returns how many were set (at most 4).

@@ -8,31 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, cast, get_args
+from typing import TYPE_CHECKING, Literal, assert_never
 from urllib.parse import urlsplit
+
+from app.catalog.local_servers import NO_KEY_PLACEHOLDER
+from app.model.provider import VENDORS, ProviderName, Vendor
+
+ProviderKind = ProviderName | Literal["scripted"]
+"""What can serve requests: an API family, or the in-process scripted model (``--demo``)."""
 
 if TYPE_CHECKING:
     from app.model.provider import Provider
 
-ProviderName = Literal["anthropic", "openai"]
-Vendor = Literal[
-    "anthropic",
-    "openai",
-    "deepseek",
-    "deepseek-legacy",
-    "kimi",
-    "qwen",
-    "vllm",
-    "ollama",
-    "generic",
-]
-
-PROVIDERS: tuple[str, ...] = get_args(ProviderName)
-VENDORS: tuple[str, ...] = get_args(Vendor)
 
 ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
-NO_KEY_PLACEHOLDER = "not-needed"
 
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-6",
@@ -75,7 +65,7 @@ class ProviderConfig:
     OpenAI-compatible dialect (reasoning round-trip rules, token limit field).
     """
 
-    provider: ProviderName
+    provider: ProviderKind
     model: str
     api_key: str | None
     base_url: str | None
@@ -88,6 +78,8 @@ class ProviderConfig:
         """The URL requests go to (the public endpoint when ``base_url`` is None)."""
         if self.base_url:
             return self.base_url
+        if self.provider == "scripted":
+            return "in-process"
         return ANTHROPIC_DEFAULT_URL if self.provider == "anthropic" else OPENAI_DEFAULT_URL
 
 
@@ -140,16 +132,31 @@ def resolve_provider_config(
     return ProviderConfig(provider=chosen, model=name, api_key=key, base_url=url, vendor=dialect)
 
 
+def demo_config(model: str | None = None) -> ProviderConfig:
+    """The in-process scripted model of ``lull --demo`` (no key, no network)."""
+    from app.providers.scripted import DEFAULT_MODEL
+
+    return ProviderConfig("scripted", model or DEFAULT_MODEL, None, None, "generic")
+
+
 def create_provider(config: ProviderConfig) -> Provider:
     """Build the provider for ``config``; its SDK is imported at the first request (or
     ahead of time by :func:`app.providers.sdk.preload_sdk`)."""
-    if config.provider == "anthropic":
-        from app.providers.anthropic import AnthropicProvider
+    match config.provider:
+        case "anthropic":
+            from app.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(config)
-    from app.providers.openai import OpenAIProvider
+            return AnthropicProvider(config)
+        case "openai":
+            from app.providers.openai import OpenAIProvider
 
-    return OpenAIProvider(config)
+            return OpenAIProvider(config)
+        case "scripted":
+            from app.providers.scripted import ScriptedProvider, demo_reply
+
+            return ScriptedProvider(model=config.model, respond=demo_reply)
+        case _:
+            assert_never(config.provider)
 
 
 def _env(env: Mapping[str, str], name: str) -> str | None:
@@ -198,7 +205,7 @@ def _check_vendor(provider: ProviderName, vendor: str) -> Vendor:
             f"vendor {cleaned!r} does not fit provider {provider!r}: "
             "vendor 'anthropic' goes with provider 'anthropic', the others with 'openai'"
         )
-    return cast(Vendor, cleaned)
+    return cleaned
 
 
 def _default_model(provider: ProviderName, vendor: Vendor, base_url: str | None) -> str:

@@ -19,12 +19,11 @@ Choices made here:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from app.model.messages import Image, Message, Text, Thinking, ToolResult
-from app.model.provider import ModelRequest, ToolSpec
+from app.model.provider import ModelRequest, ToolSpec, Vendor
 from app.providers.arguments import arguments_json
-from app.providers.config import Vendor
 
 PROVIDER_NAME = "openai"
 ERROR_PREFIX = "Error: "
@@ -115,12 +114,15 @@ def _user_content(message: Message) -> str | list[dict[str, Any]] | None:
         return "\n\n".join(p.text for p in parts if isinstance(p, Text))
     content: list[dict[str, Any]] = []
     for part in parts:
-        if isinstance(part, Text):
-            if part.text:
-                content.append({"type": "text", "text": part.text})
-        else:
-            url = f"data:{part.media_type};base64,{part.data}"
-            content.append({"type": "image_url", "image_url": {"url": url}})
+        match part:
+            case Text(text):
+                if text:
+                    content.append({"type": "text", "text": text})
+            case Image(media_type, data):
+                url = f"data:{media_type};base64,{data}"
+                content.append({"type": "image_url", "image_url": {"url": url}})
+            case _:
+                assert_never(part)
     return content
 
 

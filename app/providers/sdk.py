@@ -51,8 +51,10 @@ class LazyClient:
 
 
 def import_sdk(provider: str) -> None:
-    """Import the SDK of ``provider`` ("anthropic" or "openai") now, in this thread."""
-    importlib.import_module(SDK_MODULES[provider])
+    """Import the SDK of ``provider`` ("anthropic" or "openai") now, in this thread (the
+    scripted provider has none)."""
+    if provider in SDK_MODULES:
+        importlib.import_module(SDK_MODULES[provider])
 
 
 def preload_sdk(provider: str) -> threading.Thread:

@@ -6,20 +6,19 @@ denied with a result the model sees, so a script never hangs.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, TextIO
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, TextIO, assert_never
 
 from app.catalog.pricing import cost_usd
-from app.model.approvals import DenyApprover
+from app.engine.approvals import DenyApprover
 from app.model.edits import edit_to_dict
 from app.model.events import (
     AssistantText,
+    AssistantThinking,
     ContextEdited,
     Event,
     Notice,
@@ -28,9 +27,12 @@ from app.model.events import (
     ToolStarted,
     TurnFailed,
     TurnFinished,
+    TurnStarted,
 )
 from app.model.provider import Usage
-from app.ui.startup import open_runtime
+from app.runtime import RunOptions
+from app.ui.formats import OutputFormat
+from app.ui.shared.startup import open_runtime
 
 NO_TTY_DENIAL = (
     "denied: lull is running non-interactively (-p) and cannot ask the user; "
@@ -57,65 +59,78 @@ class RunResult:
 
     def take(self, event: Event) -> None:
         """Fold one engine event into the result."""
-        if isinstance(event, AssistantText):
-            self.text_parts.append(event.text)
-        elif isinstance(event, RequestFinished):
-            self.usage = self.usage + event.usage
-            self.num_requests += 1
-            cost = cost_usd(event.usage, event.model, self.pricing)
-            self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
-        elif isinstance(event, ContextEdited):
-            self.context_edits.append(
-                {**edit_to_dict(event.edit), "description": event.description}
-            )
-        elif isinstance(event, TurnFinished):
-            self.final_text = event.text
-            self.stop_reason = event.stop_reason
-        elif isinstance(event, TurnFailed):
-            self.error, self.error_kind = event.message, event.kind
+        match event:
+            case AssistantText(text):
+                self.text_parts.append(text)
+            case RequestFinished():
+                self.usage = self.usage + event.usage
+                self.num_requests += 1
+                cost = cost_usd(event.usage, event.model, self.pricing)
+                total = self.cost_usd
+                self.cost_usd = None if cost is None or total is None else total + cost
+            case ContextEdited(edit, description):
+                self.context_edits.append({**edit_to_dict(edit), "description": description})
+            case TurnFinished(text, stop_reason):
+                self.final_text, self.stop_reason = text, stop_reason
+            case TurnFailed(message, kind):
+                self.error, self.error_kind = message, kind
+            case TurnStarted() | AssistantThinking() | ToolStarted() | ToolFinished() | Notice():
+                pass
+            case _:
+                assert_never(event)
 
 
-def run_print(args: argparse.Namespace, workspace: Path, prompt: str) -> int:
+def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> int:
     """Run ``prompt`` as one turn; returns the exit code (0 ok, 1 error, 2 usage)."""
-    runtime, code = open_runtime(args, workspace)
+    runtime, code = open_runtime(options)
     if runtime is None:
         return code
     agent = runtime.agent
     agent.set_approver(DenyApprover(NO_TTY_DENIAL))
     started = time.monotonic()
-    result = RunResult(runtime.loaded.settings.pricing)
-    stream = args.output_format == "stream-json"
-    if stream:
+    result = RunResult(runtime.settings.pricing)
+    if output_format == "stream-json":
         _emit(
             {
                 "type": "system",
                 "subtype": "init",
                 "session_id": agent.session.id,
                 "model": runtime.provider_config.model,
-                "cwd": str(workspace),
+                "cwd": str(options.workspace),
             }
         )
     try:
-        asyncio.run(_drive(agent.run_turn(prompt), result, stream, args.output_format))
+        asyncio.run(_drive(agent.run_turn(prompt), result, output_format))
     except KeyboardInterrupt:
         result.error, result.error_kind = "interrupted by the user", "cancelled"
     finally:
-        agent.session.close()
+        runtime.close()
     duration_ms = int((time.monotonic() - started) * 1000)
-    return _report(args.output_format, result, agent.session.id, duration_ms)
+    return _report(output_format, result, agent.session.id, duration_ms)
 
 
-async def _drive(events: Any, result: RunResult, stream: bool, output_format: str) -> None:
+async def _drive(
+    events: AsyncIterator[Event], result: RunResult, output_format: OutputFormat
+) -> None:
     async for event in events:
         result.take(event)
-        if stream:
-            _emit(event_to_json(event, result.pricing))
-        elif isinstance(event, Notice | ContextEdited) and output_format == "text":
-            line = event.text if isinstance(event, Notice) else event.description
-            print(f"lull: {line}", file=sys.stderr)
+        match output_format:
+            case "stream-json":
+                _emit(event_to_json(event, result.pricing))
+            case "text":
+                if isinstance(event, Notice):
+                    print(f"lull: {event.text}", file=sys.stderr)
+                elif isinstance(event, ContextEdited):
+                    print(f"lull: {event.description}", file=sys.stderr)
+            case "json":
+                pass
+            case _:
+                assert_never(output_format)
 
 
-def _report(output_format: str, result: RunResult, session_id: str, duration_ms: int) -> int:
+def _report(
+    output_format: OutputFormat, result: RunResult, session_id: str, duration_ms: int
+) -> int:
     code = 1 if result.error else 0
     text = result.final_text or "".join(result.text_parts)
     if output_format == "text":
@@ -151,41 +166,52 @@ def _rounded(value: float | None, digits: int = 4) -> float | None:
 
 def event_to_json(event: Event, pricing: Sequence[str] = ()) -> dict[str, Any]:
     """One engine event as a stream-json line (``pricing``: the price overrides setting)."""
-    name = type(event).__name__
-    if isinstance(event, ToolStarted):
-        return {
-            "type": "tool_start",
-            "id": event.call.id,
-            "name": event.call.name,
-            "arguments": dict(event.call.arguments),
-        }
-    if isinstance(event, ToolFinished):
-        return {
-            "type": "tool_result",
-            "id": event.call.id,
-            "name": event.call.name,
-            "is_error": event.result.is_error,
-            "content": event.result.content,
-        }
-    if isinstance(event, RequestFinished):
-        return {
-            "type": "usage",
-            "request": event.index,
-            "purpose": event.purpose,
-            "model": event.model,
-            "usage": event.usage.to_dict(),
-            "cache_hit_ratio": _rounded(event.usage.cache_hit_ratio),
-            "cost_usd": _rounded(cost_usd(event.usage, event.model, pricing), 6),
-            "context_tokens": event.context_tokens,
-        }
-    if isinstance(event, ContextEdited):
-        return {
-            "type": "context_edit",
-            "description": event.description,
-            "edit": edit_to_dict(event.edit),
-        }
-    data: dict[str, Any] = {"type": _snake(name)}
-    for key in getattr(event, "__dataclass_fields__", {}):
+    match event:
+        case ToolStarted(call):
+            return {
+                "type": "tool_start",
+                "id": call.id,
+                "name": call.name,
+                "arguments": dict(call.arguments),
+            }
+        case ToolFinished(call, result):
+            return {
+                "type": "tool_result",
+                "id": call.id,
+                "name": call.name,
+                "is_error": result.is_error,
+                "content": result.content,
+            }
+        case RequestFinished():
+            return {
+                "type": "usage",
+                "request": event.index,
+                "purpose": event.purpose,
+                "model": event.model,
+                "usage": event.usage.to_dict(),
+                "cache_hit_ratio": _rounded(event.usage.cache_hit_ratio),
+                "cost_usd": _rounded(cost_usd(event.usage, event.model, pricing), 6),
+                "context_tokens": event.context_tokens,
+            }
+        case ContextEdited(edit, description):
+            return {"type": "context_edit", "description": description, "edit": edit_to_dict(edit)}
+        case (
+            TurnStarted()
+            | AssistantText()
+            | AssistantThinking()
+            | Notice()
+            | TurnFinished()
+            | TurnFailed()
+        ):
+            return _fields(event)
+        case _:
+            assert_never(event)
+
+
+def _fields(event: Event) -> dict[str, Any]:
+    """An event's own fields under its snake_case type name."""
+    data: dict[str, Any] = {"type": _snake(type(event).__name__)}
+    for key in event.__dataclass_fields__:
         data[key] = getattr(event, key)
     return data
 

@@ -31,12 +31,23 @@ ALLOWED: dict[str, frozenset[str]] = {
     "settings": frozenset({"app.model"}),
     "app.engine": frozenset({*_BELOW_ENGINE, "tools"}),
     "app.log": frozenset(),
+    "app.version": frozenset(),
     "app.runtime": frozenset({*_BELOW_ENGINE, "app.engine", "app.providers", "tools", "settings"}),
     "app.commands": frozenset({*_BELOW_ENGINE, "app.engine", "app.runtime", "tools", "settings"}),
     "app.ui": frozenset(
-        {*_BELOW_ENGINE, "app.engine", "app.runtime", "app.commands", "tools", "settings"}
+        {
+            *_BELOW_ENGINE,
+            "app.engine",
+            "app.runtime",
+            "app.commands",
+            "app.version",
+            "tools",
+            "settings",
+        }
     ),
-    "app.cli": frozenset({"app.log", "app.ui", "settings"}),
+    "app.cli": frozenset(
+        {"app.model", "app.runtime", "app.ui", "app.log", "app.version", "settings"}
+    ),
     "app.__main__": frozenset({"app.cli"}),
     "app": frozenset(),  # app/__init__.py stays empty
 }

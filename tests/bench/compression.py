@@ -62,7 +62,7 @@ def respond(body: dict[str, Any]) -> Reply:
 def _hook(agent: Agent, replay: Replay, seen: list[int]) -> Any:
     def record(request: ModelRequest, index: int) -> None:
         summaries = sum(isinstance(e, Summary) for e in agent.session.edits)
-        context = agent.keeper.calibration.estimate(agent.keeper.sent_local)
+        context = agent.fitter.calibration.estimate(agent.fitter.sent_local)
         if summaries != seen[0]:
             seen[0] = summaries
             replay.with_summary.append(agent.pipeline_ms)

@@ -328,8 +328,8 @@ async def replay(
             fake, workspace, root, "anthropic", clock=clock, idle=policy.idle,
             thinking=ThinkingConfig(True, 4096), prompt_caching=policy.caching,
             compression=policy.compression, context_window=window,
+            system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT,
         )  # fmt: skip
-        agent = agent.with_config(system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT)
         durations: deque[float] = deque()
 
         def step_time(_request: ModelRequest, _index: int) -> None:

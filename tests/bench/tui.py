@@ -117,13 +117,13 @@ def markdown_answer(size: int = ANSWER_CHARS) -> str:
 
 async def _stream_once(workspace: Path, expected: str) -> tuple[float, float]:
     """(seconds until the answer settled, worst stall in seconds) for the next scripted answer."""
-    from app.cli import build_parser
-    from app.ui.history import History
+    from app.runtime import RunOptions
+    from app.ui.shared.history import History
     from app.ui.tui.app import LullApp
     from app.ui.tui.widgets.assistant_message import AssistantMessage
 
-    args = build_parser().parse_args([])
-    app = LullApp(args, workspace, history=History(workspace / "history"), detect=lambda: [])
+    options = RunOptions(workspace=workspace)
+    app = LullApp(options, history=History(workspace / "history"), detect=lambda: [])
     worst = 0.0
     async with app.run_test(size=(100, 40)) as pilot:
         while app._chat is None or app.chat.runtime is None:

@@ -247,3 +247,14 @@ def test_prompt_caching_can_be_turned_off_from_the_environment(
     assert "cache_control" in marked and "cache_control" not in unmarked
     usage = json.loads(done.stdout)["usage"]
     assert usage["cache_read"] == usage["cache_write"] == 0 and usage["input"] > 0
+
+
+def test_demo_mode_needs_no_key_and_lists_files(lull: Lull, fake: FakeServer) -> None:
+    (lull.workspace / "notes.md").write_text("x\n")
+    env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
+    done = lull.run("--demo", "-p", "list files", "--output-format", "json", env=env)
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["result"].startswith("(demo) list_directory says:")
+    assert "notes.md" in payload["result"] and payload["num_requests"] == 2
+    assert fake.requests == []  # nothing went to a provider

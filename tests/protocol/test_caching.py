@@ -42,8 +42,8 @@ def agent_for(
 ) -> Agent:
     """A real agent with lull's static prompt, an environment, thinking on, and a detector."""
     config.setdefault("thinking", ThinkingConfig(True, 2048))
+    config.update(system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT)
     agent = build_agent(fake, workspace, workspace.parent, vendor, clock=clock, **config)
-    agent = agent.with_config(system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT)
     agent.request_hooks.append(CacheBreakDetector(lambda: agent.session.edits))
     return agent
 

@@ -11,8 +11,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from app.cli import build_parser
-from app.ui.history import History
+from app.cli import parse_command_line
+from app.ui.shared.history import History
 from app.ui.tui.app import LullApp
 
 DEADLINE = 15.0
@@ -20,10 +20,10 @@ DEADLINE = 15.0
 
 def make_app(workspace: Path, *cli: str, **kwargs: Any) -> LullApp:
     """The TUI as ``lull CLI...`` would start it (history in the isolated state dir)."""
-    args = build_parser().parse_args(list(cli))
+    options = parse_command_line(list(cli), cwd=workspace).run
     kwargs.setdefault("history", History(workspace.parent / "history"))
     kwargs.setdefault("detect", lambda: [])
-    return LullApp(args, workspace, **kwargs)
+    return LullApp(options, **kwargs)
 
 
 async def until(

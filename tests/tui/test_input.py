@@ -59,7 +59,7 @@ async def test_at_path_completes_and_attaches_the_file(
         await idle(pilot)
     sent = provider_env.requests[-1]["messages"][-1]["content"][0]["text"]
     assert sent.startswith("explain @src/main.py")
-    assert "Contents of src/main.py:\n```\nprint('hi')\n```" in sent
+    assert "Contents of src/main.py:\n```py\nprint('hi')\n```" in sent
 
 
 async def test_escape_closes_the_menu_without_interrupting(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Button
 
-from app.providers.local import Candidate, detect_local_servers
+from app.catalog.local_servers import Candidate, detect_local_servers
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.setup_panel import NONE_FOUND, SetupPanel
 from tests.fakes import FakeServer

@@ -10,7 +10,6 @@ package only after the arguments are parsed.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import sys
@@ -19,14 +18,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from app.cli import VERSION
-from app.providers.sdk import preload_sdk
-from app.ui.history import History
+from app.runtime import RunOptions
 from app.ui.line.approve import TerminalApprover
 from app.ui.line.chat import LineChat, Reader
 from app.ui.line.launch import open_line_runtime
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import banner_lines, recap_lines
+from app.ui.shared.history import History
+from app.version import version
 
 __all__ = ["run_line"]
 
@@ -34,18 +33,19 @@ EXIT_INTERRUPTED = 130
 PRELOAD_DELAY_SECONDS = 0.2
 
 
-def run_line(args: argparse.Namespace, workspace: Path) -> int:
+def run_line(options: RunOptions) -> int:
     """Run the interactive line-mode chat until the user quits; returns the exit code."""
     try:
-        runtime, code = open_line_runtime(args, workspace)
+        runtime, code = open_line_runtime(options)
     except KeyboardInterrupt:  # Ctrl+C while starting: leave quietly
         return EXIT_INTERRUPTED
     if runtime is None:
         return code
+    workspace = options.workspace
     printer = EventPrinter(Console(highlight=False))
     chat = LineChat(runtime, _reader(workspace, lambda: chat.status), printer, workspace)
     runtime.agent.set_approver(TerminalApprover(chat.reader.ask, printer))
-    for number, line in enumerate(banner_lines(runtime, VERSION)):
+    for number, line in enumerate(banner_lines(runtime, version())):
         printer.line(line, "bold" if number == 0 else "dim")
     if runtime.resumed:
         for line in recap_lines(runtime.agent.session):
@@ -56,15 +56,14 @@ def run_line(args: argparse.Namespace, workspace: Path) -> int:
         pass
     finally:
         printer.end_stream()
-        runtime.agent.session.close()
+        runtime.close()
         printer.line(f"resume with: lull --resume {runtime.agent.session.id}")
     return 0
 
 
 async def _chat(chat: LineChat) -> None:
     # The SDK imports while the user types, once the first prompt is on screen.
-    provider = chat.runtime.provider_config.provider
-    asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, preload_sdk, provider)
+    asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, chat.runtime.preload_sdk)
     try:
         await chat.run()
     finally:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import signal
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
@@ -20,15 +19,15 @@ from app.commands import CommandResult, SessionChoice, resume_session, run_comma
 from app.engine.agent import Agent
 from app.model.events import Event
 from app.runtime import Runtime
-from app.ui.line.mentions import expand_mentions
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import recap_lines, status_line, turn_summary
+from app.ui.shared.commands import is_command
+from app.ui.shared.mentions import expand_mentions
 
 log = logging.getLogger("lull.line")
 
 PROMPT = "> "
 PICK_QUESTION = "resume which? number or id (Enter cancels): "
-COMMAND = re.compile(r"^/([A-Za-z][\w-]*)?(\s|$)")
 
 
 class Reader(Protocol):
@@ -41,11 +40,6 @@ class Reader(Protocol):
     async def ask(self, question: str) -> str:
         """A one-line answer to a question (approval, picker)."""
         ...
-
-
-def is_command(text: str) -> bool:
-    """True for ``/name ...`` (a path such as ``/usr/bin is broken`` is a message)."""
-    return COMMAND.match(text.strip()) is not None
 
 
 class LineChat:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from app.runtime import Runtime
-from app.ui.startup import open_runtime, setup_hints
+from app.runtime import RunOptions, Runtime
+from app.ui.shared.startup import open_runtime, setup_hints
 
 FULL_UI_NOTE = "`lull` without --plain walks you through this and finds local servers."
 
@@ -18,6 +15,6 @@ def configure_help() -> str:
     return "\n".join([*setup_hints(user_settings_path()), FULL_UI_NOTE])
 
 
-def open_line_runtime(args: argparse.Namespace, workspace: Path) -> tuple[Runtime | None, int]:
+def open_line_runtime(options: RunOptions) -> tuple[Runtime | None, int]:
     """The runtime, or None and the exit code after saying (on stderr) why it cannot start."""
-    return open_runtime(args, workspace, setup_help=configure_help)
+    return open_runtime(options, setup_help=configure_help)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from app.model.events import (
     AssistantText,
@@ -21,7 +21,7 @@ from app.model.events import (
 )
 from app.model.provider import Usage
 from app.ui.line.stream import StreamView
-from app.ui.stop_notes import stop_note
+from app.ui.shared.stop_notes import stop_note
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -68,31 +68,34 @@ class EventPrinter:
 
     def render(self, event: Event) -> None:
         """Print one engine event."""
-        if isinstance(event, AssistantText):
-            self._feed(AssistantText, event.text, markdown=True, style="")
-        elif isinstance(event, AssistantThinking):
-            self._feed(AssistantThinking, event.text, markdown=False, style="dim italic")
-        elif isinstance(event, TurnStarted):
-            self.turn_usage, self.turn_requests = Usage(), 0
-        elif isinstance(event, RequestFinished):
-            self.end_stream()
-            self.turn_usage = self.turn_usage + event.usage
-            self.turn_requests += 1
-            self.context_tokens = event.context_tokens
-        elif isinstance(event, ToolStarted):
-            self.line(f"⏺ {event.call.name}({event.summary})", "bold")
-        elif isinstance(event, ToolFinished):
-            self._tool_finished(event)
-        elif isinstance(event, ContextEdited):
-            self.note(event.description)
-        elif isinstance(event, Notice):
-            self.note(event.text if event.level == "info" else f"{event.level}: {event.text}")
-        elif isinstance(event, TurnFailed):
-            self.error(event.message)
-        elif isinstance(event, TurnFinished):
-            self.end_stream()
-            if note := stop_note(event.stop_reason):
-                self.note(note)
+        match event:
+            case AssistantText(text):
+                self._feed(AssistantText, text, markdown=True, style="")
+            case AssistantThinking(text):
+                self._feed(AssistantThinking, text, markdown=False, style="dim italic")
+            case TurnStarted():
+                self.turn_usage, self.turn_requests = Usage(), 0
+            case RequestFinished():
+                self.end_stream()
+                self.turn_usage = self.turn_usage + event.usage
+                self.turn_requests += 1
+                self.context_tokens = event.context_tokens
+            case ToolStarted(call, summary):
+                self.line(f"⏺ {call.name}({summary})", "bold")
+            case ToolFinished():
+                self._tool_finished(event)
+            case ContextEdited(_, description):
+                self.note(description)
+            case Notice(level, text):
+                self.note(text if level == "info" else f"{level}: {text}")
+            case TurnFailed(message):
+                self.error(message)
+            case TurnFinished(_, stop_reason):
+                self.end_stream()
+                if note := stop_note(stop_reason):
+                    self.note(note)
+            case _:
+                assert_never(event)
 
     def end_stream(self) -> None:
         """Finish the message being streamed (print its tail, drop the live region)."""

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from app.commands import (
-    context_breakdown,
-    context_window,
-    format_cost,
-    session_cost,
-)
+from app.commands import format_cost
 from app.engine.session import Session
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
+from app.ui.shared.facts import facts_for
 
 NEWLINE_KEYS = "Esc+Enter or Ctrl+J"
 PREVIEW_WIDTH = 160
@@ -29,15 +25,14 @@ def banner_lines(runtime: Runtime, version: str) -> list[str]:
 
 def status_line(runtime: Runtime) -> str:
     """The prompt toolbar: model, context used, cache hits, session cost, the newline keys."""
-    window = context_window(runtime)
-    tokens = context_breakdown(runtime.agent, window).total
+    facts = facts_for(runtime, "")
+    tokens, window = facts.context_tokens or 0, facts.context_window
     share = 100 * tokens / window if window else 0.0
-    ratio = runtime.agent.session.usage.cache_hit_ratio
+    ratio = facts.cache_hit_ratio
     hits = f"cache hit {100 * ratio:.0f}% · " if ratio is not None else ""
-    cost = format_cost(session_cost(runtime))
     return (
-        f" {runtime.provider_config.model} · context ~{tokens:,} tokens ({share:.0f}%) · "
-        f"{hits}{cost} · {NEWLINE_KEYS}: new line · /help"
+        f" {facts.model} · context ~{tokens:,} tokens ({share:.0f}%) · "
+        f"{hits}{format_cost(facts.cost_usd)} · {NEWLINE_KEYS}: new line · /help"
     )
 
 
@@ -50,7 +45,7 @@ def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
     return (
         f"{requests} request{'s' if requests != 1 else ''}: "
         f"{usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output · "
-        f"session {format_cost(session_cost(runtime))}"
+        f"session {format_cost(runtime.session_cost())}"
     )
 
 

@@ -18,12 +18,12 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import History as ToolkitHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from app.ui.history import History
 from app.ui.line.complete import LineCompleter
+from app.ui.shared.history import History
 
 
 class PromptHistory(ToolkitHistory):
-    """prompt-toolkit's view of :class:`app.ui.history.History` (shared with the TUI)."""
+    """prompt-toolkit's view of :class:`app.ui.shared.history.History` (shared with the TUI)."""
 
     def __init__(self, history: History) -> None:
         super().__init__()

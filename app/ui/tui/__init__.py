@@ -6,17 +6,19 @@ Importing this package is cheap: Textual and the app are imported by
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.runtime import RunOptions
 
 
-def run_tui(args: argparse.Namespace, workspace: Path) -> int:
+def run_tui(options: RunOptions) -> int:
     """Run the full-screen chat until the user quits; returns the exit code."""
-    from app.ui.history import History
+    from app.ui.shared.history import History
     from app.ui.tui.app import LullApp, bench_file_from_env
 
-    app = LullApp(args, workspace, history=History(), bench_file=bench_file_from_env())
+    app = LullApp(options, history=History(), bench_file=bench_file_from_env())
     app.run()
     resume_id = app.close_session()
     if app.fatal is not None:

@@ -9,26 +9,25 @@ server it finds. Everything about turns and commands lives in :mod:`chat`.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 
-from app.ui.tui.mentions import CompletionRequest, complete
+from app.ui.shared.completion import CommandTable, CompletionRequest, command_table, complete
 from app.ui.tui.widgets.completion_menu import CompletionMenu
 from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.prompt_input import HistoryStore, PromptInput
 from app.ui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from app.providers.local import LocalServer
+    from app.catalog.local_servers import LocalServer
     from app.runtime import RunOptions
     from app.ui.tui.boot import Builder, Fatal, Outcome
     from app.ui.tui.chat import Chat
@@ -68,8 +67,7 @@ class LullApp(App[None]):
 
     def __init__(
         self,
-        args: argparse.Namespace,
-        workspace: Path,
+        options: RunOptions,
         *,
         build: Builder | None = None,
         detect: Detector | None = None,
@@ -78,9 +76,8 @@ class LullApp(App[None]):
         bench_file: Path | None = None,
     ) -> None:
         super().__init__()
-        self.args = args
-        self.workspace = workspace
-        self.options: RunOptions | None = None
+        self.options = options
+        self.workspace = options.workspace
         self._build = build
         self._detect = detect
         self._history = history
@@ -89,7 +86,7 @@ class LullApp(App[None]):
         self._last_ctrl_c = -DOUBLE_PRESS_SECONDS
         self.fatal: Fatal | None = None
         self.setup: SetupPanel | None = None
-        self._commands: dict[str, str] | None = None
+        self._commands: CommandTable | None = None
         self._chat: Chat | None = None
 
     # --- layout -----------------------------------------------------------------------
@@ -150,10 +147,9 @@ class LullApp(App[None]):
 
         def work() -> None:
             importlib.import_module("app.ui.tui.chat")  # warm up the UI's modules off the UI
-            from app.ui.startup import options_from_args
             from app.ui.tui.boot import load
 
-            chosen = options or options_from_args(self.args, self.workspace)
+            chosen = options or self.options
             self.options = chosen
             self.post_message(Loaded(load(chosen, self._build)))
 
@@ -164,19 +160,21 @@ class LullApp(App[None]):
         from app.ui.tui.boot import Fatal, NeedsSetup, Ready, startup_notes
 
         outcome = message.outcome
-        if isinstance(outcome, Fatal):
-            self.fatal = outcome
-            self.exit(return_code=outcome.code)
-        elif isinstance(outcome, NeedsSetup):
-            await self._show_setup(outcome.problem)
-        elif isinstance(outcome, Ready):
-            if self.setup is not None:
-                await self.setup.remove()
-                self.setup = None
-                self.prompt.focus()
-            notes = startup_notes(outcome.runtime)
-            await self.chat.attach(outcome.runtime, notes, outcome.context_tokens)
-            self._bench("ready")
+        match outcome:
+            case Fatal():
+                self.fatal = outcome
+                self.exit(return_code=outcome.code)
+            case NeedsSetup(problem):
+                await self._show_setup(problem)
+            case Ready(runtime, context_tokens):
+                if self.setup is not None:
+                    await self.setup.remove()
+                    self.setup = None
+                    self.prompt.focus()
+                await self.chat.attach(runtime, startup_notes(runtime), context_tokens)
+                self._bench("ready")
+            case _:
+                assert_never(outcome)
 
     async def _show_setup(self, problem: str) -> None:
         from app.ui.tui.widgets.setup_panel import SetupPanel
@@ -189,7 +187,7 @@ class LullApp(App[None]):
             await self.query_one(Conversation).add(self.setup)
 
             def work() -> None:
-                from app.providers.local import detect_local_servers
+                from app.catalog.local_servers import detect_local_servers
 
                 servers: list[LocalServer] = []
                 try:
@@ -208,9 +206,9 @@ class LullApp(App[None]):
 
     def on_setup_panel_use_server(self, message: SetupPanel.UseServer) -> None:
         """Rebuild the runtime against the chosen local server."""
-        from app.ui.startup import options_from_args, with_local_server
+        from app.ui.shared.startup import with_local_server
 
-        base = self.options or options_from_args(self.args, self.workspace)
+        base = self.options
         self.status.change(state=f"connecting to {message.server.name}")
         self.load(with_local_server(base, message.server.base_url, message.model))
 
@@ -218,9 +216,7 @@ class LullApp(App[None]):
 
     def _complete(self, before_cursor: str, first_line: bool) -> CompletionRequest | None:
         if self._commands is None:
-            from app.commands import command_names
-
-            self._commands = {c.name: c.summary for c in command_names()}
+            self._commands = command_table()
         return complete(before_cursor, first_line, self.workspace, self._commands)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:

@@ -11,9 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.providers.sdk import import_sdk
 from app.runtime import RunOptions, Runtime, StartupError, build_runtime
-from app.ui.startup import needs_setup
 from settings.errors import SettingsError
 
 Builder = Callable[[RunOptions], Runtime]
@@ -50,11 +48,11 @@ def load(options: RunOptions, build: Builder | None = None) -> Outcome:
     """Build the runtime (blocking: imports the SDK) and classify what happened."""
     try:
         runtime = (build or build_runtime)(options)
-        import_sdk(runtime.provider_config.provider)  # here, not on the UI thread later
+        runtime.import_sdk()  # here, not on the UI thread later
     except SettingsError as error:
         return Fatal(f"lull: {error}", 2)
     except StartupError as error:
-        if needs_setup(error):
+        if error.needs_setup:
             return NeedsSetup(str(error))
         return Fatal(f"lull: error: {error}", 1)
     except Exception as error:  # e.g. an unwritable data directory: say so, never hang
@@ -65,12 +63,11 @@ def load(options: RunOptions, build: Builder | None = None) -> Outcome:
 
 def warm_estimate(runtime: Runtime) -> int | None:
     """Estimate the prompt once here, off the UI thread: it loads the tokenizer (~1 s)."""
-    from app.commands import context_window
-    from app.ui.tui.facts import estimate_context
+    from app.ui.shared.facts import estimate_context
 
     try:
         runtime.agent.session.context_tokens()
-        return estimate_context(runtime, context_window(runtime))
+        return estimate_context(runtime, runtime.context_window())
     except Exception:  # an estimate is never a reason not to start
         log.exception("estimating the context at start-up failed")
         return None

@@ -14,7 +14,7 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.worker import Worker
 
@@ -23,14 +23,19 @@ from app.model.events import (
     AssistantThinking,
     ContextEdited,
     Event,
+    Notice,
     RequestFinished,
     ToolFinished,
     ToolStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
 )
 from app.model.messages import ToolCall
+from app.ui.shared.commands import is_command, is_quit
+from app.ui.shared.facts import facts_for
+from app.ui.shared.mentions import expand_mentions
 from app.ui.tui.approver import ModalApprover
-from app.ui.tui.facts import facts_for
-from app.ui.tui.mentions import expand_mentions
 from app.ui.tui.renderer import TurnRenderer, transcript_widgets
 from app.ui.tui.widgets.command_output import CommandOutput
 from app.ui.tui.widgets.conversation import Conversation
@@ -46,7 +51,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("lull.tui")
 
 REPLAY_LIMIT = 120
-QUIT_COMMANDS = frozenset({"/quit", "/exit"})
 
 
 @dataclass
@@ -55,12 +59,6 @@ class Pending:
 
     text: str
     widget: UserMessage | None = None
-
-
-def is_command(text: str) -> bool:
-    """Whether ``text`` is a slash command (``/name``, not a path like ``/etc/hosts …``)."""
-    head = text.strip().split(maxsplit=1)[0] if text.strip() else ""
-    return head.startswith("/") and "/" not in head[1:]
 
 
 class Chat:
@@ -145,7 +143,7 @@ class Chat:
 
     async def submit(self, text: str) -> None:
         """Handle one input: run it now, or queue it (shown as queued) if lull is busy."""
-        if text.strip() in QUIT_COMMANDS:
+        if is_quit(text):
             await self.quit_app()
             return
         if self.busy or self.runtime is None:
@@ -169,11 +167,9 @@ class Chat:
         if item.widget is None:
             await self.conversation.add(UserMessage(item.text))
         assert self.runtime is not None
-        expansion = expand_mentions(item.text, self.runtime.agent.tools.context.workspace)
-        for problem in expansion.problems:
-            await self.renderer.note(problem, "warning")
-        if expansion.attached:
-            await self.renderer.note("attached " + ", ".join(expansion.attached), "info")
+        expansion = expand_mentions(item.text, self.runtime.workspace)
+        for mention in expansion.mentions:
+            await self.renderer.note(mention.note, "info" if mention.attached else "warning")
         self.start(self.runtime.agent.run_turn(expansion.prompt))
 
     # --- commands ---------------------------------------------------------------------
@@ -254,20 +250,25 @@ class Chat:
 
     def _follow(self, event: Event) -> None:
         """Keep the status bar's state word and context figure in step with the turn."""
-        if isinstance(event, AssistantThinking):
-            self._state("thinking")
-        elif isinstance(event, AssistantText):
-            self._state("answering")
-        elif isinstance(event, ToolStarted):
-            self._state(f"running {event.call.name}")
-        elif isinstance(event, ToolFinished):
-            self._state("waiting for the model")
-        elif isinstance(event, RequestFinished):
-            self._context_tokens = event.context_tokens  # the next prompt, as the engine sees it
-            self.refresh_status()
-        elif isinstance(event, ContextEdited):
-            self._context_tokens = None  # the view shrank: estimate it again
-            self.refresh_status()
+        match event:
+            case AssistantThinking():
+                self._state("thinking")
+            case AssistantText():
+                self._state("answering")
+            case ToolStarted(call):
+                self._state(f"running {call.name}")
+            case ToolFinished():
+                self._state("waiting for the model")
+            case RequestFinished(context_tokens=tokens):
+                self._context_tokens = tokens  # the next prompt, as the engine sees it
+                self.refresh_status()
+            case ContextEdited():
+                self._context_tokens = None  # the view shrank: estimate it again
+                self.refresh_status()
+            case TurnStarted() | Notice() | TurnFinished() | TurnFailed():
+                pass
+            case _:
+                assert_never(event)
 
     def interrupt(self) -> bool:
         """Stop the running turn (Esc); False if nothing was running."""

@@ -9,6 +9,7 @@ when the user interrupts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import assert_never
 
 from textual.widget import Widget
 
@@ -23,9 +24,10 @@ from app.model.events import (
     ToolStarted,
     TurnFailed,
     TurnFinished,
+    TurnStarted,
 )
-from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
-from app.ui.stop_notes import stop_note
+from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from app.ui.shared.stop_notes import stop_note
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.notice_line import NoticeLine
@@ -47,31 +49,36 @@ class TurnRenderer:
 
     async def handle(self, event: Event) -> None:
         """Show one engine event."""
-        if isinstance(event, AssistantText):
-            await self._text(event.text)
-        elif isinstance(event, AssistantThinking):
-            await self._thinking(event.text)
-        elif isinstance(event, ToolStarted):
-            await self.settle()
-            block = await self._block(event.call, event.summary)
-            block.start(event.summary)
-        elif isinstance(event, ToolFinished):
-            block = await self._block(event.call, None)
-            await block.finish(event.result, event.display)
-        elif isinstance(event, RequestFinished):
-            await self.settle()
-        elif isinstance(event, ContextEdited):
-            await self.note(event.description, "edit")
-        elif isinstance(event, Notice):
-            await self.note(event.text, event.level)
-        elif isinstance(event, TurnFinished):
-            await self.settle()
-            self.tools.clear()
-            if note := stop_note(event.stop_reason):
-                await self.note(note, "warning")
-        elif isinstance(event, TurnFailed):
-            await self.settle()
-            await self.note(f"error: {event.message}", "error")
+        match event:
+            case AssistantText(text):
+                await self._text(text)
+            case AssistantThinking(text):
+                await self._thinking(text)
+            case ToolStarted(call, summary):
+                await self.settle()
+                block = await self._block(call, summary)
+                block.start(summary)
+            case ToolFinished(call, result, display):
+                block = await self._block(call, None)
+                await block.finish(result, display)
+            case RequestFinished():
+                await self.settle()
+            case ContextEdited(_, description):
+                await self.note(description, "edit")
+            case Notice(level, text):
+                await self.note(text, level)
+            case TurnFinished(_, stop_reason):
+                await self.settle()
+                self.tools.clear()
+                if note := stop_note(stop_reason):
+                    await self.note(note, "warning")
+            case TurnFailed(message):
+                await self.settle()
+                await self.note(f"error: {message}", "error")
+            case TurnStarted():
+                pass
+            case _:
+                assert_never(event)
 
     async def _text(self, text: str) -> None:
         if self.thinking is not None:
@@ -152,10 +159,15 @@ def transcript_widgets(messages: Sequence[Message]) -> list[Widget]:
 def _assistant_widgets(message: Message, results: dict[str, ToolResult]) -> list[Widget]:
     widgets: list[Widget] = []
     for part in message.parts:
-        if isinstance(part, Thinking) and part.text.strip():
-            widgets.append(ThinkingBlock(part.text, streaming=False))
-        elif isinstance(part, Text) and part.text.strip():
-            widgets.append(AssistantMessage(part.text))
-        elif isinstance(part, ToolCall):
-            widgets.append(ToolBlock(part, result=results.get(part.id)))
+        match part:
+            case Thinking(text) if text.strip():
+                widgets.append(ThinkingBlock(text, streaming=False))
+            case Text(text) if text.strip():
+                widgets.append(AssistantMessage(text))
+            case ToolCall():
+                widgets.append(ToolBlock(part, result=results.get(part.id)))
+            case Thinking() | Text() | ToolResult() | Image():
+                pass  # empty text, results (shown in their call's block), images
+            case _:
+                assert_never(part)
     return widgets

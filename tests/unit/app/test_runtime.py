@@ -1,14 +1,27 @@
-"""Runtime wiring: the environment block survives a quick resume byte for byte."""
+"""Runtime wiring: the environment block on resume, and switching session or model only
+through the runtime's methods."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from app.context.cachebreak import find_detector
 from app.engine.session import Session
 from app.engine.store import SessionStore
+from app.model.events import TurnFinished
 from app.model.messages import user_text
 from app.model.provider import Usage
-from app.runtime import session_environment
+from app.runtime import (
+    RunOptions,
+    Runtime,
+    StartupError,
+    SwitchError,
+    build_runtime,
+    session_environment,
+)
+from tests.support import run
 
 
 def _saved_session(tmp_path: Path, workspace: Path) -> tuple[SessionStore, str]:
@@ -39,3 +52,65 @@ def test_a_late_resume_gets_a_fresh_environment_and_saves_it(
     resumed.close()
     again = Session.resume(store, store.latest())
     assert again.record.environment == fresh
+
+
+# --- switching session and model through the runtime ---------------------------------------
+
+
+def _demo(workspace: Path) -> Runtime:
+    return build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+
+
+async def test_a_demo_runtime_needs_no_key_and_answers(workspace: Path) -> None:
+    runtime = _demo(workspace)
+    assert runtime.provider_config.provider == "scripted"
+    events = await run(runtime.agent, "hello")
+    assert isinstance(events[-1], TurnFinished) and "hello" in events[-1].text
+    assert runtime.session_cost() is None  # a scripted model has no price
+    runtime.close()
+
+
+def test_without_a_provider_the_error_asks_for_setup(workspace: Path) -> None:
+    with pytest.raises(StartupError) as error:
+        build_runtime(RunOptions(workspace=workspace), env={})
+    assert error.value.needs_setup
+    with pytest.raises(StartupError) as missing:
+        build_runtime(RunOptions(workspace=workspace, demo=True, resume="nosuch"), env={})
+    assert not missing.value.needs_setup and "no saved session 'nosuch'" in str(missing.value)
+
+
+async def test_new_session_and_resume_replace_the_agent_and_keep_the_tools(
+    workspace: Path,
+) -> None:
+    runtime = _demo(workspace)
+    first, tools = runtime.agent, runtime.agent.tools
+    await run(first, "remember tangerine")
+    tools.always_allowed.add("run_shell_command")
+
+    fresh = runtime.new_session()
+    assert runtime.agent is not first and runtime.agent.session is fresh
+    assert runtime.agent.tools is tools and not tools.always_allowed
+    assert not fresh.transcript and not runtime.resumed
+    assert runtime.store.path_for(first.session.id).is_file()
+
+    resumed = runtime.resume(first.session.id[:8])
+    assert resumed.id == first.session.id and runtime.resumed
+    assert resumed.transcript[0].text == "remember tangerine"
+    assert runtime.resume(resumed.id) is resumed  # the current one: nothing changes
+    with pytest.raises(SwitchError, match="no saved session 'nosuch'"):
+        runtime.resume("nosuch")
+
+
+async def test_use_model_keeps_the_session_and_the_cache_break_detector(workspace: Path) -> None:
+    runtime = _demo(workspace)
+    session, hooks = runtime.agent.session, runtime.agent.request_hooks
+    await run(runtime.agent, "one")
+    runtime.use_model("other-model")
+    assert runtime.provider_config.model == "other-model"
+    assert runtime.agent.provider.model == "other-model"
+    assert runtime.agent.session is session and runtime.agent.request_hooks is hooks
+    await run(runtime.agent, "two")
+    detector = find_detector(runtime.agent.request_hooks)
+    assert detector is not None and detector.unexpected == []
+    with pytest.raises(SwitchError, match="no spaces"):
+        runtime.use_model("two words")

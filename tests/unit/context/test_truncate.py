@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.context.tokens import TokenCounter
-from app.context.truncate import ToolOutputLimiter, full_text_path
+from app.context.truncate import ToolOutputLimiter
+from app.engine.outputs import FullTextStore, full_text_path
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
 
 LINES = "".join(f"line {i:05d}: some output of a long command\n" for i in range(4000))
@@ -20,7 +21,8 @@ def _view(content: str, call_id: str = "call_1") -> list[Message]:
 
 
 def _limiter(tmp_path: Path, max_tokens: int = 1000) -> ToolOutputLimiter:
-    return ToolOutputLimiter(max_tokens, tmp_path / "out", TokenCounter("claude-sonnet-4-5"))
+    counter = TokenCounter("claude-sonnet-4-5")
+    return ToolOutputLimiter(max_tokens, counter, FullTextStore(tmp_path / "out").save)
 
 
 def test_an_oversized_result_is_cut_with_a_marker_naming_the_full_text(tmp_path: Path) -> None:
@@ -63,7 +65,7 @@ def test_results_within_the_limit_and_cleared_ones_are_untouched(tmp_path: Path)
 def test_an_unsavable_full_text_is_said_in_the_marker(tmp_path: Path) -> None:
     blocker = tmp_path / "out"
     blocker.write_text("a file where the directory should be")
-    limiter = ToolOutputLimiter(500, blocker, TokenCounter("gpt-4o"))
+    limiter = ToolOutputLimiter(500, TokenCounter("gpt-4o"), FullTextStore(blocker).save)
     content = limiter.apply(_view(LINES))[2].tool_results[0].content
     assert "the full text could not be saved" in content
     assert limiter.counter.text(content) <= 500

@@ -8,7 +8,7 @@ import pytest
 
 from app.runtime import Runtime
 from tests.fakes import FakeServer
-from tests.unit.ui.support import fake_runtime
+from tests.support import fake_runtime
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from app.ui.tui.mentions import Completion, CompletionRequest
+from app.ui.shared.completion import Completion, CompletionRequest
 
 MAX_HEIGHT = 8
 

@@ -15,7 +15,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from app.ui.tui.mentions import CompletionRequest
+from app.ui.shared.completion import CompletionRequest
 from app.ui.tui.widgets.completion_menu import CompletionMenu
 
 PLACEHOLDER = "Message lull — Enter sends, Shift+Enter/Ctrl+J newline, / commands, @ files"
@@ -25,7 +25,7 @@ Completer = Callable[[str, bool], CompletionRequest | None]
 
 
 class HistoryStore(Protocol):
-    """What the prompt needs from the input history (``app.ui.history.History``)."""
+    """What the prompt needs from the input history (``app.ui.shared.history.History``)."""
 
     def entries(self) -> list[str]:
         """Past inputs, oldest first."""

@@ -15,8 +15,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from app.providers.local import CANDIDATES, LocalServer
-from app.ui.startup import setup_hints
+from app.catalog.local_servers import CANDIDATES, LocalServer
+from app.ui.shared.startup import setup_hints
 
 SEARCHING = "Looking for a local model server on 127.0.0.1 ({})…".format(
     ", ".join(f"{c.name} :{c.base_url.split(':')[-1].split('/')[0]}" for c in CANDIDATES)

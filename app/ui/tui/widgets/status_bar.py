@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from app.ui.tui.status import StatusFacts, status_line
+from app.ui.shared.status import StatusFacts, status_line
 
 REFRESH_SECONDS = 1.0
 

@@ -14,10 +14,11 @@ from rich.console import Console
 from app.model.messages import unanswered_calls
 from app.runtime import Runtime
 from app.ui.line.approve import TerminalApprover
-from app.ui.line.chat import LineChat, is_command
+from app.ui.line.chat import LineChat
 from app.ui.line.render import EventPrinter
+from app.ui.shared.commands import is_command
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.unit.ui.support import fake_runtime
+from tests.support import fake_runtime
 
 Item = str | BaseException | asyncio.Future[str]
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser
+from app.cli import parse_command_line
 from app.ui.line import run_line
 
 
 def test_no_provider_explains_the_variables_and_settings(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = build_parser().parse_args(["--plain"])
-    assert run_line(args, tmp_path) == 1
+    options = parse_command_line(["--plain"], cwd=tmp_path).run
+    assert run_line(options) == 1
     err = capsys.readouterr().err
     assert err.startswith("lull: error: no model provider configured")
     for needed in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "settings.json"):
@@ -28,8 +28,8 @@ def test_a_missing_session_is_one_line_without_setup_help(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    args = build_parser().parse_args(["--plain", "--resume", "nosuchsession"])
-    assert run_line(args, tmp_path) == 1
+    options = parse_command_line(["--plain", "--resume", "nosuchsession"], cwd=tmp_path)
+    assert run_line(options.run) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no saved session 'nosuchsession'" in err[0]
 

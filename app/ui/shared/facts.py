@@ -1,10 +1,11 @@
-"""Read the runtime into :class:`StatusFacts` for the status bar (no widgets here)."""
+"""Read the runtime into :class:`StatusFacts`, for the TUI's status bar and the line mode's
+toolbar alike (no widgets here)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.ui.tui.status import TTL_SECONDS, StatusFacts
+from app.ui.shared.status import TTL_SECONDS, StatusFacts
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -26,12 +27,10 @@ def estimate_context(runtime: Runtime, window: int) -> int:
 
 def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -> StatusFacts:
     """The status facts of ``runtime`` now; ``context_tokens`` defaults to an estimate."""
-    from app.commands import cache_hit_ratio, context_window, session_cost
-
-    settings = runtime.loaded.settings
+    settings = runtime.settings
     idle = settings.context.clear_context_on_idle
     session = runtime.agent.session
-    window = context_window(runtime)
+    window = runtime.context_window()
     if context_tokens is None:
         context_tokens = estimate_context(runtime, window)
     return StatusFacts(
@@ -43,9 +42,9 @@ def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -
         last_response_at=session.last_response_at,
         idle_handled=idle_handled(runtime),
         prompt_caching=settings.context.cache.enabled,
-        cache_ttl_seconds=TTL_SECONDS.get(settings.context.cache.ttl, 300.0),
+        cache_ttl_seconds=TTL_SECONDS[settings.context.cache.ttl],
         thinking_minutes=idle.thinking_threshold_minutes,
         tool_results_minutes=idle.tool_results_threshold_minutes,
-        cost_usd=session_cost(runtime),
-        cache_hit_ratio=cache_hit_ratio(session.usage),
+        cost_usd=runtime.session_cost(),
+        cache_hit_ratio=session.usage.cache_hit_ratio,
     )

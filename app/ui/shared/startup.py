@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from app.runtime import RunOptions, Runtime, StartupError, build_runtime
 from settings.errors import SettingsError
 
 
-def options_from_args(args: argparse.Namespace, workspace: Path) -> RunOptions:
-    """The parsed command line as RunOptions."""
-    return RunOptions(
-        workspace=workspace,
-        model=args.model,
-        provider=args.provider,
-        base_url=args.base_url,
-        approval_mode=args.approval_mode,
-        max_turns=args.max_turns,
-        resume=args.resume,
-        continue_last=args.continue_last,
-    )
-
-
 def open_runtime(
-    args: argparse.Namespace, workspace: Path, setup_help: Callable[[], str] | None = None
+    options: RunOptions, setup_help: Callable[[], str] | None = None
 ) -> tuple[Runtime | None, int]:
     """The runtime, or None and the exit code after printing (on stderr) why it could not
     start; ``setup_help`` follows when no provider is configured yet."""
     try:
-        runtime = build_runtime(options_from_args(args, workspace))
+        runtime = build_runtime(options)
     except SettingsError as error:
         print(f"lull: {error}", file=sys.stderr)
         return None, 2
     except StartupError as error:
         print(f"lull: error: {error}", file=sys.stderr)
-        if setup_help is not None and needs_setup(error):
+        if setup_help is not None and error.needs_setup:
             print(setup_help(), file=sys.stderr)
         return None, 1
     for diagnostic in runtime.loaded.diagnostics:
@@ -52,17 +38,8 @@ def open_runtime(
     return runtime, 0
 
 
-def needs_setup(error: StartupError) -> bool:
-    """Whether ``error`` means "no usable provider configured" (first run), not a bad session."""
-    from app.providers.config import ConfigError
-
-    return isinstance(error.__cause__, ConfigError)
-
-
 def with_local_server(options: RunOptions, base_url: str, model: str | None) -> RunOptions:
     """``options`` pointed at a local OpenAI-compatible server (and one of its models)."""
-    from dataclasses import replace
-
     return replace(options, provider="openai", base_url=base_url, model=model or options.model)
 
 

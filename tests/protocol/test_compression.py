@@ -21,7 +21,7 @@ from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
 from app.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
-from tests.unit.core.conftest import AgentFactory, Clock, run
+from tests.protocol.conftest import AgentFactory, Clock, run
 
 WINDOW = 10_000
 SUMMARY = "## Goal\nRead every file.\n## Next step\nKeep reading."
@@ -305,14 +305,14 @@ async def test_a_resumed_session_estimates_tokens_as_calibrated_before_it_closed
     serve(fake, Model(files, reads=3))
     agent = make_agent()
     await run(agent, "read three files")
-    before = agent.keeper.estimate()
-    assert agent.keeper.calibration.calibrated
-    assert agent.keeper.calibration.ratio != 1.0  # the fake counts tokens its own way
+    before = agent.estimate_context()
+    assert agent.fitter.calibration.calibrated
+    assert agent.fitter.calibration.ratio != 1.0  # the fake counts tokens its own way
     path = agent.session.path
     assert path is not None
     agent.session.close()
 
     store = SessionStore(tmp_path / "sessions", workspace)  # where build_agent saves
     resumed = make_agent(session=Session.resume(store, path))
-    assert resumed.keeper.calibration.calibrated
-    assert resumed.keeper.estimate() == before
+    assert resumed.fitter.calibration.calibrated
+    assert resumed.estimate_context() == before

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from app.ui.tui.status import StatusFacts, duration, fit, money, status_line, status_parts, tokens
+from app.ui.shared.status import (
+    StatusFacts,
+    duration,
+    fit,
+    money,
+    status_line,
+    status_parts,
+    tokens,
+)
 
 NOW = 1_700_000_000.0
 

@@ -1,11 +1,16 @@
-"""Finding a local OpenAI-compatible server (app/providers/local.py) on loopback."""
+"""Finding a local OpenAI-compatible server (app/catalog/local_servers.py) on loopback."""
 
 from __future__ import annotations
 
 import socket
 import time
 
-from app.providers.local import Candidate, detect_local_server, detect_local_servers, parse_models
+from app.catalog.local_servers import (
+    Candidate,
+    detect_local_server,
+    detect_local_servers,
+    parse_models,
+)
 from tests.fakes import FakeServer
 
 

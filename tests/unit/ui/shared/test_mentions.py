@@ -1,10 +1,10 @@
-"""@path mentions: the file's content goes with the message."""
+"""@path mentions: the file's content goes with the message, the same in every front end."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from app.ui.line.mentions import MAX_BYTES, expand_mentions, mentioned_paths
+from app.ui.shared.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
 
 
 def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
@@ -17,6 +17,13 @@ def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
     )
     assert expanded.notes == ("attached src/calc.py (32 bytes)",)
     assert expanded.attached == ("src/calc.py",)
+
+
+def test_trailing_punctuation_is_dropped_and_a_file_goes_once(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    expansion = expand_mentions("look at @a.py, please", tmp_path)
+    assert expansion.attached == ("a.py",)
+    assert expansion.prompt == "look at @a.py, please\n\nContents of a.py:\n```py\nx = 1\n```"
 
 
 def test_emails_repeats_and_trailing_punctuation(tmp_path: Path) -> None:
@@ -40,10 +47,22 @@ def test_missing_files_directories_and_binaries_are_not_attached(tmp_path: Path)
     )
 
 
+def test_missing_binary_and_directory_mentions_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\0\1\2")
+    (tmp_path / "src").mkdir()
+    expansion = expand_mentions("@nope @blob.bin @src", tmp_path)
+    assert expansion.prompt == "@nope @blob.bin @src"
+    assert len(expansion.problems) == 3
+    assert "no such file" in expansion.problems[0]
+    assert "binary" in expansion.problems[1]
+    assert "directory" in expansion.problems[2]
+
+
 def test_a_large_file_is_truncated_with_a_marker(tmp_path: Path) -> None:
-    (tmp_path / "big.log").write_text("x" * (MAX_BYTES + 500))
+    (tmp_path / "big.log").write_text("x" * (MAX_ATTACH_BYTES + 500))
     expanded = expand_mentions("@big.log", tmp_path)
-    assert f"[truncated: first {MAX_BYTES:,} of {MAX_BYTES + 500:,} bytes" in expanded.prompt
+    size = MAX_ATTACH_BYTES + 500
+    assert f"[truncated: first {MAX_ATTACH_BYTES:,} of {size:,} bytes" in expanded.prompt
     assert expanded.notes[0].startswith("attached the first")
 
 

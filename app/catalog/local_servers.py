@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from app.providers.config import NO_KEY_PLACEHOLDER
-
 DEFAULT_TIMEOUT = 0.3
+# What lull sends as the API key to a server that needs none (the SDKs insist on one).
+NO_KEY_PLACEHOLDER = "not-needed"
 
 
 @dataclass(frozen=True, slots=True)

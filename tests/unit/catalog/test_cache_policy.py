@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from app.catalog.cache_policy import cache_ttl_minutes, ttl_warnings
-from settings.model import (
-    CacheSettings,
-    ContextSettings,
-    IdleSettings,
-    ModelSettings,
-    ProviderName,
-    Settings,
-)
+from app.catalog.cache_policy import CacheSetup, cache_ttl_minutes, ttl_warnings
+from app.model.provider import ProviderName
 
 
 def configured(
@@ -21,17 +14,13 @@ def configured(
     ttl: Literal["5m", "1h"] = "5m",
     provider: ProviderName | None = None,
     caching: bool = True,
-) -> Settings:
-    idle = IdleSettings(thinking_threshold_minutes=thinking, tool_results_threshold_minutes=tools)
-    context = ContextSettings(
-        clear_context_on_idle=idle, cache=CacheSettings(enabled=caching, ttl=ttl)
-    )
-    return Settings(model=ModelSettings(provider=provider), context=context)
+) -> CacheSetup:
+    return CacheSetup(provider, caching, ttl, thinking, tools)
 
 
 def test_the_defaults_line_up_with_the_default_ttl() -> None:
-    assert ttl_warnings(Settings()) == []
-    assert cache_ttl_minutes(Settings()) == 5
+    assert ttl_warnings(CacheSetup()) == []
+    assert cache_ttl_minutes(CacheSetup()) == 5
 
 
 def test_a_threshold_under_the_ttl_is_named_with_the_fix() -> None:

@@ -1,18 +1,22 @@
 """What the status bar says: pure functions from facts about the session to one line.
 
-No Textual here, so the wording and the narrow-terminal fitting are unit-tested
-directly. The bar shows the model, context use, cache state and the session's
-cache hit ratio, time until idle cleanup applies, and the session cost; at small
-widths parts get shorter, then the least important ones are dropped.
+No Textual here (the TUI's status bar shows the line), so the wording and the narrow-terminal
+fitting are unit-tested directly; :mod:`app.ui.shared.facts` reads the facts from a runtime.
+The bar shows the model, context use, cache state and the session's cache hit ratio, time
+until idle cleanup applies, and the session cost; at small widths parts get shorter, then
+the least important ones are dropped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.catalog.cache_policy import TTL_MINUTES
+from app.model import defaults
+
 SEPARATOR = " │ "
-DEFAULT_WINDOW = 128_000
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+DEFAULT_WINDOW = 128_000  # shown until the runtime knows the model's window
+TTL_SECONDS = {ttl: minutes * 60 for ttl, minutes in TTL_MINUTES.items()}
 
 
 @dataclass(frozen=True)
@@ -27,9 +31,9 @@ class StatusFacts:
     last_response_at: float | None = None
     idle_handled: bool = False
     prompt_caching: bool = True
-    cache_ttl_seconds: float = 300.0
-    thinking_minutes: float = 5.0
-    tool_results_minutes: float = 60.0
+    cache_ttl_seconds: float = TTL_SECONDS[defaults.CACHE_TTL]
+    thinking_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
+    tool_results_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
     cost_usd: float | None = None
     cache_hit_ratio: float | None = None
 

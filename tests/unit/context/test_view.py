@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from app.context.view import SUMMARY_PREFIX, build_view
-from app.model.edits import (
-    ClearThinking,
-    ClearToolResults,
-    Restore,
-    Summary,
-    edit_from_dict,
-    edit_to_dict,
-)
+from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
 
 
@@ -53,13 +46,3 @@ def test_summary_replaces_the_head() -> None:
     assert len(view) == 1
     assert view[0].text.startswith(SUMMARY_PREFIX)
     assert view[0].text.endswith("q2")
-
-
-def test_edits_round_trip_through_dicts() -> None:
-    for edit in (
-        ClearToolResults(("a", "b"), tokens_saved=3),
-        ClearThinking(("m",)),
-        Summary("x", "s"),
-        Restore(("e",)),
-    ):
-        assert edit_from_dict(edit_to_dict(edit)) == edit

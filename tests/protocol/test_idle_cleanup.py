@@ -16,7 +16,8 @@ from app.model.edits import ClearThinking, ClearToolResults
 from app.model.events import ContextEdited, RequestFinished
 from app.model.messages import CLEARED_TOOL_RESULT
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.unit.core.conftest import AgentFactory, Clock, run
+from tests.protocol.conftest import AgentFactory, Clock, run
+from tests.support import runtime_for
 
 POLICY = IdlePolicy(
     thinking_threshold_minutes=5, tool_results_threshold_minutes=60, tool_results_num_to_keep=1
@@ -186,6 +187,7 @@ async def test_token_count_drops_at_once_and_restore_brings_content_back(
     clock = Clock()
     fake.script(*_read_replies(files), Reply(text="tidied"), Reply(text="restored"))
     agent = make_agent("anthropic", clock=clock, idle=POLICY)
+    runtime = runtime_for(agent, fake)
     first = await run(agent, "read")
     before = [e.context_tokens for e in first if isinstance(e, RequestFinished)][-1]
     clock.advance_minutes(75)
@@ -195,9 +197,9 @@ async def test_token_count_drops_at_once_and_restore_brings_content_back(
     after = [e.context_tokens for e in events if isinstance(e, RequestFinished)][-1]
     assert after < before
 
-    result = run_command(agent, "/context")
+    result = run_command(runtime, "/context")
     assert any("cleared 2 tool results" in line for line in result.lines)
-    result = run_command(agent, "/context restore")
+    result = run_command(runtime, "/context restore")
     assert "restored" in result.lines[0]
     clock.advance_minutes(75)  # a restore counts for this episode: no re-clear right after
     await run(agent, "use the originals")

@@ -1,0 +1,36 @@
+"""The built-in default of every setting, declared once.
+
+``settings/model.py`` (what a user who sets nothing gets) and the engine's own policy objects
+(``IdlePolicy``, ``CompressionPolicy``, ``AgentConfig``, ``ToolContext``, ``ModelRequest``)
+read their defaults from here, so changing one value here changes it everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from app.model.approvals import ApprovalMode
+    from app.model.provider import CacheTtl
+
+# model.*
+MAX_OUTPUT_TOKENS: Final = 8192  # model.maxOutputTokens when null (the model's own default)
+# maxTurns
+MAX_TURNS: Final = 100
+# tools.*
+APPROVAL_MODE: Final[ApprovalMode] = "default"
+MAX_OUTPUT_CHARS: Final = 30_000
+SHELL_TIMEOUT_SECONDS: Final = 120
+# context.clearContextOnIdle.*
+THINKING_THRESHOLD_MINUTES: Final = 5.0
+TOOL_RESULTS_THRESHOLD_MINUTES: Final = 60.0
+TOOL_RESULTS_NUM_TO_KEEP: Final = 5
+# context.compression.*
+COMPRESSION_THRESHOLD: Final = 0.8
+KEEP_RECENT_FRACTION: Final = 0.3
+# context.toolOutput.*
+TOOL_OUTPUT_MAX_TOKENS: Final = 12_000
+# context.cache.*
+PROMPT_CACHING: Final = True
+CACHE_TTL: Final[CacheTtl] = "5m"
+PROMPT_CACHE_KEY: Final = True

@@ -1,0 +1,81 @@
+"""/cost: tokens by kind, the cache hit ratio and money, each model at its own prices.
+
+Against a real agent: the official SDK and the strict fake server, saved sessions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.catalog.pricing import cost_usd
+from app.commands import (
+    format_cost,
+    run_command,
+)
+from app.model.provider import Usage
+from app.runtime import Runtime
+from tests.fakes import FakeServer, Reply
+from tests.support import fake_runtime, run
+
+
+async def test_cost_reports_the_session_usage_by_kind(runtime: Runtime, fake: FakeServer) -> None:
+    fake.script(Reply(text="one"), Reply(text="two"))
+    await run(runtime.agent, "first")
+    await run(runtime.agent, "second")
+    usage = runtime.agent.session.usage
+    lines = run_command(runtime, "/cost").lines
+
+    assert lines[0] == (
+        f"tokens: input {usage.input:,} · cache read {usage.cache_read:,} · "
+        f"cache write {usage.cache_write:,} · output {usage.output:,}"
+    )
+    assert usage.cache_read > 0  # the second request read the first one's prefix
+    ratio = usage.cache_read / (usage.input + usage.cache_read + usage.cache_write)
+    assert lines[1] == f"cache hit ratio: {100 * ratio:.1f}% (cache read / whole prompt)"
+    assert lines[2] == "requests: 2"
+    last = fake.journal[-1].usage
+    assert last is not None
+    prompt = sum(last[k] for k in ("input_tokens", "cache_read_input_tokens"))
+    prompt += last["cache_creation_input_tokens"]
+    assert lines[3].startswith(f"last request: {prompt:,} prompt tokens (")
+    assert runtime.session_cost() is None  # claude-test has no price
+    assert lines[4] == "cost: price unknown for claude-test"
+
+
+async def test_cost_says_when_prompt_caching_is_off(
+    fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    runtime = fake_runtime(fake, workspace, tmp_path, prompt_caching=False)
+    fake.script(Reply(text="one"))
+    await run(runtime.agent, "first")
+    lines = run_command(runtime, "/cost").lines
+    assert lines[1] == "cache hit ratio: 0.0% (cache read / whole prompt)"
+    assert lines[2] == "prompt caching is off (context.cache.enabled = false)"
+
+
+def test_cache_hit_ratio_and_cost_formatting() -> None:
+    assert Usage().cache_hit_ratio is None
+    assert Usage(input=10, cache_read=80, cache_write=10).cache_hit_ratio == 0.8
+    assert format_cost(None) == "price unknown"
+    assert format_cost(0.01234) == "$0.0123"
+    assert format_cost(1234.5) == "$1,234.50"
+
+
+def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
+    session = runtime.agent.session
+    session.record_response(1.0, Usage(input=1_000_000), "claude-sonnet-4-5")
+    session.record_response(2.0, Usage(input=1_000_000, output=1000), "claude-opus-4-5")
+    sonnet = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
+    opus = cost_usd(Usage(input=1_000_000, output=1000), "claude-opus-4-5")
+    assert sonnet is not None and opus is not None and opus > sonnet
+    lines = run_command(runtime, "/cost").lines
+    assert lines[-2] == (
+        "last request: 1,000,000 prompt tokens (0% from cache), 1,000 output, " + format_cost(opus)
+    )
+    assert lines[-1] == (
+        f"cost: {format_cost(sonnet + opus)} at claude-sonnet-4-5, claude-opus-4-5 prices"
+    )
+    session.record_response(3.0, Usage(input=10), "house-model")
+    assert run_command(runtime, "/cost").lines[-1] == (
+        "cost: price unknown for claude-sonnet-4-5, claude-opus-4-5, house-model"
+    )

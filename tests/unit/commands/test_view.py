@@ -1,0 +1,99 @@
+"""/context (the prompt by kind, edits in force, cache breaks) and /compact.
+
+Against a real agent: the official SDK and the strict fake server, saved sessions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.commands import (
+    run_command,
+)
+from app.context.cachebreak import CacheBreakDetector, find_detector
+from app.runtime import Runtime
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.support import run
+from tests.unit.commands.support import drive
+
+
+async def test_context_breaks_the_prompt_down_by_kind(
+    runtime: Runtime, fake: FakeServer, workspace: Path
+) -> None:
+    (workspace / "big.txt").write_text("several plain words " * 300)
+    fake.script(
+        Reply(thinking="let me look " * 40, tool_calls=[ToolUse("read_file", {"path": "big.txt"})]),
+        Reply(text="it is all x"),
+    )
+    await run(runtime.agent, "what is in big.txt?")
+    runtime.loaded.set("model.contextWindow", 20_000, "--test")
+    lines = run_command(runtime, "/context").lines
+
+    assert lines[0].startswith("context: ~") and "of 20,000 tokens" in lines[0]
+    bar = lines[1]
+    assert bar.startswith("[") and bar.endswith("]") and len(bar) == 42
+    rows = {line.split()[1]: line for line in lines[2:9]}
+    tokens = {
+        label: int(rows[label].split()[-2].replace(",", ""))
+        for label in ("system", "tools", "messages", "tool", "thinking", "free")
+    }
+    assert tokens["tool"] >= 500  # the 6000-character file
+    assert tokens["thinking"] > 100 and tokens["system"] > 0 and tokens["tools"] > 0
+    assert sum(tokens.values()) == 20_000
+    assert "░" in bar and "▞" in bar
+    assert "no context edits: the model sees the whole transcript" in lines
+
+
+def test_context_window_uses_the_setting_over_the_model_table(runtime: Runtime) -> None:
+    runtime.loaded.set("model.contextWindow", 12_345, "--test")
+    assert runtime.context_window() == 12_345
+
+
+async def test_compact_returns_a_stream_the_front_end_drives(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    if not hasattr(runtime.agent, "compact"):
+        pytest.skip("Agent.compact is not in this build")
+    fake.script(Reply(text="a long answer " * 50), Reply(text="## Goal\nsummary of the talk"))
+    await run(runtime.agent, "tell me a lot " * 20)
+    result = run_command(runtime, "/compact the goal")
+    assert result.lines == ("compacting the conversation (focus: the goal)",)
+    events = await drive(result)
+    assert events  # what happened (an edit or a notice) is reported as events
+
+
+async def test_context_reports_prompt_cache_breaks_and_clear_starts_a_fresh_detector(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    session = runtime.agent.session
+    runtime.agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
+    fake.script(Reply(text="one"), Reply(text="two"), Reply(text="three"))
+    await run(runtime.agent, "first")
+    await run(runtime.agent, "second")
+    assert "prompt cache: no prefix change in 2 requests" in run_command(runtime, "/context").lines
+
+    tool = runtime.agent.tools.registry.get("read_file")
+    assert tool is not None
+    tool.description = "Read a file (a description changed on purpose)."
+    await run(runtime.agent, "third")
+    run_command(runtime, "/model claude-opus-4-5")
+    fake.script(Reply(text="four"))
+    await run(runtime.agent, "fourth")
+    lines = run_command(runtime, "/context").lines
+    assert "prompt cache: 2 prefix change(s) in 4 requests" in " ".join(lines)
+    assert (
+        "  prompt cache break at request 4: model changed from claude-test to claude-opus-4-5 "
+        "(expected: the model changed (each model has its own cache))"
+    ) in lines
+    assert (
+        "  prompt cache break at request 3: tool read_file description changed (unexpected)"
+    ) in lines
+
+    run_command(runtime, "/clear")
+    detector = find_detector(runtime.agent.request_hooks)
+    assert detector is not None and detector.requests == 0
+    await run(runtime.agent, "new topic")
+    await run(runtime.agent, "more")
+    assert detector.unexpected == []  # the new session is not compared with the old one

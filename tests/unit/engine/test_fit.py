@@ -1,0 +1,133 @@
+"""Fitting requests into the window on the scripted provider: compression, overflow, emergency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.context.compress_prompt import SUMMARY_MARKER
+from app.context.view import SUMMARY_PREFIX
+from app.model.edits import ClearToolResults, Summary
+from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFinished
+from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
+from app.model.provider import ModelRequest, ProviderError
+from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from tests.support import run
+from tests.unit.engine.conftest import AgentFactory
+
+WINDOW = 6_000
+SUMMARY = "## Goal\nRead every file.\n## Next step\nKeep reading."
+FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))  # ~2 KB
+
+
+class Reader:
+    """A scripted model that reads ``reads`` files one by one, then answers; and summarises."""
+
+    def __init__(self, files: list[str], reads: int, summary: str = SUMMARY) -> None:
+        self.files, self.reads, self.summary, self.step = files, reads, summary, 0
+        self.summary_requests: list[ModelRequest] = []
+
+    def __call__(self, request: ModelRequest) -> ScriptedReply:
+        if SUMMARY_MARKER in last_user_text(request):
+            self.summary_requests.append(request)
+            return ScriptedReply(text=self.summary)
+        self.step += 1
+        if self.step <= self.reads:
+            path = self.files[(self.step - 1) % len(self.files)]
+            return ScriptedReply(tool_calls=(ScriptedCall("read_file", {"path": path}),))
+        self.step = 0
+        return ScriptedReply(text="all read")
+
+
+@pytest.fixture
+def files(workspace: Path) -> list[str]:
+    names = [f"f{i:02d}.txt" for i in range(20)]
+    for name in names:
+        (workspace / name).write_text(f"{name}\n{FILE_TEXT}")
+    return names
+
+
+def edits_of(events: list[Event], kind: type) -> list[object]:
+    return [e.edit for e in events if isinstance(e, ContextEdited) and isinstance(e.edit, kind)]
+
+
+async def test_past_the_threshold_older_messages_become_a_summary(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    reader = Reader(files, reads=12)
+    provider.respond = reader
+    agent = make_agent(context_window=WINDOW)
+    events = await run(agent, "read every file")
+
+    assert isinstance(events[-1], TurnFinished) and events[-1].text == "all read"
+    assert edits_of(events, Summary) and reader.summary_requests
+    summary_request = reader.summary_requests[0]
+    assert summary_request.system == provider.requests[0].system  # same cached prefix
+    assert summary_request.tools == provider.requests[0].tools
+    after = provider.requests[-1].messages[0]
+    assert after.origin == "summary" or after.text.startswith(SUMMARY_PREFIX)
+    assert SUMMARY in after.text
+    purposes = [e.purpose for e in events if isinstance(e, RequestFinished)]
+    assert "summary" in purposes and purposes.count("turn") == 13
+    outputs = [r for m in agent.session.transcript for r in m.tool_results]
+    assert len(outputs) == 12  # the transcript keeps every original output
+
+
+async def test_prompt_too_long_compresses_and_retries_once(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    reader = Reader(files, reads=4)
+    provider.respond = reader
+    agent = make_agent(context_window=100_000)
+    await run(agent, "read some files")
+    provider.script(
+        ScriptedReply(
+            error=ProviderError(
+                "prompt_too_long", "prompt is too long: 5000 tokens > 3000 maximum", status=400
+            )
+        )
+    )
+    events = await run(agent, "and now?")
+
+    assert isinstance(events[-1], TurnFinished)
+    assert any("prompt is too long" in e.text for e in events if isinstance(e, Notice))
+    assert edits_of(events, Summary)
+    assert agent.context_window == 3000  # learned from the error message
+    assert not unanswered_calls(agent.session.transcript)
+
+
+async def test_an_unusable_summary_leaves_the_view_and_the_emergency_net_clears(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    provider.respond = Reader(files, reads=12, summary="")
+    agent = make_agent(context_window=WINDOW)
+    events = await run(agent, "read every file")
+
+    assert isinstance(events[-1], TurnFinished)
+    assert not edits_of(events, Summary)
+    failures = [e.text for e in events if isinstance(e, Notice) and "compression failed" in e.text]
+    assert failures and "empty summary" in failures[0]
+    emergency = edits_of(events, ClearToolResults)
+    assert emergency and isinstance(emergency[0], ClearToolResults)
+    assert emergency[0].reason == "emergency"
+    assert any(
+        r.content == CLEARED_TOOL_RESULT
+        for m in provider.requests[-1].messages
+        for r in m.tool_results
+    )
+
+
+async def test_compact_by_hand_summarises_with_the_focus(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    reader = Reader(files, reads=3)
+    provider.respond = reader
+    agent = make_agent()
+    await run(agent, "read a few files")
+    events = [e async for e in agent.compact("the file names")]
+
+    [summary] = edits_of(events, Summary)
+    assert isinstance(summary, Summary) and summary.reason == "manual"
+    assert "the file names" in last_user_text(reader.summary_requests[-1])
+    assert agent.session.view()[0].text.startswith(SUMMARY_PREFIX)
