@@ -118,13 +118,17 @@ def guarded_opener(policy: NetworkPolicy) -> urllib.request.OpenerDirector:
     )
 
 
-def proxy_hosts() -> frozenset[str]:
-    """Host names of the proxies the environment configures (the user's own choice)."""
-    hosts = set()
+def proxy_endpoints() -> frozenset[tuple[str, int]]:
+    """(host, port) of the proxies the environment configures (the user's own choice)."""
+    endpoints = set()
     for scheme, url in urllib.request.getproxies().items():
         if scheme == "no":
             continue
-        host = urllib.parse.urlsplit(url if "://" in url else f"http://{url}").hostname
-        if host:
-            hosts.add(host.lower())
-    return frozenset(hosts)
+        parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            continue
+        if parts.hostname:
+            endpoints.add((parts.hostname.lower(), port))
+    return frozenset(endpoints)

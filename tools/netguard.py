@@ -67,9 +67,11 @@ def classify(ip: IPAddress) -> AddressKind:
         return "link-local"
     if ip.is_multicast:
         return "multicast"
+    if ip.is_reserved:
+        return "reserved"
     if ip.is_private:
         return "private"
-    if not ip.is_global or ip.is_reserved:
+    if not ip.is_global:
         return "reserved"
     return "public"
 
@@ -143,19 +145,19 @@ class NetworkPolicy:
     """Which hosts may resolve to non-public addresses.
 
     ``allow_all`` (``tools.allowPrivateNetwork``) lets every host through; otherwise only
-    hosts in ``approved_hosts`` (the user approved a call naming them) and ``trusted_hosts``
-    (the user's own proxies) may. Host names compare case-insensitively.
+    hosts in ``approved_hosts`` (the user approved a call naming them; compared
+    case-insensitively) may. ``trusted_endpoints`` are (host, port) pairs a connection may
+    always go to: the user's own proxies (the URL a proxy fetches is checked separately).
     """
 
     allow_all: bool = False
     approved_hosts: frozenset[str] = frozenset()
-    trusted_hosts: frozenset[str] = frozenset()
+    trusted_endpoints: frozenset[tuple[str, int]] = frozenset()
     resolver: Resolver = field(default=system_resolver)
 
     def may_reach(self, host: str) -> bool:
         """True if ``host`` may resolve to anything at all (no check needed)."""
-        name = host.lower().strip("[]")
-        return self.allow_all or name in self.approved_hosts or name in self.trusted_hosts
+        return self.allow_all or host.lower().strip("[]") in self.approved_hosts
 
     def addresses(self, host: str, port: int) -> list[str]:
         """Resolve ``host`` and return its addresses; raise :class:`BlockedAddress` if one is
@@ -179,6 +181,8 @@ class NetworkPolicy:
         resolves differently the second time (DNS rebinding) cannot slip through.
         """
         host, port = address
+        if (host.lower(), port) in self.trusted_endpoints:
+            return socket.create_connection(address, timeout, source_address)
         last: OSError | None = None
         for ip in self.addresses(host, port):
             try:

@@ -55,5 +55,6 @@ def denial_message(
     if reason and reason.strip():
         text += f" Reason: {reason.strip()}"
     if need is not None:
-        text += f" {need.how_to_allow}"
+        end = "" if text.endswith((".", "!", "?")) else "."
+        text += f"{end} {need.how_to_allow}"
     return text

@@ -13,7 +13,7 @@ from email.message import Message
 from typing import Any
 
 from tools.base import ApprovalNeed, Tool, ToolContext, ToolError, ToolOutput
-from tools.guarded_http import check_target, guarded_opener, proxy_hosts
+from tools.guarded_http import check_target, guarded_opener, proxy_endpoints
 from tools.html_text import html_to_text
 from tools.netguard import BlockedAddress, NetworkPolicy, Resolver, find_non_public, system_resolver
 from tools.output import cap_output
@@ -160,7 +160,7 @@ class WebFetchTool(Tool):
         return NetworkPolicy(
             allow_all=ctx.allow_private_network,
             approved_hosts=frozenset({host.lower()}) if ctx.approved else frozenset(),
-            trusted_hosts=proxy_hosts(),
+            trusted_endpoints=proxy_endpoints(),
             resolver=self.resolver,
         )
 
