@@ -34,9 +34,9 @@ from app.engine.approvals import AllowApprover, DenyApprover
 from app.engine.session import Session
 from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner
-from app.model.approvals import ApprovalMode
+from app.model.approvals import Approval, ApprovalMode, Decision
 from app.model.events import ToolFinished
-from app.model.messages import ToolResult
+from app.model.messages import ToolCall, ToolResult
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from app.runtime import RunOptions, Runtime, build_runtime
 from settings.paths import user_settings_path
@@ -225,39 +225,40 @@ async def test_a_project_file_cannot_allow_private_fetches(workspace: Path, admi
     runtime.close()
 
 
+class RecordingApprover:
+    """Answers approval questions from a list, remembering what it was asked."""
+
+    def __init__(self, *answers: Decision) -> None:
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def ask(self, call: ToolCall, summary: str) -> Approval:
+        """The next scripted answer."""
+        self.asked.append(summary)
+        return Approval(self.answers.pop(0))
+
+
 async def test_an_approved_fetch_runs_and_allow_always_covers_only_that_host(
     tmp_path: Path, admin: _Server
 ) -> None:
     provider = ScriptedProvider()
-    provider.script(
-        call("web_fetch", url=f"{admin.url}/secret"),
-        ScriptedReply(text="ok"),
-    )
-    resolver = resolver_from({"127.0.0.1": [["127.0.0.1"]], "intranet": [["10.1.2.3"]]})
+    provider.script(call("web_fetch", url=f"{admin.url}/secret"), ScriptedReply(text="ok"))
+    resolver = resolver_from({"intranet": [["10.1.2.3"]]})
     agent = agent_with_fetch(tmp_path, provider, "default", resolver)
-    asked: list[str] = []
-
-    class AlwaysOnce:
-        async def ask(self, call: Any, summary: str) -> Any:
-            asked.append(summary)
-            return await AllowApprover().ask(call, summary) if asked[1:] else _always()
-
-    agent.set_approver(AlwaysOnce())
+    approver = RecordingApprover("allow_always", "deny")
+    agent.set_approver(approver)
     (first,) = results(await run(agent, "read it"))
     assert SECRET_BODY in first.content and admin.hits == ["/secret"]
-    assert asked == [f"{admin.url}/secret (127.0.0.1 is a loopback address)"]
+    assert approver.asked == [f"{admin.url}/secret (127.0.0.1 is a loopback address)"]
     provider.script(call("web_fetch", url=f"{admin.url}/secret"), ScriptedReply(text="ok"))
     await run(agent, "again")
-    assert len(asked) == 1  # allow always: this host is not asked about again
+    assert len(approver.asked) == 1 and len(admin.hits) == 2  # that host: not asked again
     provider.script(call("web_fetch", url="http://intranet:9/"), ScriptedReply(text="ok"))
-    await run(agent, "and the intranet")
-    assert asked[1] == "http://intranet:9/ (intranet resolves to 10.1.2.3, a private address)"
-
-
-def _always() -> Any:
-    from app.model.approvals import Approval
-
-    return Approval("allow_always")
+    (denied,) = results(await run(agent, "and the intranet"))
+    assert approver.asked[1] == (
+        "http://intranet:9/ (intranet resolves to 10.1.2.3, a private address)"
+    )
+    assert denied.is_error and "the user denied it" in denied.content
 
 
 async def test_a_public_looking_name_that_resolves_to_loopback_is_caught(
