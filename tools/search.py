@@ -75,14 +75,19 @@ def _relative(path: Path, root: Path) -> str:
     return path.name if path == root else path.relative_to(root).as_posix()
 
 
-def rg_command(rg: str, pattern: str, root: Path, glob: str | None) -> list[str]:
-    """The ripgrep command line that searches like :func:`python_search` (JSON output)."""
+def rg_command(rg: str, pattern: str, target: str, glob: str | None) -> list[str]:
+    """The ripgrep command line that searches like :func:`python_search` (JSON output).
+
+    Run it in the directory searched with ``target`` ``.`` (or in a file's directory with
+    its name): ripgrep matches a glob with a ``/`` against the path as given, so the paths
+    must be relative for ``src/*.py`` to mean what it means to the Python engine.
+    """
     cmd = [rg, "--json", "--hidden", "--no-ignore", "--no-messages"]
     for name in sorted(SKIP_DIRS):
         cmd += ["--glob", f"!{name}"]
     if glob:
         cmd += ["--glob", glob]
-    return [*cmd, "--regexp", pattern, "--", str(root)]
+    return [*cmd, "--regexp", pattern, "--", target]
 
 
 def _rg_text(data: dict[str, Any]) -> str | None:
@@ -95,8 +100,8 @@ def _rg_text(data: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_rg_json(output: bytes) -> list[Match]:
-    """The match events of ``rg --json`` output, sorted by path, then line."""
+def parse_rg_json(output: bytes, base: Path) -> list[Match]:
+    """The match events of ``rg --json`` output run in ``base``, sorted by path, then line."""
     matches: list[Match] = []
     for raw in output.splitlines():
         event = json.loads(raw)
@@ -110,5 +115,5 @@ def parse_rg_json(output: bytes) -> list[Match]:
         line = (
             line_text.rstrip("\r\n").encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         )
-        matches.append(Match(Path(path_text), data["line_number"], line))
+        matches.append(Match(base / path_text, data["line_number"], line))
     return sorted(matches, key=lambda m: (str(m.path), m.line))

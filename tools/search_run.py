@@ -49,11 +49,14 @@ class _Finished:
     stderr: bytes
 
 
-async def _run_bounded(cmd: list[str], seconds: float, env: Mapping[str, str]) -> _Finished | None:
-    """Run ``cmd``; None if it did not finish within ``seconds`` (it is killed then, and
-    at once if the caller is cancelled)."""
+async def _run_bounded(
+    cmd: list[str], seconds: float, env: Mapping[str, str], cwd: Path | None = None
+) -> _Finished | None:
+    """Run ``cmd`` (in ``cwd``); None if it did not finish within ``seconds`` (it is killed
+    then, and at once if the caller is cancelled)."""
     proc = await asyncio.create_subprocess_exec(
         *cmd,
+        cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -108,11 +111,13 @@ async def run_search(
     deadline = time.monotonic() + time_limit
     rg = shutil.which("rg", path=env.get("PATH")) if use_ripgrep else None
     if rg is not None:
-        done = await _run_bounded(rg_command(rg, pattern, root, glob), time_limit, env)
+        base, target = (root, ".") if root.is_dir() else (root.parent, root.name)
+        command = rg_command(rg, pattern, target, glob)
+        done = await _run_bounded(command, time_limit, env, cwd=base)
         if done is None:
             return SearchResult([], True, "ripgrep")
         if done.returncode in (0, 1):
-            return SearchResult(parse_rg_json(done.stdout), False, "ripgrep")
+            return SearchResult(parse_rg_json(done.stdout, base), False, "ripgrep")
         # ripgrep rejected the pattern (Python-only syntax): the Python engine decides
     remaining = deadline - time.monotonic()
     done = await _run_bounded(worker_command(pattern, root, glob), remaining, env)

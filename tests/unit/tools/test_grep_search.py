@@ -116,11 +116,27 @@ async def test_python_engine_in_a_child_process_matches_in_process_search(tree: 
 
 
 def test_rg_json_keeps_paths_that_are_not_utf8() -> None:
-    raw_path = base64.b64encode(b"/ws/caf\xe9.txt").decode()
+    raw_path = base64.b64encode(b"./caf\xe9.txt").decode()
     event = {
         "type": "match",
         "data": {"path": {"bytes": raw_path}, "lines": {"text": "hit\n"}, "line_number": 4},
     }
-    (match,) = parse_rg_json(json.dumps(event).encode())
+    (match,) = parse_rg_json(json.dumps(event).encode(), Path("/ws"))
     assert os.fsencode(match.path) == b"/ws/caf\xe9.txt"
     assert (match.line, match.text) == (4, "hit")
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+async def test_ripgrep_answers_a_catastrophic_pattern_without_backtracking(
+    workspace: Path,
+) -> None:
+    (workspace / "trap.txt").write_text("a" * 64 + "b\n")
+    found = await run_search("(a+)+$", workspace, None, 10.0, dict(os.environ))
+    assert (found.engine, found.timed_out, found.matches) == ("ripgrep", False, [])
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+async def test_a_pattern_ripgrep_rejects_falls_back_to_python(tree: Path) -> None:
+    found = await run_search(r"(?<=def )handler", tree, None, 10.0, dict(os.environ))
+    assert found.engine == "python"
+    assert [m.path.name for m in found.matches] == ["app.py"]
