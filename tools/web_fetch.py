@@ -149,7 +149,7 @@ class WebFetchTool(Tool):
         if finding is None:
             return None
         return ApprovalNeed(
-            reason=f"{finding.describe()}",
+            reason=finding.describe(),
             scope=f"web_fetch(domain:{host.lower()})",
             how_to_allow=PRIVATE_NETWORK_HINT,
         )
