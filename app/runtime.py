@@ -41,8 +41,9 @@ from app.providers.config import (
 )
 from settings.loader import LoadedSettings, load_settings
 from settings.model import Settings
-from settings.paths import sessions_dir, tool_output_dir
+from settings.paths import pending_writes_dir, sessions_dir, tool_output_dir
 from tools.base import ToolContext
+from tools.pending_writes import clean_stale
 from tools.registry import ToolRegistry, default_registry
 
 # Within the longest cache lifetime (1 h) a resume reuses the saved environment block, so the
@@ -299,6 +300,7 @@ def build_runtime(
     config = demo_config(options.model) if options.demo else _provider_config(settings, env)
     store = SessionStore(sessions_dir(), options.workspace)
     session, resumed = _open_session(store, options, config)
+    clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
     registry = default_registry()
     runner = ToolRunner(registry, tool_context(settings, options.workspace), _mode(settings))
     agent = Agent(
@@ -371,6 +373,9 @@ def tool_context(settings: Settings, workspace: Path) -> ToolContext:
         allowed_paths=allowed,
         max_output_chars=settings.tools.max_output_chars,
         shell_timeout_seconds=settings.tools.shell_timeout_seconds,
+        allow_private_network=settings.tools.allow_private_network,
+        env_passthrough=settings.tools.env_passthrough,
+        pending_writes_dir=pending_writes_dir(),
     )
 
 

@@ -87,6 +87,14 @@ _TABLE = (
           "Tool output longer than this is truncated for the model (full text kept on disk)."),
     Field("tools.shellTimeoutSeconds", Integer(1),
           "Default timeout of one shell command in seconds (a call may ask for up to 600)."),
+    Field("tools.allowPrivateNetwork", Boolean(),
+          "Let web_fetch reach loopback, private-network, link-local and cloud-metadata "
+          "addresses without asking (user settings only; ignored in a project file).",
+          env="LULL_ALLOW_PRIVATE_NETWORK"),
+    Field("tools.envPassthrough", TextList(),
+          "Environment variables (names or glob patterns such as NPM_*) that commands run by "
+          "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...); "
+          "user settings only."),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
           env="LULL_THINKING_THRESHOLD_MINUTES"),

@@ -115,15 +115,23 @@ def _apply_object(
             loaded.report("warning", message, source)
 
 
-PROJECT_GUARDED = ("tools.approvalMode", "tools.allowedPaths", "model.baseUrl")
+PROJECT_GUARDED = (
+    "tools.approvalMode",
+    "tools.allowedPaths",
+    "tools.allowPrivateNetwork",
+    "tools.envPassthrough",
+    "model.baseUrl",
+)
 
 
 def _guarded(key: str, value: object) -> bool:
     """Would this project-file value widen what lull may do (or where the API key goes)?"""
     if key == "tools.approvalMode":
         return value == "yolo"
-    if key == "tools.allowedPaths":
+    if key in ("tools.allowedPaths", "tools.envPassthrough"):
         return bool(value)
+    if key == "tools.allowPrivateNetwork":
+        return value is True
     return key == "model.baseUrl" and value is not None
 
 

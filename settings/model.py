@@ -37,6 +37,8 @@ class ToolsSettings:
     allowed_paths: tuple[str, ...] = ()
     max_output_chars: int = defaults.MAX_OUTPUT_CHARS
     shell_timeout_seconds: int = defaults.SHELL_TIMEOUT_SECONDS
+    allow_private_network: bool = defaults.ALLOW_PRIVATE_NETWORK
+    env_passthrough: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,12 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
 
 
+def pending_writes_dir() -> Path:
+    """The journal of in-flight atomic writes (their temporary files are removed on the
+    next start if lull was killed mid-write)."""
+    return state_dir() / "pending-writes"
+
+
 def log_path() -> Path:
     """The debug log file."""
     return state_dir() / "debug.log"

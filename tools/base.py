@@ -23,7 +23,15 @@ class ToolContext:
     resolving symlinks) are refused unless under one of ``allowed_paths``.
     ``output_dir`` is where full texts of truncated outputs are saved;
     ``shell_timeout_seconds`` is how long a shell command may run when the call names no
-    timeout (``tools.shellTimeoutSeconds``).
+    timeout (``tools.shellTimeoutSeconds``). ``allow_private_network``
+    (``tools.allowPrivateNetwork``) lets network tools reach loopback and private addresses
+    without asking; ``env_passthrough`` (``tools.envPassthrough``) names environment
+    variables (or glob patterns) that commands get even though they look like secrets.
+    ``pending_writes_dir`` is where in-flight atomic writes are recorded so that a
+    temporary file a killed process left behind is removed on the next start (None: not
+    recorded). ``call_id`` and ``approved`` describe one call: ``approved`` is True when
+    the call had an approval need (:meth:`Tool.approval_need`) and the user or the
+    approval mode allowed it.
     """
 
     workspace: Path
@@ -31,7 +39,26 @@ class ToolContext:
     allowed_paths: tuple[Path, ...] = ()
     max_output_chars: int = defaults.MAX_OUTPUT_CHARS
     shell_timeout_seconds: float = defaults.SHELL_TIMEOUT_SECONDS
+    allow_private_network: bool = defaults.ALLOW_PRIVATE_NETWORK
+    env_passthrough: tuple[str, ...] = ()
+    pending_writes_dir: Path | None = None
     call_id: str = ""
+    approved: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalNeed:
+    """Why one call of a tool needs the user's explicit approval although the tool itself
+    would not (a read-only web fetch of a loopback address).
+
+    ``reason`` is one phrase shown to the user and the model; ``scope`` is what "allow
+    always" then covers for the session (``web_fetch(domain:localhost)``); ``how_to_allow``
+    tells how to allow such calls without being asked.
+    """
+
+    reason: str
+    scope: str
+    how_to_allow: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +91,11 @@ class Tool(ABC):
     @abstractmethod
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Run the tool with schema-valid ``args``; raise ToolError for a clear failure."""
+
+    async def approval_need(self, args: Mapping[str, Any], ctx: ToolContext) -> ApprovalNeed | None:
+        """Why this particular call needs approval beyond what the tool's flags say (None:
+        nothing special). ``args`` are not validated yet: return None for anything odd."""
+        return None
 
     def describe_call(self, args: Mapping[str, Any]) -> str:
         """A short summary of a call for the UI and approval prompts (the key argument)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.files import read_text_exact, write_text_or_fail
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, resolve_in_workspace, root_of
 
 MAX_DIFF_LINES = 60
 
@@ -66,13 +66,21 @@ def _replace(text: str, old: str, new: str, replace_all: bool, shown: str) -> tu
     return text.replace(old, new), count
 
 
-def _create(path: Path, content: str, shown: str) -> ToolOutput:
+def _write(path: Path, text: str, shown: str, ctx: ToolContext) -> None:
+    """Write ``text`` atomically, anchored at the checked root (missing directories made)."""
+    write_text_or_fail(
+        path,
+        text,
+        shown,
+        root=root_of(path, ctx),
+        journal=ctx.pending_writes_dir,
+        create_dirs=True,
+    )
+
+
+def _create(path: Path, content: str, shown: str, ctx: ToolContext) -> ToolOutput:
     """Create a new file holding ``content`` (the empty-old_string form)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToolError(f"could not create the directory for {shown}: {exc.strerror}") from exc
-    write_text_or_fail(path, content, shown)
+    _write(path, content, shown, ctx)
     diff = _unified_diff("", content, shown)
     return ToolOutput(
         f"Created {shown}\n{diff}", display=diff, metadata={"path": str(path), "created": True}
@@ -109,18 +117,18 @@ class EditTool(Tool):
         if old == new:
             raise ToolError("old_string and new_string are identical; there is nothing to change")
         if old == "" and not path.exists():
-            return _create(path, new, shown)
-        text = read_text_exact(path, shown)
+            return _create(path, new, shown, ctx)
+        text = read_text_exact(path, shown, root_of(path, ctx))
         if old == "":
             if text:
                 raise ToolError(
                     f"old_string is empty but {shown} already exists and is not empty; give "
                     "the exact text to replace, or use write_file to replace the whole file"
                 )
-            return _create(path, new, shown)
+            return _create(path, new, shown, ctx)
         old, new = _match_line_endings(text, old, new)
         updated, count = _replace(text, old, new, replace_all, shown)
-        write_text_or_fail(path, updated, shown)
+        _write(path, updated, shown, ctx)
         diff = _unified_diff(text, updated, shown)
         noun = "occurrence" if count == 1 else "occurrences"
         return ToolOutput(

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 
+from tools.anchored import AnchoredDir
 from tools.base import ToolError
 
 BINARY_SNIFF_BYTES = 8192
@@ -28,10 +26,27 @@ def check_regular_file(path: Path, shown: str) -> None:
         raise ToolError(f"{shown} is not a regular file")
 
 
-def read_text_exact(path: Path, shown: str) -> str:
-    """Read a UTF-8 text file exactly as stored (line endings kept) for editing."""
+def _anchor(path: Path, root: Path | None) -> tuple[Path, Path]:
+    """(root, directory) for :class:`AnchoredDir`: without a checked root, the file's
+    resolved directory is its own root."""
+    if root is None:
+        parent = path.parent.resolve()
+        return parent, parent
+    return root, path.parent
+
+
+def read_text_exact(path: Path, shown: str, root: Path | None = None) -> str:
+    """Read a UTF-8 text file exactly as stored (line endings kept) for editing.
+
+    With ``root`` (the checked root ``path`` lies under) the file is opened relative to
+    its directory without following symlinks (see :mod:`tools.anchored`).
+    """
     check_regular_file(path, shown)
-    data = path.read_bytes()
+    try:
+        with AnchoredDir(*_anchor(path, root), shown) as directory:
+            data = directory.read_bytes(path.name)
+    except OSError as exc:
+        raise ToolError(f"could not read {shown}: {exc.strerror or exc}") from exc
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         raise ToolError(f"{shown} is a binary file (NUL bytes in the first 8 KiB); not editing it")
     try:
@@ -40,35 +55,29 @@ def read_text_exact(path: Path, shown: str) -> str:
         raise ToolError(f"{shown} is not valid UTF-8 (byte {exc.start}); not editing it") from exc
 
 
-def _new_file_mode() -> int:
-    """The mode a new regular file gets under the current umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(
+    path: Path,
+    text: str,
+    *,
+    root: Path | None = None,
+    journal: Path | None = None,
+    create_dirs: bool = False,
+    shown: str | None = None,
+) -> None:
     """Replace ``path`` with ``text`` (UTF-8) atomically, keeping the original mode.
 
-    The text goes to a temporary file in the same directory that is then renamed
-    over the target, so readers see either the old or the new file, never half
-    of one. On any failure the temporary file is removed and the original is
-    untouched.
+    The text goes to a temporary file (``*.lull-tmp``, recorded in ``journal`` while it
+    exists) in the same directory that is then renamed over the target, so readers see
+    either the old or the new file, never half of one. On any failure the temporary file
+    is removed and the original is untouched. ``root`` is the checked root ``path`` lies
+    under: the directories from there on are opened without following symlinks
+    (``create_dirs`` makes missing ones), so a symlink swapped in after the check cannot
+    lead the write outside. ``shown`` is how messages name the file.
     """
     data = text.encode("utf-8")
-    mode = path.stat().st_mode & 0o7777 if path.exists() else _new_file_mode()
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
+    name = shown or str(path)
+    with AnchoredDir(*_anchor(path, root), name, create=create_dirs) as directory:
+        directory.replace(path.name, data, journal)
 
 
 def count_lines(text: str) -> int:
@@ -78,10 +87,21 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def write_text_or_fail(path: Path, text: str, shown: str) -> None:
-    """Atomically write ``text`` to ``path``; turn failures into one clear ToolError."""
+def write_text_or_fail(
+    path: Path,
+    text: str,
+    shown: str,
+    *,
+    root: Path | None = None,
+    journal: Path | None = None,
+    create_dirs: bool = False,
+) -> None:
+    """Atomically write ``text`` to ``path`` (see :func:`atomic_write_text`); turn
+    failures into one clear ToolError naming ``shown``."""
     try:
-        atomic_write_text(path, text)
+        atomic_write_text(
+            path, text, root=root, journal=journal, create_dirs=create_dirs, shown=shown
+        )
     except UnicodeEncodeError as exc:
         raise ToolError(
             f"could not write {shown}: the text is not valid Unicode at character {exc.start}"

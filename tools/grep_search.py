@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.environment import tool_environment
 from tools.output import cap_output
 from tools.paths import display_path, resolve_in_workspace
-from tools.search import Match, python_search, rg_search
+from tools.search import Match
+from tools.search_run import run_search
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300
+TIME_LIMIT_SECONDS = 30.0
 
 DESCRIPTION = f"""\
 Search file contents with a regular expression (Python `re` syntax) and list matching \
@@ -26,6 +26,8 @@ case-insensitive. Escape regex characters to search literally (`foo\\(`).
 - `glob`: only files matching it, e.g. `*.py`, `*.{{ts,tsx}}`, `src/**/*.rs`.
 - .git, node_modules, .venv, __pycache__ and binary files are skipped.
 - At most {MAX_MATCHES} matches are listed; narrow the pattern, path or glob if more exist.
+- A search stops after {TIME_LIMIT_SECONDS:.0f} s (e.g. a pattern like `(a+)+$` that \
+backtracks without end); simplify the pattern or narrow the path then.
 - Use this instead of running grep or rg through run_shell_command."""
 
 
@@ -37,14 +39,6 @@ def _compile(pattern: str) -> re.Pattern[str]:
         return re.compile(pattern)
     except re.error as exc:
         raise ToolError(f"grep_search: invalid regex {pattern!r}: {exc}") from exc
-
-
-def _search(
-    regex: re.Pattern[str], root: Path, glob: str | None, stop: threading.Event
-) -> list[Match]:
-    """Run ripgrep when available, else the Python engine."""
-    found = rg_search(regex.pattern, root, glob)
-    return found if found is not None else python_search(regex, root, glob, stop)
 
 
 def _plural(count: int, singular: str, plural: str = "") -> str:
@@ -94,6 +88,10 @@ class GrepSearchTool(Tool):
     read_only = True
     compactable = True
 
+    def __init__(self, time_limit: float = TIME_LIMIT_SECONDS, use_ripgrep: bool = True) -> None:
+        self.time_limit = time_limit
+        self.use_ripgrep = use_ripgrep
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Search and list matching lines."""
         regex = _compile(str(args["pattern"]))
@@ -101,12 +99,20 @@ class GrepSearchTool(Tool):
         if not root.exists():
             raise ToolError(f"grep_search: path not found: {display_path(root, ctx)}")
         glob = str(args["glob"]) if args.get("glob") else None
-        stop = threading.Event()
+        env = tool_environment(ctx.env_passthrough)
         try:
-            matches = await asyncio.to_thread(_search, regex, root, glob, stop)
-        except asyncio.CancelledError:
-            stop.set()
-            raise
+            found = await run_search(
+                regex.pattern, root, glob, self.time_limit, env, use_ripgrep=self.use_ripgrep
+            )
+        except (OSError, RuntimeError) as exc:
+            raise ToolError(f"grep_search: the search failed: {exc}") from exc
+        if found.timed_out:
+            raise ToolError(
+                f"grep_search: the search for {regex.pattern!r} took longer than "
+                f"{self.time_limit:g} s and was stopped (a pattern with nested repetition such "
+                "as (a+)+ can backtrack without end); simplify the pattern or narrow path/glob"
+            )
+        matches = found.matches
         if not matches:
             where = display_path(root, ctx)
             suffix = f" (files matching {glob})" if glob else ""

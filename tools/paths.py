@@ -48,6 +48,17 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = Fal
     )
 
 
+def root_of(path: Path, ctx: ToolContext) -> Path:
+    """The checked root (the workspace or an allowed path) a resolved ``path`` lies under:
+    the innermost one, where writes are anchored (see :mod:`tools.anchored`)."""
+    workspace = ctx.workspace.resolve()
+    roots = [workspace, *(_resolve_root(p, workspace) for p in ctx.allowed_paths)]
+    inside = [root for root in roots if path.is_relative_to(root)]
+    if not inside:
+        raise ToolError(f"path {path} is outside the workspace {workspace}")
+    return max(inside, key=lambda root: len(root.parts))
+
+
 def display_path(path: Path, ctx: ToolContext) -> str:
     """How a resolved path is shown to the model: workspace-relative when inside it."""
     workspace = ctx.workspace.resolve()

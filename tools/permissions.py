@@ -5,38 +5,47 @@ from __future__ import annotations
 from typing import Literal
 
 from app.model.approvals import APPROVAL_MODES, ApprovalMode
-from tools.base import Tool
+from tools.base import ApprovalNeed, Tool
 
 Decision = Literal["allow", "ask", "deny"]
 
 EDIT_TOOLS = frozenset({"write_file", "edit"})
 
 
-def decide(tool: Tool, mode: ApprovalMode) -> Decision:
+def decide(tool: Tool, mode: ApprovalMode, need: ApprovalNeed | None = None) -> Decision:
     """Whether a call of ``tool`` runs, asks the user first, or is refused in ``mode``.
 
-    Read-only tools always run. ``plan`` refuses everything else; ``yolo`` allows
-    everything; ``auto-edit`` allows file edits and asks for the rest;
-    ``default`` asks for every tool that is not read-only.
+    Read-only tools always run, unless the call has an :class:`ApprovalNeed` (a web fetch
+    of a private address): such a call is treated like a tool that is not read-only and
+    not an edit. ``plan`` refuses everything else; ``yolo`` allows everything;
+    ``auto-edit`` allows file edits and asks for the rest; ``default`` asks for every
+    call that is not read-only.
     """
     if mode not in APPROVAL_MODES:
         raise ValueError(
             f"unknown approval mode {mode!r}; expected one of {', '.join(APPROVAL_MODES)}"
         )
-    if tool.read_only:
+    if tool.read_only and need is None:
         return "allow"
     if mode == "plan":
         return "deny"
     if mode == "yolo":
         return "allow"
-    if mode == "auto-edit" and tool.name in EDIT_TOOLS:
+    if mode == "auto-edit" and tool.name in EDIT_TOOLS and need is None:
         return "allow"
     return "ask"
 
 
-def denial_message(tool: Tool, mode: ApprovalMode, reason: str | None = None) -> str:
+def denial_message(
+    tool: Tool, mode: ApprovalMode, reason: str | None = None, need: ApprovalNeed | None = None
+) -> str:
     """The tool result the model sees when a call of ``tool`` was not allowed to run."""
-    if mode == "plan" and not tool.read_only:
+    if need is not None:
+        asked = "plan mode does not ask for it" if mode == "plan" else "the user denied it"
+        text = (
+            f"{tool.name} was not run: {need.reason}, which needs the user's approval, and {asked}."
+        )
+    elif mode == "plan" and not tool.read_only:
         text = (
             f"plan mode: only read-only tools may run; {tool.name} was not run. "
             "Describe the change you would make instead, and wait for the user to leave plan mode."
@@ -45,4 +54,7 @@ def denial_message(tool: Tool, mode: ApprovalMode, reason: str | None = None) ->
         text = f"The user denied this {tool.name} call."
     if reason and reason.strip():
         text += f" Reason: {reason.strip()}"
+    if need is not None:
+        end = "" if text.endswith((".", "!", "?")) else "."
+        text += f"{end} {need.how_to_allow}"
     return text

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import time
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from typing import Any
 
 from app.model import defaults
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.environment import tool_environment
 from tools.output import cap_output
 from tools.process_group import kill_group
 
@@ -34,7 +34,9 @@ non-interactive flags (e.g. `-y`, `--no-pager`).
 (max {MAX_TIMEOUT:.0f}); on timeout the command and everything it started are killed.
 - A non-zero exit code is reported, not treated as a failure of the tool; read the output.
 - Each call is a fresh shell: `cd` and variables do not carry over; chain with `&&`.
-- Quote paths with spaces. Long output is shortened (head and tail kept)."""
+- Quote paths with spaces. Long output is shortened (head and tail kept).
+- Secret-looking environment variables (API keys, tokens, passwords) are not passed on; \
+the user can let named ones through with tools.envPassthrough."""
 
 
 class _Capture:
@@ -149,7 +151,7 @@ class ShellTool(Tool):
         if not command.strip():
             raise ToolError("run_shell_command: command is empty")
         timeout = _timeout_arg(args, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
             proc = await asyncio.create_subprocess_exec(
                 "bash",

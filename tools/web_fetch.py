@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from email.message import Message
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import ApprovalNeed, Tool, ToolContext, ToolError, ToolOutput
+from tools.guarded_http import check_target, guarded_opener, proxy_endpoints
 from tools.html_text import html_to_text
+from tools.netguard import BlockedAddress, NetworkPolicy, Resolver, find_non_public, system_resolver
 from tools.output import cap_output
 
 TIMEOUT_SECONDS = 20.0
+RESOLVE_TIMEOUT_SECONDS = 5.0
 MAX_BYTES = 5 * 1024 * 1024
 USER_AGENT = "lull/0.1 (web_fetch)"
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
@@ -27,7 +30,15 @@ Fetch a web page or other text resource over http(s) and return its content as t
 - `url`: a full http:// or https:// URL.
 - Use it to read documentation, issues or API responses the user points to.
 - Binary content (images, archives, PDFs) is refused. Long pages are shortened.
-- Fails clearly when offline or the host is unreachable; do not retry in a loop."""
+- Fails clearly when offline or the host is unreachable; do not retry in a loop.
+- Loopback, private-network, link-local and cloud-metadata addresses need the user's \
+approval (the user is asked); redirects to them are not followed."""
+
+PRIVATE_NETWORK_HINT = (
+    "To let web_fetch reach such addresses without asking, the user can set "
+    '"tools.allowPrivateNetwork": true in their user settings (or LULL_ALLOW_PRIVATE_NETWORK=1), '
+    "or run lull with --approval-mode yolo."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +52,12 @@ class _Page:
     body: bytes
 
 
-def _fetch(url: str, timeout: float) -> _Page:
-    """Blocking GET of ``url`` (runs in a worker thread)."""
+def _fetch(url: str, timeout: float, policy: NetworkPolicy) -> _Page:
+    """Blocking GET of ``url`` (runs in a worker thread), connecting only where ``policy``
+    allows."""
+    check_target(url, policy)
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "*/*"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
+    with guarded_opener(policy).open(request, timeout=timeout) as response:
         headers: Message = response.headers
         body = response.read(MAX_BYTES + 1)
         return _Page(
@@ -56,14 +69,25 @@ def _fetch(url: str, timeout: float) -> _Page:
         )
 
 
-def _check_url(url: str) -> None:
-    """Refuse anything but an absolute http(s) URL."""
+def _check_url(url: str) -> urllib.parse.SplitResult:
+    """The parts of an absolute http(s) URL; ToolError for anything else."""
     try:
         parsed = urllib.parse.urlsplit(url)
+        parsed.port  # noqa: B018 - raises ValueError for a bad port
     except ValueError as exc:
         raise ToolError(f"web_fetch: {url!r} is not a valid URL: {exc}") from exc
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ToolError(f"web_fetch: {url!r} is not an http:// or https:// URL")
+    return parsed
+
+
+def _blocked_message(url: str, blocked: BlockedAddress) -> str:
+    """What the model sees when a fetch was stopped before connecting somewhere private."""
+    return (
+        f"web_fetch: {url} was not fetched: {blocked}; loopback, private-network, link-local "
+        "and cloud-metadata addresses need the user's approval. Call web_fetch with that "
+        f"address directly if it is needed, so the user is asked. {PRIVATE_NETWORK_HINT}"
+    )
 
 
 def _page_text(page: _Page) -> str:
@@ -102,17 +126,54 @@ class WebFetchTool(Tool):
     read_only = True
     compactable = True
 
-    def __init__(self, timeout: float = TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, timeout: float = TIMEOUT_SECONDS, resolver: Resolver = system_resolver
+    ) -> None:
         self.timeout = timeout
+        self.resolver = resolver
+
+    async def approval_need(self, args: Mapping[str, Any], ctx: ToolContext) -> ApprovalNeed | None:
+        """A fetch of a host that resolves to a non-public address needs approval."""
+        if ctx.allow_private_network or not isinstance(args.get("url"), str):
+            return None
+        try:
+            parsed = _check_url(str(args["url"]).strip())
+            host = parsed.hostname or ""
+            port = parsed.port or (443 if parsed.scheme == "https" else 80)
+            addresses = await asyncio.wait_for(
+                asyncio.to_thread(self.resolver, host, port), RESOLVE_TIMEOUT_SECONDS
+            )
+        except (ToolError, OSError, UnicodeError, TimeoutError):
+            return None  # the fetch itself reports a bad URL or an unknown host
+        finding = find_non_public(host, addresses)
+        if finding is None:
+            return None
+        return ApprovalNeed(
+            reason=finding.describe(),
+            scope=f"web_fetch(domain:{host.lower()})",
+            how_to_allow=PRIVATE_NETWORK_HINT,
+        )
+
+    def _policy(self, host: str, ctx: ToolContext) -> NetworkPolicy:
+        """Where this call may connect: a host the user approved, the user's proxies, and
+        public addresses (everything with ``tools.allowPrivateNetwork``)."""
+        return NetworkPolicy(
+            allow_all=ctx.allow_private_network,
+            approved_hosts=frozenset({host.lower()}) if ctx.approved else frozenset(),
+            trusted_endpoints=proxy_endpoints(),
+            resolver=self.resolver,
+        )
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Fetch the URL and return its readable text, capped."""
         url = str(args["url"]).strip()
-        _check_url(url)
+        policy = self._policy(_check_url(url).hostname or "", ctx)
         try:
             page = await asyncio.wait_for(
-                asyncio.to_thread(_fetch, url, self.timeout), self.timeout * 1.5
+                asyncio.to_thread(_fetch, url, self.timeout, policy), self.timeout * 1.5
             )
+        except BlockedAddress as exc:
+            raise ToolError(_blocked_message(url, exc)) from exc
         except urllib.error.HTTPError as exc:
             raise ToolError(f"web_fetch: {url} returned HTTP {exc.code} {exc.reason}") from exc
         except TimeoutError as exc:
@@ -121,6 +182,8 @@ class WebFetchTool(Tool):
                 "(are you offline?)"
             ) from exc
         except urllib.error.URLError as exc:
+            if isinstance(exc.reason, BlockedAddress):
+                raise ToolError(_blocked_message(url, exc.reason)) from exc
             raise ToolError(
                 f"web_fetch: could not reach {url}: {exc.reason} (are you offline?)"
             ) from exc

@@ -7,7 +7,7 @@ from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.files import count_lines, write_text_or_fail
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, resolve_in_workspace, root_of
 
 DESCRIPTION = """\
 Write a whole file: creates it (and any missing parent directories) or replaces its \
@@ -43,14 +43,14 @@ class WriteFileTool(Tool):
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path to write")
         existed = path.exists()
-        if not existed:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise ToolError(
-                    f"could not create the directory for {shown}: {exc.strerror or exc}"
-                ) from exc
-        write_text_or_fail(path, content, shown)
+        write_text_or_fail(
+            path,
+            content,
+            shown,
+            root=root_of(path, ctx),
+            journal=ctx.pending_writes_dir,
+            create_dirs=True,
+        )
         lines = count_lines(content)
         verb = "Overwrote" if existed else "Created"
         noun = "line" if lines == 1 else "lines"

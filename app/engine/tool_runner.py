@@ -49,15 +49,15 @@ class ToolRunner:
         """Run one assistant message's calls and append their results to ``session``."""
         results: dict[str, ToolResult] = {}
         try:
-            allowed: list[ToolCall] = []
+            cleared: list[tuple[ToolCall, bool]] = []
             for call in calls:
-                denied = await self._check(call)
-                if denied is None:
-                    allowed.append(call)
+                verdict = await self._check(call)
+                if isinstance(verdict, bool):
+                    cleared.append((call, verdict))
                     continue
-                results[call.id] = denied
-                yield ToolFinished(call, denied)
-            async for event in self._run_allowed(allowed, results):
+                results[call.id] = verdict
+                yield ToolFinished(call, verdict)
+            async for event in self._run_allowed(cleared, results):
                 yield event
         finally:
             parts = tuple(
@@ -66,8 +66,9 @@ class ToolRunner:
             )
             session.add(Message("user", parts, origin="tool"))
 
-    async def _check(self, call: ToolCall) -> ToolResult | None:
-        """None if the call may run, else the denial result the model will see."""
+    async def _check(self, call: ToolCall) -> ToolResult | bool:
+        """The denial result the model will see, or whether the call may run *approved*
+        (True: the call had an approval need, and the user or the approval mode allowed it)."""
         raw = call.arguments.get(RAW_ARGUMENTS_KEY)
         if isinstance(raw, str) and len(call.arguments) == 1:
             message = (
@@ -77,30 +78,35 @@ class ToolRunner:
             return ToolResult(call.id, call.name, message, True)
         tool = self.registry.get(call.name)
         if tool is None:
-            return None  # the registry answers unknown tools with a clear error
-        verdict = decide(tool, self.mode)
-        if verdict == "allow" or call.name in self.always_allowed:
-            return None
+            return False  # the registry answers unknown tools with a clear error
+        need = await tool.approval_need(call.arguments, self.context)
+        verdict = decide(tool, self.mode, need)
+        scope = need.scope if need is not None else call.name
+        if verdict == "allow" or scope in self.always_allowed:
+            return need is not None
         if verdict == "deny":
-            return ToolResult(call.id, call.name, denial_message(tool, self.mode, None), True)
-        approval = await self.approver.ask(call, tool.describe_call(call.arguments))
+            return ToolResult(call.id, call.name, denial_message(tool, self.mode, None, need), True)
+        summary = tool.describe_call(call.arguments)
+        if need is not None:
+            summary = f"{summary} ({need.reason})"
+        approval = await self.approver.ask(call, summary)
         if approval.decision == "allow_always":
-            self.always_allowed.add(call.name)
+            self.always_allowed.add(scope)
         if approval.decision in ("allow", "allow_always"):
-            return None
+            return need is not None
         return ToolResult(
-            call.id, call.name, denial_message(tool, self.mode, approval.reason), True
+            call.id, call.name, denial_message(tool, self.mode, approval.reason, need), True
         )
 
     async def _run_allowed(
-        self, calls: list[ToolCall], results: dict[str, ToolResult]
+        self, calls: list[tuple[ToolCall, bool]], results: dict[str, ToolResult]
     ) -> AsyncIterator[Event]:
         tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
-        for call in calls:
+        for call, approved in calls:
             tool = self.registry.get(call.name)
             summary = tool.describe_call(call.arguments) if tool else ""
             yield ToolStarted(call, summary)
-            ctx = replace(self.context, call_id=call.id)
+            ctx = replace(self.context, call_id=call.id, approved=approved)
             task = asyncio.create_task(self._execute(call.name, call.arguments, ctx))
             tasks[task] = call
         try:

@@ -21,6 +21,7 @@ MAX_TURNS: Final = 100
 APPROVAL_MODE: Final[ApprovalMode] = "default"
 MAX_OUTPUT_CHARS: Final = 30_000
 SHELL_TIMEOUT_SECONDS: Final = 120
+ALLOW_PRIVATE_NETWORK: Final = False
 # context.clearContextOnIdle.*
 THINKING_THRESHOLD_MINUTES: Final = 5.0
 TOOL_RESULTS_THRESHOLD_MINUTES: Final = 60.0

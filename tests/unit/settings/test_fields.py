@@ -14,6 +14,7 @@ def test_catalogue_env_vars_are_the_documented_ones() -> None:
     assert {name: f.key for name, f in ENV_FIELDS.items()} == {
         "LULL_MODEL": "model.name",
         "LULL_APPROVAL_MODE": "tools.approvalMode",
+        "LULL_ALLOW_PRIVATE_NETWORK": "tools.allowPrivateNetwork",
         "LULL_THINKING_THRESHOLD_MINUTES": "context.clearContextOnIdle.thinkingThresholdMinutes",
         "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": (
             "context.clearContextOnIdle.toolResultsThresholdMinutes"

@@ -94,7 +94,7 @@ async def test_failed_write_never_leaves_a_half_written_file(
 ) -> None:
     (workspace / "m.py").write_text(SOURCE)
 
-    def crash(src: str, dst: str) -> None:
+    def crash(*args: object, **kwargs: object) -> None:
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(os, "replace", crash)

@@ -34,7 +34,7 @@ def test_failed_replace_leaves_original_and_no_temp_file(
     target = tmp_path / "keep.txt"
     target.write_text("original")
 
-    def refuse(src: str, dst: str) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", refuse)

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import base64
 import dataclasses
+import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -9,7 +12,8 @@ import pytest
 
 from tests.unit.tools.helpers import Call
 from tools.base import ToolContext
-from tools.search import python_search, rg_search
+from tools.search import parse_rg_json, python_search
+from tools.search_run import run_search
 
 
 @pytest.fixture
@@ -95,6 +99,44 @@ def test_python_engine_skips_symlinks_and_handles_crlf(workspace: Path, tmp_path
 
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
-def test_rg_engine_agrees_with_python_engine(tree: Path) -> None:
-    regex = re.compile(r"handler\(\)")
-    assert rg_search(regex.pattern, tree, None) == python_search(regex, tree, None)
+async def test_rg_engine_agrees_with_python_engine(tree: Path) -> None:
+    env = dict(os.environ)
+    by_rg = await run_search(r"handler\(\)", tree, None, 10.0, env)
+    by_python = await run_search(r"handler\(\)", tree, None, 10.0, env, use_ripgrep=False)
+    assert (by_rg.engine, by_python.engine) == ("ripgrep", "python")
+    assert by_rg.matches == by_python.matches
+    assert len(by_rg.matches) == 3
+
+
+async def test_python_engine_in_a_child_process_matches_in_process_search(tree: Path) -> None:
+    found = await run_search("handler", tree, "*.py", 10.0, dict(os.environ), use_ripgrep=False)
+    assert not found.timed_out and found.engine == "python"
+    expected = sorted(python_search(re.compile("handler"), tree, "*.py"), key=lambda m: m.path)
+    assert found.matches == expected
+
+
+def test_rg_json_keeps_paths_that_are_not_utf8() -> None:
+    raw_path = base64.b64encode(b"./caf\xe9.txt").decode()
+    event = {
+        "type": "match",
+        "data": {"path": {"bytes": raw_path}, "lines": {"text": "hit\n"}, "line_number": 4},
+    }
+    (match,) = parse_rg_json(json.dumps(event).encode(), Path("/ws"))
+    assert os.fsencode(match.path) == b"/ws/caf\xe9.txt"
+    assert (match.line, match.text) == (4, "hit")
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+async def test_ripgrep_answers_a_catastrophic_pattern_without_backtracking(
+    workspace: Path,
+) -> None:
+    (workspace / "trap.txt").write_text("a" * 64 + "b\n")
+    found = await run_search("(a+)+$", workspace, None, 10.0, dict(os.environ))
+    assert (found.engine, found.timed_out, found.matches) == ("ripgrep", False, [])
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+async def test_a_pattern_ripgrep_rejects_falls_back_to_python(tree: Path) -> None:
+    found = await run_search(r"(?<=def )handler", tree, None, 10.0, dict(os.environ))
+    assert found.engine == "python"
+    assert [m.path.name for m in found.matches] == ["app.py"]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from tools.base import ApprovalNeed
 from tools.permissions import ApprovalMode, decide, denial_message
 from tools.registry import default_registry
 
@@ -37,3 +38,35 @@ def test_denial_messages() -> None:
     )
     plan = denial_message(shell, "plan", None)
     assert plan.startswith("plan mode: only read-only tools may run; run_shell_command was not run")
+
+
+NEED = ApprovalNeed(
+    reason="localhost resolves to 127.0.0.1, a loopback address",
+    scope="web_fetch(domain:localhost)",
+    how_to_allow="Set tools.allowPrivateNetwork.",
+)
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("default", "ask"), ("auto-edit", "ask"), ("yolo", "allow"), ("plan", "deny")],
+)
+def test_a_call_with_an_approval_need_is_not_read_only(mode: ApprovalMode, expected: str) -> None:
+    fetch = REGISTRY.get("web_fetch")
+    assert fetch is not None
+    assert decide(fetch, mode, NEED) == expected
+
+
+def test_denial_of_a_call_with_a_need_says_why_and_how_to_allow() -> None:
+    fetch = REGISTRY.get("web_fetch")
+    assert fetch is not None
+    assert denial_message(fetch, "plan", None, NEED) == (
+        "web_fetch was not run: localhost resolves to 127.0.0.1, a loopback address, which "
+        "needs the user's approval, and plan mode does not ask for it. "
+        "Set tools.allowPrivateNetwork."
+    )
+    assert denial_message(fetch, "default", "no -p", NEED) == (
+        "web_fetch was not run: localhost resolves to 127.0.0.1, a loopback address, which "
+        "needs the user's approval, and the user denied it. Reason: no -p. "
+        "Set tools.allowPrivateNetwork."
+    )

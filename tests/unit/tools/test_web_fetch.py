@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,14 @@ class _Handler(BaseHTTPRequestHandler):
 def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def ctx(workspace: Path, tmp_path: Path) -> ToolContext:
+    """These tests fetch from a loopback server, which needs tools.allowPrivateNetwork."""
+    return ToolContext(
+        workspace=workspace, output_dir=tmp_path / "out", call_id="c1", allow_private_network=True
+    )
 
 
 @pytest.fixture(scope="module")

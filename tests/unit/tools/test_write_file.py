@@ -58,7 +58,7 @@ async def test_failed_write_leaves_original_intact(
     target = workspace / "f.txt"
     target.write_text("original")
 
-    def disk_full(src: str, dst: str) -> None:
+    def disk_full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", disk_full)
