@@ -24,7 +24,9 @@ def setup_logging(log_path: Path | None, *, debug: bool) -> None:
     if log_path is not None:
         try:
             log_path.parent.mkdir(parents=True, exist_ok=True)
-            file_handler = logging.FileHandler(log_path, encoding="utf-8")
+            file_handler = logging.FileHandler(
+                log_path, encoding="utf-8", errors="backslashreplace"
+            )
         except OSError:
             pass
         else:
