@@ -29,7 +29,7 @@ from app.model.events import (
     TurnStarted,
 )
 from app.model.provider import Usage
-from app.model.text import json_text
+from app.model.text import json_text, wire_text
 from app.runtime import RunOptions
 from app.ui.formats import OutputFormat
 from app.ui.shared.startup import open_runtime
@@ -124,7 +124,7 @@ async def _drive(
                 _emit(event_to_json(event, result.pricing))
             case "text":
                 if isinstance(event, Notice):
-                    print(f"lull: {event.text}", file=sys.stderr)
+                    print(f"lull: {wire_text(event.text)}", file=sys.stderr)
                 elif isinstance(event, ContextEdited):
                     print(f"lull: {event.description}", file=sys.stderr)
             case "json":
@@ -140,7 +140,7 @@ def _report(
     text = result.final_text or "".join(result.text_parts)
     if output_format == "text":
         if text:
-            print(text)
+            print(wire_text(text))
         if result.error:
             print(f"lull: error: {result.error}", file=sys.stderr)
         return code
