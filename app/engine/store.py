@@ -192,7 +192,9 @@ class SessionStore:
         and :class:`SessionStorageError` when it cannot be opened for writing.
         """
         try:
-            writer = SessionWriter(path)
+            writer = SessionWriter(path, create=False)
+        except FileNotFoundError as error:
+            raise SessionNotFound(f"session {path.stem} no longer exists ({path})") from error
         except OSError as error:
             raise storage_error(path.parent, error) from error
         try:

@@ -46,12 +46,14 @@ class SessionWriter:
     """Appends whole JSON lines to one session file, holding its lock.
 
     Raises :class:`SessionLocked` if another process holds the file, and ``OSError`` if it
-    cannot be opened for writing at all (a read-only or missing directory).
+    cannot be opened for writing at all (a read-only or missing directory; a missing file
+    unless ``create``).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
         self.path = path
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0)
+        fd = os.open(path, flags, 0o600)
         try:
             _lock(fd, path)
             _drop_torn_tail(path, fd)
