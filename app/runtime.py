@@ -111,6 +111,7 @@ class Runtime:
         self._resumed = resumed
         self._provider_factory = provider_factory
         self._closing: set[asyncio.Task[None]] = set()
+        self._unsaved: str | None = None
 
     # --- what front ends read ---------------------------------------------------------------
 
@@ -234,9 +235,14 @@ class Runtime:
         self._provider_config = config
         self._close_later(old.provider)
 
+    @property
+    def unsaved_on_switch(self) -> str | None:
+        """What the session left by the last switch could not save (one line), if anything."""
+        return self._unsaved
+
     def _switch_session(self, session: Session) -> None:
         old = self._agent
-        old.session.close()
+        self._unsaved = old.session.close()
         old.tools.always_allowed.clear()
         environment = session_environment(session, self.workspace)
         config = dataclasses.replace(old.config, environment=environment)

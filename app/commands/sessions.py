@@ -34,7 +34,9 @@ def clear_command(runtime: Runtime, arg: str) -> CommandResult:
     except SwitchError as error:
         return hint(str(error))
     lines = [f"new session {fresh.id}"]
-    if old.transcript:
+    if runtime.unsaved_on_switch:
+        lines.append(f"warning: {runtime.unsaved_on_switch}")
+    elif old.transcript:
         lines.append(f"the previous one is saved: lull --resume {old.id}")
     return CommandResult(tuple(lines), session_changed=True)
 
@@ -98,7 +100,10 @@ def resume_session(runtime: Runtime, session_id: str) -> CommandResult:
         return hint(str(error))
     if session is current:
         return say(f"already in session {session.id}")
-    return CommandResult(_resumed_lines(session), session_changed=True)
+    lines = _resumed_lines(session)
+    if runtime.unsaved_on_switch:
+        lines = (*lines, f"warning: {runtime.unsaved_on_switch}")
+    return CommandResult(lines, session_changed=True)
 
 
 def _resumed_lines(session: Session) -> tuple[str, ...]:

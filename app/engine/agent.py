@@ -157,7 +157,7 @@ class Agent:
         try:
             async for event in self._tool_loop():
                 yield event
-                if (saving := self.session.take_save_notice()) is not None:
+                while (saving := self.session.take_save_notice()) is not None:
                     yield saving
         except (asyncio.CancelledError, GeneratorExit):
             self.session.close_open_calls(CANCELLED_RESULT)

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from app.commands import run_command
 from app.engine.agent import Agent, AgentConfig
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStore, load_notes, load_session
@@ -378,6 +379,27 @@ async def test_a_full_disk_mid_turn_keeps_the_turn_and_saves_when_space_returns(
     assert record.num_requests == 4
 
 
+async def test_clear_while_the_disk_is_full_says_what_the_old_session_lost(
+    fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    runtime = fake_runtime(fake, workspace, tmp_path)
+    await run(runtime.agent, "first")
+    old = runtime.agent.session
+    assert old.path is not None
+
+    with file_size_limit(old.path.stat().st_size + 10):
+        await run(runtime.agent, "second")
+        result = run_command(runtime, "/clear")
+
+    assert result.lines[0] == f"new session {runtime.agent.session.id}"
+    assert re.fullmatch(
+        f"warning: [0-9]+ record\\(s\\) of session {old.id} could not be saved to "
+        f"{re.escape(str(old.path))} \\(File too large\\); it resumes from its last saved message",
+        result.lines[1],
+    )
+    assert [m.text for m in _messages_of(old.path)] == ["first", "(fake) You said: first"]
+
+
 def _limited(size: int) -> list[str]:
     """A command prefix that runs the rest with files limited to ``size`` bytes."""
     code = (
@@ -550,7 +572,7 @@ def test_find_treats_the_session_id_as_literal_text(
 def test_a_bad_resume_value_gets_one_line(
     value: str, code: int, message: str, lull: Lull, fake: FakeServer
 ) -> None:
-    assert lull.run("-p", "start a session").returncode == 0
+    Session.create(store_of(lull), provider="anthropic", model="m").close()  # one to match
 
     done = lull.run("-r", value, "-p", "hello")
 
