@@ -2,7 +2,9 @@
 
 - **In** (file names, argv, piped stdin): UTF-8 with ``surrogateescape``, as ``os.fsdecode``
   does (:func:`decode_bytes`). Every byte survives: an undecodable byte becomes a lone
-  surrogate (U+DC80-U+DCFF), and a file name decoded so opens the same file again.
+  surrogate (U+DC80-U+DCFF), and a file name decoded so opens the same file again. Text that
+  is only read, never written back (file contents and command output a tool shows, web
+  pages), is decoded with replacement instead; ``edit`` refuses a file that is not UTF-8.
 - **To disk** (session files, JSON lines): :func:`json_line` writes every lone surrogate as a
   JSON ``\\uXXXX`` escape, so the line is valid UTF-8, writing never raises, and reading it
   back gives the same string.
