@@ -52,6 +52,16 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = Fal
     )
 
 
+def display_path(path: Path, ctx: ToolContext) -> str:
+    """How a resolved path is shown to the model: workspace-relative when inside it."""
+    workspace = ctx.workspace.resolve()
+    if path == workspace:
+        return "."
+    if path.is_relative_to(workspace):
+        return path.relative_to(workspace).as_posix()
+    return str(path)
+
+
 def _recover_replaced(path: Path) -> Path:
     """The existing path the model meant when it wrote U+FFFD for a name's undecodable byte
     (it is sent names that way, ``app/model/text.py``): each missing name is matched against
@@ -70,13 +80,3 @@ def _recover_replaced(path: Path) -> Path:
             candidate = current / matches[0]
         current = candidate
     return current
-
-
-def display_path(path: Path, ctx: ToolContext) -> str:
-    """How a resolved path is shown to the model: workspace-relative when inside it."""
-    workspace = ctx.workspace.resolve()
-    if path == workspace:
-        return "."
-    if path.is_relative_to(workspace):
-        return path.relative_to(workspace).as_posix()
-    return str(path)
