@@ -7,6 +7,7 @@ and the engine are imported only after the arguments are known.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.model.approvals import APPROVAL_MODES
 from app.model.provider import PROVIDERS
+from app.model.text import decode_bytes
 from app.ui.formats import OUTPUT_FORMATS, OutputFormat
 
 if TYPE_CHECKING:
@@ -97,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the most recent session in this workspace",
     )
     parser.add_argument("-r", "--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume: continue in a copy of the session (a new id), "
+        "e.g. while another lull has it open",
+    )
     parser.add_argument("-m", "--model", help="model name (overrides model.name)")
     parser.add_argument(
         "--provider",
@@ -151,8 +159,12 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
     workspace = Path(args.cwd).expanduser() if args.cwd else (cwd or Path.cwd())
     if not workspace.is_dir():
         parser.error(f"argument -C/--cwd: {workspace} is not a directory")
+    if args.resume is not None and not args.resume.strip():
+        parser.error("argument -r/--resume: expected a session id, got an empty string")
     if args.resume and args.continue_last:
         parser.error("use either --resume ID or --continue, not both")
+    if args.fork_session and not (args.resume or args.continue_last):
+        parser.error("--fork-session needs --continue or --resume ID (the session to copy)")
     if args.prompt is None and args.output_format != "text":
         parser.error("--output-format needs -p/--print")
     prompt = args.prompt
@@ -169,8 +181,9 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         base_url=args.base_url,
         approval_mode=args.approval_mode,
         max_turns=args.max_turns,
-        resume=args.resume,
+        resume=args.resume.strip() if args.resume else None,
         continue_last=args.continue_last,
+        fork_session=args.fork_session,
         demo=args.demo,
     )
     return CommandLine(run, prompt, args.output_format, args.plain, args.debug)
@@ -178,6 +191,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lull`` console script; returns the exit code."""
+    _replace_unprintable()
     line = parse_command_line(argv)
     from app.log import setup_logging
     from settings.paths import log_path
@@ -197,13 +211,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_tui(options)
 
 
+def _replace_unprintable() -> None:
+    """Text lull prints never raises for a character the terminal cannot encode (a lone
+    surrogate from a file name or a model): it is shown replaced (``app/model/text.py``)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
+
+
 def _full_prompt(prompt: str) -> str:
-    """The -p prompt, with piped stdin appended (like ``cat log | lull -p "explain"``)."""
+    """The -p prompt, with piped stdin appended (like ``cat log | lull -p "explain"``);
+    stdin is read as bytes and decoded like every outside text (``app/model/text.py``), so
+    no byte is lost."""
     if sys.stdin is None or sys.stdin.isatty():
         return prompt
     try:
-        piped = sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
+        piped = decode_bytes(sys.stdin.buffer.read())
+    except (OSError, AttributeError, ValueError) as error:
+        warning = f"lull: warning: could not read stdin ({error}); using the prompt alone"
+        print(warning, file=sys.stderr)
         return prompt
     if not piped.strip():
         return prompt

@@ -9,6 +9,14 @@ from pathlib import Path
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
+class QuietFileHandler(logging.FileHandler):
+    """The debug log file: a record that cannot be written (a full disk) is dropped, never
+    reported with a traceback on the user's terminal."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """Drop the record: logging must never disturb a session."""
+
+
 def setup_logging(log_path: Path | None, *, debug: bool) -> None:
     """Send lull's log records to ``log_path`` (and stderr when ``debug``).
 
@@ -24,7 +32,7 @@ def setup_logging(log_path: Path | None, *, debug: bool) -> None:
     if log_path is not None:
         try:
             log_path.parent.mkdir(parents=True, exist_ok=True)
-            file_handler = logging.FileHandler(log_path, encoding="utf-8")
+            file_handler = QuietFileHandler(log_path, encoding="utf-8", errors="backslashreplace")
         except OSError:
             pass
         else:

@@ -27,8 +27,9 @@ from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
 from app.engine.agent import Agent, AgentConfig, RequestHook
 from app.engine.session import Session
-from app.engine.store import SessionNotFound, SessionStore
+from app.engine.store import SessionNotFound, SessionStorageError, SessionStore, load_notes
 from app.engine.tool_runner import ToolRunner
+from app.engine.writer import SessionLocked
 from app.model import defaults
 from app.model.approvals import ApprovalMode
 from app.model.provider import Provider, ProviderName, ThinkingConfig
@@ -81,6 +82,7 @@ class RunOptions:
     max_turns: int | None = None
     resume: str | None = None
     continue_last: bool = False
+    fork_session: bool = False
     demo: bool = False
 
 
@@ -99,15 +101,18 @@ class Runtime:
         store: SessionStore,
         *,
         resumed: bool = False,
+        forked: bool = False,
         provider_factory: ProviderFactory = create_provider,
     ) -> None:
         self._agent = agent
+        self._forked = forked
         self.loaded = loaded
         self._provider_config = provider_config
         self.store = store
         self._resumed = resumed
         self._provider_factory = provider_factory
         self._closing: set[asyncio.Task[None]] = set()
+        self._unsaved: str | None = None
 
     # --- what front ends read ---------------------------------------------------------------
 
@@ -135,6 +140,18 @@ class Runtime:
     def workspace(self) -> Path:
         """The directory tools work in."""
         return self._agent.tools.context.workspace
+
+    def session_notes(self) -> list[str]:
+        """What opening the session had to say: a fork made, lines skipped, history repaired."""
+        session = self._agent.session
+        notes = load_notes(session.record, session.path)
+        if self._forked:
+            notes.insert(
+                0,
+                f"continuing in a copy of session {session.record.forked_from}: {session.id} "
+                "(the original is unchanged)",
+            )
+        return notes
 
     def context_window(self) -> int:
         """The current model's context window (``model.contextWindow`` wins over the table)."""
@@ -164,11 +181,15 @@ class Runtime:
 
     def new_session(self) -> Session:
         """Close the current session and continue in a new, empty one (same model and tools;
-        "allow always" answers are forgotten)."""
+        "allow always" answers are forgotten). Raises :class:`SwitchError` when sessions
+        cannot be saved (the current one stays)."""
         config = self._provider_config
-        fresh = Session.create(
-            self.store, provider=config.provider, model=config.model, clock=self._agent.clock
-        )
+        try:
+            fresh = Session.create(
+                self.store, provider=config.provider, model=config.model, clock=self._agent.clock
+            )
+        except SessionStorageError as error:
+            raise SwitchError(str(error)) from error
         self._switch_session(fresh)
         self._resumed = False
         return fresh
@@ -190,7 +211,9 @@ class Runtime:
             )
         try:
             session = Session.resume(self.store, path)
-        except (OSError, SessionNotFound) as error:
+        except SessionLocked as error:
+            raise SwitchError(locked_message(error)) from error
+        except (OSError, SessionNotFound, SessionStorageError) as error:
             raise SwitchError(f"cannot resume {path.stem}: {error}") from error
         self._switch_session(session)
         self._resumed = True
@@ -213,9 +236,14 @@ class Runtime:
         self._provider_config = config
         self._close_later(old.provider)
 
+    @property
+    def unsaved_on_switch(self) -> str | None:
+        """What the session left by the last switch could not save (one line), if anything."""
+        return self._unsaved
+
     def _switch_session(self, session: Session) -> None:
         old = self._agent
-        old.session.close()
+        self._unsaved = old.session.close()
         old.tools.always_allowed.clear()
         environment = session_environment(session, self.workspace)
         config = dataclasses.replace(old.config, environment=environment)
@@ -266,9 +294,10 @@ class Runtime:
 
         preload_sdk(self._provider_config.provider)
 
-    def close(self) -> None:
-        """Close the session file (the session stays resumable)."""
-        self._agent.session.close()
+    def close(self) -> str | None:
+        """Close the session file (the session stays resumable); returns what could not be
+        saved, in one line (None when everything is on disk)."""
+        return self._agent.session.close()
 
 
 def cli_overrides(options: RunOptions) -> dict[str, Any]:
@@ -311,7 +340,15 @@ def build_runtime(
         summary_provider=summary_provider(settings, config, provider_factory),
     )
     agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
-    return Runtime(agent, loaded, config, store, resumed=resumed, provider_factory=provider_factory)
+    return Runtime(
+        agent,
+        loaded,
+        config,
+        store,
+        resumed=resumed,
+        forked=resumed and options.fork_session,
+        provider_factory=provider_factory,
+    )
 
 
 def _provider_config(settings: Settings, env: Mapping[str, str]) -> ProviderConfig:
@@ -345,19 +382,32 @@ def summary_provider(
     return factory(dataclasses.replace(config, model=model))
 
 
+def locked_message(error: SessionLocked) -> str:
+    """What to say when a session is open in another process: who has it, and the fork."""
+    return (
+        f"{error}; wait for it to finish, or continue in a copy: "
+        f"lull --resume {error.session_id} --fork-session"
+    )
+
+
 def _open_session(
     store: SessionStore, options: RunOptions, config: ProviderConfig
 ) -> tuple[Session, bool]:
     try:
-        if options.resume:
-            return Session.resume(store, store.find(options.resume)), True
-        if options.continue_last:
-            return Session.resume(store, store.latest()), True
-    except SessionNotFound as error:
+        if options.resume or options.continue_last:
+            path = store.find(options.resume) if options.resume else store.latest()
+            if options.fork_session:
+                path = store.fork(path)
+            return Session.resume(store, path), True
+        return Session.create(
+            store, provider=config.provider, model=config.model, clock=time.time
+        ), False
+    except SessionLocked as error:
+        raise StartupError(locked_message(error)) from error
+    except (SessionNotFound, SessionStorageError) as error:
         raise StartupError(str(error)) from error
-    return Session.create(
-        store, provider=config.provider, model=config.model, clock=time.time
-    ), False
+    except OSError as error:
+        raise StartupError(f"cannot read the session: {error}") from error
 
 
 def _mode(settings: Settings) -> ApprovalMode:

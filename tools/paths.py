@@ -6,8 +6,10 @@ Relative paths are taken relative to the workspace; the fully resolved path
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from app.model.text import REPLACEMENT, wire_text
 from tools.base import ToolContext, ToolError
 
 
@@ -32,6 +34,8 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = Fal
     workspace = ctx.workspace.resolve()
     given = Path(path_str).expanduser()
     naive = given if given.is_absolute() else workspace / given
+    if REPLACEMENT in path_str and not os.path.lexists(naive):
+        naive = _recover_replaced(naive)
     try:
         resolved = naive.resolve()
     except (OSError, RuntimeError) as exc:
@@ -67,3 +71,23 @@ def display_path(path: Path, ctx: ToolContext) -> str:
     if path.is_relative_to(workspace):
         return path.relative_to(workspace).as_posix()
     return str(path)
+
+
+def _recover_replaced(path: Path) -> Path:
+    """The existing path the model meant when it wrote U+FFFD for a name's undecodable byte
+    (it is sent names that way, ``app/model/text.py``): each missing name is matched against
+    its directory's entries as the model saw them. ``path`` itself unless exactly one matches.
+    """
+    current = Path(path.anchor)
+    for name in path.relative_to(path.anchor).parts:
+        candidate = current / name
+        if REPLACEMENT in name and not os.path.lexists(candidate):
+            try:
+                matches = [entry for entry in os.listdir(current) if wire_text(entry) == name]
+            except OSError:
+                return path
+            if len(matches) != 1:
+                return path
+            candidate = current / matches[0]
+        current = candidate
+    return current

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, SessionChoice, hint, no_argument, say
 from app.engine.session import Session
-from app.engine.store import SessionNotFound, SessionRecord, SessionStore, load_session
+from app.engine.store import (
+    SessionNotFound,
+    SessionRecord,
+    SessionStore,
+    load_notes,
+    load_session,
+)
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -20,10 +26,17 @@ def clear_command(runtime: Runtime, arg: str) -> CommandResult:
     """/clear: continue in a new, empty session (same store, same provider)."""
     if (problem := no_argument("clear", arg)) is not None:
         return problem
+    from app.runtime import SwitchError
+
     old = runtime.agent.session
-    fresh = runtime.new_session()
+    try:
+        fresh = runtime.new_session()
+    except SwitchError as error:
+        return hint(str(error))
     lines = [f"new session {fresh.id}"]
-    if old.transcript:
+    if runtime.unsaved_on_switch:
+        lines.append(f"warning: {runtime.unsaved_on_switch}")
+    elif old.transcript:
         lines.append(f"the previous one is saved: lull --resume {old.id}")
     return CommandResult(tuple(lines), session_changed=True)
 
@@ -87,13 +100,13 @@ def resume_session(runtime: Runtime, session_id: str) -> CommandResult:
         return hint(str(error))
     if session is current:
         return say(f"already in session {session.id}")
-    return CommandResult(_resumed_lines(session), session_changed=True)
+    lines = _resumed_lines(session)
+    if runtime.unsaved_on_switch:
+        lines = (*lines, f"warning: {runtime.unsaved_on_switch}")
+    return CommandResult(lines, session_changed=True)
 
 
 def _resumed_lines(session: Session) -> tuple[str, ...]:
     lines = [f"resumed session {session.id} ({len(session.transcript)} messages)"]
-    if session.record.skipped_lines:
-        lines.append(
-            f"warning: skipped {session.record.skipped_lines} unreadable line(s) in {session.path}"
-        )
+    lines.extend(f"warning: {note}" for note in load_notes(session.record, session.path))
     return tuple(lines)

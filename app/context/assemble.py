@@ -37,6 +37,7 @@ from typing import Any, Literal
 from app.model import defaults
 from app.model.messages import Message, ToolResult, part_to_dict
 from app.model.provider import CacheTtl, ModelRequest, ToolSpec
+from app.model.text import text_bytes
 
 MAX_BREAKPOINTS = 4
 #: Providers look back 20 blocks from a marker for an earlier cache entry (Anthropic); a
@@ -55,7 +56,7 @@ def stable_json(value: Any) -> str:
 
 def digest(value: Any) -> str:
     """A short content hash of ``value`` (via :func:`stable_json`)."""
-    return hashlib.sha256(stable_json(value).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text_bytes(stable_json(value))).hexdigest()[:16]
 
 
 # --- prefix blocks ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from app.context.compress_plan import CompressionPolicy
@@ -157,6 +157,8 @@ class Agent:
         try:
             async for event in self._tool_loop():
                 yield event
+                while (saving := self.session.take_save_notice()) is not None:
+                    yield saving
         except (asyncio.CancelledError, GeneratorExit):
             self.session.close_open_calls(CANCELLED_RESULT)
             raise
@@ -232,6 +234,10 @@ class Agent:
             self.pipeline_ms = (time.perf_counter() - started) * 1000
             try:
                 async for event in self._stream_once(index):
+                    if isinstance(event, Completed):
+                        # unique call ids on receipt: each call gets its own result
+                        parts = self.session.claim_call_ids(event.parts)
+                        event = replace(event, parts=parts)
                     yield event
                     if isinstance(event, Completed):
                         self._record(event, index)

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from app.context.estimate import estimate_message_tokens
 from app.context.view import build_view
-from app.engine.store import SessionRecord, SessionStore, SessionWriter, load_session
+from app.engine.pairing import unique_call_ids
+from app.engine.store import SessionRecord, SessionStore
+from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit
-from app.model.messages import Message, ToolResult, unanswered_calls
+from app.model.events import Notice
+from app.model.messages import Message, Part, ToolResult, iter_tool_calls, unanswered_calls
 from app.model.provider import Usage
 
 Clock = Callable[[], float]
@@ -21,12 +24,15 @@ class Session:
     """The conversation the engine works on.
 
     The transcript only grows; what the model sees is :meth:`view`. Every
-    change is appended to the session file at once.
+    change is appended to the session file at once; if writing fails, the session goes on
+    in memory and :meth:`take_save_notice` says so (the writer retries on every change).
     """
 
     def __init__(self, record: SessionRecord, writer: SessionWriter | None) -> None:
         self.record = record
         self._writer = writer
+        self._path = writer.path if writer else None
+        self._call_ids: set[str] | None = None
 
     # --- construction -----------------------------------------------------------------
 
@@ -47,9 +53,10 @@ class Session:
 
     @classmethod
     def resume(cls, store: SessionStore, path: Path) -> Session:
-        """A saved session, ready to continue (its idle clock restored)."""
-        record = load_session(path)
-        return cls(record, store.open_writer(record))
+        """A saved session, ready to continue (its idle clock restored), locked for this
+        process: raises ``SessionLocked`` if another one writes it."""
+        record, writer = store.open_saved(path)
+        return cls(record, writer)
 
     # --- reading ----------------------------------------------------------------------
 
@@ -86,7 +93,7 @@ class Session:
     @property
     def path(self) -> Path | None:
         """The session file, if persisted."""
-        return self._writer.path if self._writer else None
+        return self._path
 
     def view(self) -> list[Message]:
         """What the model sees: the transcript with the context edits applied."""
@@ -101,6 +108,8 @@ class Session:
     def add(self, message: Message) -> None:
         """Append a message to the transcript and the file."""
         self.record.messages.append(message)
+        if self._call_ids is not None:
+            self._call_ids.update(call.id for call in message.tool_calls)
         if self._writer:
             self._writer.message(message)
 
@@ -127,6 +136,17 @@ class Session:
             if self._writer:
                 self._writer.environment(text)
 
+    def claim_call_ids(self, parts: tuple[Part, ...]) -> tuple[Part, ...]:
+        """``parts`` of a message just received, each tool call's id made unique within the
+        session (a duplicate gets a ``_N`` suffix), so each call gets its own result."""
+        if self._call_ids is None:
+            self._call_ids = {call.id for call in iter_tool_calls(self.record.messages)}
+        return unique_call_ids(parts, self._call_ids)
+
+    def take_save_notice(self) -> Notice | None:
+        """A change in saving not yet told (writing failed; it works again), else None."""
+        return self._writer.take_notice() if self._writer else None
+
     def close_open_calls(self, reason: str) -> int:
         """Give every unanswered tool call a synthetic error result; returns how many."""
         missing = unanswered_calls(self.record.messages)
@@ -136,8 +156,10 @@ class Session:
         self.add(Message("user", parts, origin="synthetic"))
         return len(missing)
 
-    def close(self) -> None:
-        """Flush and close the session file."""
-        if self._writer:
-            self._writer.close()
-            self._writer = None
+    def close(self) -> str | None:
+        """Save what waits, close the session file and release its lock; returns what could
+        not be saved (None when everything is on disk)."""
+        if not self._writer:
+            return None
+        writer, self._writer = self._writer, None
+        return writer.close()

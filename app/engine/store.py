@@ -1,9 +1,10 @@
-"""Session persistence: one append-only JSONL file per session.
+"""Session persistence: one append-only JSONL file per session, and finding it again.
 
-Records: a ``session`` header, then ``message``, ``edit`` and ``response``
-lines in the order they happened. Every append is one ``write`` of a whole
-line followed by a flush, so a crash can only tear the last line, which
-loading skips. API keys are never written.
+Records: a ``session`` header, then ``message``, ``edit``, ``response`` and ``environment``
+lines in the order they happened (written by :class:`app.engine.writer.SessionWriter`, which
+also holds the one-writer lock). Loading skips lines it cannot read (a torn write, a damaged
+line anywhere), repairs the tool-call pairing that skipping may break
+(:mod:`app.engine.pairing`) and reports both (:func:`load_notes`). API keys are never written.
 """
 
 from __future__ import annotations
@@ -12,25 +13,40 @@ import hashlib
 import json
 import os
 import re
+import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.model.edits import ContextEdit, edit_from_dict, edit_to_dict
-from app.model.messages import Message, message_from_dict, message_to_dict
+from app.engine.pairing import repair_pairing
+from app.engine.writer import SessionWriter
+from app.model.edits import ContextEdit, edit_from_dict
+from app.model.messages import Message, message_from_dict
 from app.model.provider import Usage
+from app.model.text import json_line
 
 FORMAT_VERSION = 1
+SHOWN_LINE_NUMBERS = 5
 
 
 class SessionNotFound(Exception):
     """No saved session matches what the user asked for."""
 
 
+class SessionStorageError(Exception):
+    """Sessions cannot be written where they live (a read-only or unusable data directory);
+    the message is one line naming the place and what to do."""
+
+
 @dataclass
 class SessionRecord:
-    """Everything a session file holds, loaded back."""
+    """Everything a session file holds, loaded back.
+
+    ``skipped`` lists the line numbers (1-based) that could not be read; ``repairs`` says
+    what loading changed so the history is valid again (empty for an intact file).
+    """
 
     id: str
     workspace: str
@@ -45,8 +61,15 @@ class SessionRecord:
     last_usage: tuple[Usage, str] | None = None
     calibration: tuple[int, int] | None = None
     num_requests: int = 0
-    skipped_lines: int = 0
+    skipped: list[int] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
     environment: str = ""
+    forked_from: str = ""
+
+    @property
+    def skipped_lines(self) -> int:
+        """How many lines of the file could not be read."""
+        return len(self.skipped)
 
     def add_response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
         """Count one answered request: the idle clock, the totals and the model's share;
@@ -60,17 +83,41 @@ class SessionRecord:
             self.calibration = (usage.prompt_tokens, local_prompt)
         self.num_requests += 1
 
+    def header(self) -> dict[str, Any]:
+        """The ``session`` line that starts this record's file."""
+        data: dict[str, Any] = {
+            "type": "session",
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "workspace": self.workspace,
+            "created_at": self.created_at,
+            "provider": self.provider,
+            "model": self.model,
+        }
+        if self.forked_from:
+            data["forked_from"] = self.forked_from
+        return data
+
 
 def workspace_key(workspace: Path) -> str:
     """A directory name for a workspace: readable tail plus a short hash."""
     text = str(workspace.resolve())
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[-48:] or "root"
-    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    digest = hashlib.sha256(os.fsencode(text)).hexdigest()[:8]
     return f"{tail}-{digest}"
 
 
+def storage_error(directory: Path, error: OSError) -> SessionStorageError:
+    """A one-line message for a data directory lull cannot write sessions to."""
+    reason = error.strerror or str(error)
+    return SessionStorageError(
+        f"cannot save sessions in {directory} ({reason}); make it writable, "
+        "or set XDG_DATA_HOME to a writable directory"
+    )
+
+
 class SessionStore:
-    """Where a workspace's sessions live, and how they are written and read."""
+    """Where a workspace's sessions live, and how they are opened, found and forked."""
 
     def __init__(self, root: Path, workspace: Path) -> None:
         self.root = root
@@ -83,10 +130,7 @@ class SessionStore:
 
     def list_sessions(self) -> list[Path]:
         """This workspace's session files, newest first."""
-        if not self.dir.is_dir():
-            return []
-        files = [p for p in self.dir.glob("*.jsonl") if p.is_file()]
-        return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
+        return sorted(_session_files(self.dir), key=_mtime, reverse=True)
 
     def latest(self) -> Path:
         """The most recently written session of this workspace."""
@@ -98,145 +142,217 @@ class SessionStore:
         return sessions[0]
 
     def find(self, session_id: str) -> Path:
-        """A session by id or unique id prefix, in this workspace first, then anywhere."""
-        exact = self.path_for(session_id)
-        if exact.is_file():
-            return exact
-        for directory in (self.dir, self.root):
-            pattern = f"{session_id}*.jsonl" if directory == self.dir else f"*/{session_id}*.jsonl"
-            matches = sorted(directory.glob(pattern)) if directory.is_dir() else []
+        """A session by id or unique id prefix, in this workspace first, then anywhere.
+
+        The id is literal text (no patterns); anything that is not a saved session's id
+        raises :class:`SessionNotFound` with a one-line message.
+        """
+        wanted = session_id.strip()
+        if not wanted:
+            raise SessionNotFound("the session id is empty; `/resume` lists saved sessions")
+        if "/" not in wanted and "\0" not in wanted and self.path_for(wanted).is_file():
+            return self.path_for(wanted)
+        for directories in ([self.dir], _subdirectories(self.root)):
+            matches = sorted(
+                path
+                for directory in directories
+                for path in _session_files(directory)
+                if path.stem.startswith(wanted)
+            )
             if len(matches) == 1:
                 return matches[0]
             if len(matches) > 1:
                 names = ", ".join(p.stem for p in matches[:5])
-                raise SessionNotFound(f"session id {session_id!r} is ambiguous: {names}")
+                raise SessionNotFound(f"session id {wanted!r} is ambiguous: {names}")
         raise SessionNotFound(
-            f"no saved session {session_id!r} (sessions are in {self.root}); "
+            f"no saved session {wanted!r} (sessions are in {self.root}); "
             "use --continue for the latest one in this workspace"
         )
 
     def open_writer(self, record: SessionRecord) -> SessionWriter:
-        """A writer appending to ``record``'s file (created with a header if new)."""
+        """A locked writer for ``record``'s file, created with its header if new.
+
+        Raises :class:`SessionStorageError` when the directory or file cannot be written and
+        ``SessionLocked`` when another process writes the session.
+        """
         path = self.path_for(record.id)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        writer = SessionWriter(path)
-        if not path.exists() or path.stat().st_size == 0:
-            writer.append(
-                {
-                    "type": "session",
-                    "version": FORMAT_VERSION,
-                    "id": record.id,
-                    "workspace": record.workspace,
-                    "created_at": record.created_at,
-                    "provider": record.provider,
-                    "model": record.model,
-                }
-            )
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            writer = SessionWriter(path)
+        except OSError as error:
+            raise storage_error(self.dir, error) from error
+        if os.stat(path).st_size == 0:
+            writer.append(record.header())
         return writer
 
+    def open_saved(self, path: Path) -> tuple[SessionRecord, SessionWriter]:
+        """A saved session, loaded under its lock (so nobody appends while it loads).
 
-class SessionWriter:
-    """Appends whole JSON lines to one session file, crash-safely."""
+        Raises ``SessionLocked``, :class:`SessionNotFound` for a file that is no session,
+        and :class:`SessionStorageError` when it cannot be opened for writing.
+        """
+        try:
+            writer = SessionWriter(path, create=False)
+        except FileNotFoundError as error:
+            raise SessionNotFound(f"session {path.stem} no longer exists ({path})") from error
+        except OSError as error:
+            raise storage_error(path.parent, error) from error
+        try:
+            record = load_session(path)
+        except BaseException:
+            writer.close()
+            raise
+        return record, writer
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        _drop_torn_tail(path)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    def fork(self, path: Path, clock: float | None = None) -> Path:
+        """Copy the session at ``path`` (its complete lines) into a new session of this
+        workspace, whose header names the original; returns the new file.
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a single line."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        os.write(self._fd, line.encode("utf-8"))
-
-    def message(self, message: Message) -> None:
-        """Record a transcript message."""
-        self.append({"type": "message", "message": message_to_dict(message)})
-
-    def edit(self, edit: ContextEdit) -> None:
-        """Record a context edit."""
-        self.append({"type": "edit", "edit": edit_to_dict(edit)})
-
-    def response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
-        """Record a completed API response (the idle clock, usage, the local estimate)."""
-        record: dict[str, Any] = {"type": "response", "at": at, "usage": usage.to_dict()}
-        record["model"] = model
-        if local_prompt:
-            record["local_prompt"] = local_prompt
-        self.append(record)
-
-    def environment(self, text: str) -> None:
-        """Record the environment block the session's requests use from now on."""
-        self.append({"type": "environment", "text": text})
-
-    def close(self) -> None:
-        """Flush to disk and close."""
-        if self._fd >= 0:
-            os.fsync(self._fd)
-            os.close(self._fd)
-            self._fd = -1
-
-
-def _drop_torn_tail(path: Path) -> None:
-    """Cut a partial last line (left by a crash) so new lines start clean."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return
-    cut = data.rfind(b"\n") + 1
-    with path.open("r+b") as handle:
-        handle.truncate(cut)
+        The source is only read, so a session another process is writing can be forked.
+        """
+        source = load_session(path)
+        record = SessionRecord(
+            id=str(uuid.uuid4()),
+            workspace=str(self.workspace),
+            created_at=time.time() if clock is None else clock,
+            provider=source.provider,
+            model=source.model,
+            forked_from=source.id,
+        )
+        data = path.read_bytes()
+        body = [line + b"\n" for line in data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]]
+        header_at = next((i for i, line in enumerate(body) if _is_header(line)), -1)
+        target = self.path_for(record.id)
+        temporary = target.with_name(f".{target.name}.tmp")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(json_line(record.header()) + b"".join(body[header_at + 1 :]))
+            os.replace(temporary, target)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise storage_error(self.dir, error) from error
+        return target
 
 
-def _iter_records(path: Path) -> Iterator[dict[str, Any] | None]:
-    """Parsed lines; ``None`` for a line that is not valid JSON."""
+def _is_header(line: bytes) -> bool:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("type") == "session"
+
+
+def _session_files(directory: Path) -> list[Path]:
+    """The ``*.jsonl`` files directly in ``directory`` (none if it is missing)."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    return [
+        Path(entry.path)
+        for entry in entries
+        if entry.name.endswith(".jsonl") and not entry.name.startswith(".") and _is_file(entry)
+    ]
+
+
+def _subdirectories(directory: Path) -> list[Path]:
+    try:
+        return [Path(e.path) for e in os.scandir(directory) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """(line number, parsed line); ``None`` for a line that is not a JSON object."""
     with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
+        for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
                 value = json.loads(line)
             except json.JSONDecodeError:
-                yield None
+                yield number, None
                 continue
-            yield value if isinstance(value, dict) else None
+            yield number, value if isinstance(value, dict) else None
+
+
+def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
+    """Add one record line to ``record``; False for a kind this version does not know."""
+    kind = data.get("type")
+    if kind == "message":
+        record.messages.append(message_from_dict(data["message"]))
+    elif kind == "edit":
+        record.edits.append(edit_from_dict(data["edit"]))
+    elif kind == "environment":
+        record.environment = str(data["text"])
+    elif kind == "response":
+        usage = Usage(**data.get("usage", {}))
+        model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
+        record.add_response(float(data["at"]), usage, model, local)
+    else:
+        return False
+    return True
+
+
+def _header(data: dict[str, Any]) -> SessionRecord:
+    return SessionRecord(
+        id=str(data["id"]),
+        workspace=str(data.get("workspace", "")),
+        created_at=float(data.get("created_at", 0.0)),
+        provider=str(data.get("provider", "")),
+        model=str(data.get("model", "")),
+        forked_from=str(data.get("forked_from", "")),
+    )
 
 
 def load_session(path: Path) -> SessionRecord:
-    """Read a session file; torn or foreign lines are skipped and counted."""
+    """Read a session file: unreadable lines are skipped (their numbers kept) and the
+    tool-call pairing is repaired (what changed is kept in ``repairs``)."""
     record: SessionRecord | None = None
-    skipped = 0
-    for data in _iter_records(path):
-        if data is None:
-            skipped += 1
-            continue
-        kind = data.get("type")
+    skipped: list[int] = []
+    for number, data in _iter_records(path):
         try:
-            if kind == "session":
-                record = SessionRecord(
-                    id=str(data["id"]),
-                    workspace=str(data.get("workspace", "")),
-                    created_at=float(data.get("created_at", 0.0)),
-                    provider=str(data.get("provider", "")),
-                    model=str(data.get("model", "")),
-                )
-            elif record is None:
-                skipped += 1
-            elif kind == "message":
-                record.messages.append(message_from_dict(data["message"]))
-            elif kind == "edit":
-                record.edits.append(edit_from_dict(data["edit"]))
-            elif kind == "environment":
-                record.environment = str(data["text"])
-            elif kind == "response":
-                usage = Usage(**data.get("usage", {}))
-                model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
-                record.add_response(float(data["at"]), usage, model, local)
-            else:
-                skipped += 1
-        except (KeyError, TypeError, ValueError):
-            skipped += 1
+            if data is None:
+                raise ValueError("not a JSON object")
+            if data.get("type") == "session" and record is None:
+                record = _header(data)
+            elif record is None or not _take(record, data):
+                skipped.append(number)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            skipped.append(number)
     if record is None:
         raise SessionNotFound(f"{path} is not a lull session file")
-    record.skipped_lines = skipped
+    record.skipped = skipped
+    record.messages, repair = repair_pairing(record.messages)
+    record.repairs = repair.describe()
     return record
+
+
+def load_notes(record: SessionRecord, path: Path | None) -> list[str]:
+    """What loading a session had to skip or repair, one line each (empty if nothing)."""
+    notes: list[str] = []
+    where = f" of {path}" if path else ""
+    if record.skipped:
+        numbers = ", ".join(str(n) for n in record.skipped[:SHOWN_LINE_NUMBERS])
+        if len(record.skipped) > SHOWN_LINE_NUMBERS:
+            numbers += ", …"
+        notes.append(
+            f"skipped {len(record.skipped)} unreadable line(s){where} (line {numbers}); "
+            "everything else is kept"
+        )
+    notes.extend(f"repaired the session's history: {line}" for line in record.repairs)
+    return notes

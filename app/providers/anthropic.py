@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from app.model.provider import ModelRequest, StreamEvent
+from app.model.text import wire_safe
 from app.providers.anthropic_events import AnthropicStreamState
 from app.providers.anthropic_wire import PROVIDER_NAME, build_params
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
@@ -28,7 +29,8 @@ class AnthropicProvider:
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request``; yield deltas and finally one Completed (see Provider)."""
-        params = build_params(request, self.model)
+        # wire_safe: JSON cannot carry a lone surrogate (a file name's stray byte, a model's)
+        params = wire_safe(build_params(request, self.model))
         return run_stream(
             lambda: self._client.get().messages.create(**params, stream=True),
             AnthropicStreamState(),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from app.model.provider import ModelRequest, StreamEvent
+from app.model.text import wire_safe
 from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
@@ -30,7 +31,8 @@ class OpenAIProvider:
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request``; yield deltas and finally one Completed (see Provider)."""
-        params = build_params(request, self.model, self.vendor)
+        # wire_safe: JSON cannot carry a lone surrogate (a file name's stray byte, a model's)
+        params = wire_safe(build_params(request, self.model, self.vendor))
         return run_stream(
             lambda: self._client.get().chat.completions.create(**params),
             OpenAIStreamState(),

@@ -7,7 +7,6 @@ denied with a result the model sees, so a script never hangs.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -30,6 +29,7 @@ from app.model.events import (
     TurnStarted,
 )
 from app.model.provider import Usage
+from app.model.text import json_text, wire_text
 from app.runtime import RunOptions
 from app.ui.formats import OutputFormat
 from app.ui.shared.startup import open_runtime
@@ -99,14 +99,19 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
                 "cwd": str(options.workspace),
             }
         )
+    unsaved: str | None = None
     try:
         asyncio.run(_drive(agent.run_turn(prompt), result, output_format))
     except KeyboardInterrupt:
         result.error, result.error_kind = "interrupted by the user", "cancelled"
     finally:
-        runtime.close()
+        unsaved = runtime.close()
     duration_ms = int((time.monotonic() - started) * 1000)
-    return _report(output_format, result, agent.session.id, duration_ms)
+    code = _report(output_format, result, agent.session.id, duration_ms)
+    if unsaved:
+        print(f"lull: error: {unsaved}", file=sys.stderr)
+        return code or 1
+    return code
 
 
 async def _drive(
@@ -119,7 +124,7 @@ async def _drive(
                 _emit(event_to_json(event, result.pricing))
             case "text":
                 if isinstance(event, Notice):
-                    print(f"lull: {event.text}", file=sys.stderr)
+                    print(f"lull: {wire_text(event.text)}", file=sys.stderr)
                 elif isinstance(event, ContextEdited):
                     print(f"lull: {event.description}", file=sys.stderr)
             case "json":
@@ -135,7 +140,7 @@ def _report(
     text = result.final_text or "".join(result.text_parts)
     if output_format == "text":
         if text:
-            print(text)
+            print(wire_text(text))
         if result.error:
             print(f"lull: error: {result.error}", file=sys.stderr)
         return code
@@ -222,5 +227,5 @@ def _snake(name: str) -> str:
 
 def _emit(payload: dict[str, Any], out: TextIO | None = None) -> None:
     stream = out or sys.stdout
-    stream.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    stream.write(json_text(payload) + "\n")
     stream.flush()

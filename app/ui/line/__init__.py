@@ -56,7 +56,9 @@ def run_line(options: RunOptions) -> int:
         pass
     finally:
         printer.end_stream()
-        runtime.close()
+        unsaved = runtime.close()
+        if unsaved:
+            printer.line(f"lull: error: {unsaved}", "red")
         printer.line(f"resume with: lull --resume {runtime.agent.session.id}")
     return 0
 

@@ -28,13 +28,8 @@ def open_runtime(
         return None, 1
     for diagnostic in runtime.loaded.diagnostics:
         print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)
-    if runtime.agent.session.record.skipped_lines:
-        skipped = runtime.agent.session.record.skipped_lines
-        print(
-            f"lull: warning: skipped {skipped} unreadable line(s) in the session file "
-            "(a torn write from a crash); everything before is kept",
-            file=sys.stderr,
-        )
+    for note in runtime.session_notes():
+        print(f"lull: warning: {note}", file=sys.stderr)
     return runtime, 0
 
 

@@ -76,13 +76,5 @@ def warm_estimate(runtime: Runtime) -> int | None:
 def startup_notes(runtime: Runtime) -> list[tuple[str, str]]:
     """(text, level) lines to show once the runtime is ready: settings problems, torn files."""
     notes: list[tuple[str, str]] = [(d.message, d.level) for d in runtime.loaded.diagnostics]
-    skipped = runtime.agent.session.record.skipped_lines
-    if skipped:
-        notes.append(
-            (
-                f"skipped {skipped} unreadable line(s) in the session file "
-                "(a torn write from a crash); everything before is kept",
-                "warning",
-            )
-        )
+    notes.extend((note, "warning") for note in runtime.session_notes())
     return notes

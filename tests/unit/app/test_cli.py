@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser
+from app.cli import build_parser, parse_command_line
 from app.runtime import RunOptions, cli_overrides
 
 HEAVY = ("anthropic", "openai", "textual", "tiktoken", "prompt_toolkit", "pydantic", "httpx2")
@@ -67,3 +67,24 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         build_parser().parse_args(["--version"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.startswith("lull ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-r", " "], "argument -r/--resume: expected a session id, got an empty string"),
+        (["--fork-session"], "--fork-session needs --continue or --resume ID"),
+    ],
+)
+def test_bad_session_flags_exit_2_with_one_line(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_command_line(argv, cwd=tmp_path)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_fork_session_with_resume_reaches_the_run_options(tmp_path: Path) -> None:
+    line = parse_command_line(["-r", " abc ", "--fork-session"], cwd=tmp_path)
+    assert (line.run.resume, line.run.fork_session) == ("abc", True)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,22 @@ def test_saved_full_outputs_are_readable_but_not_writable(ctx: ToolContext) -> N
     assert resolve_in_workspace(str(saved), ctx, reading=True) == saved.resolve()
     with pytest.raises(ToolError, match="outside the workspace"):
         resolve_in_workspace(str(saved), ctx)
+
+
+def test_a_name_sent_with_u_fffd_finds_the_file_with_the_undecodable_byte(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    directory = workspace / os.fsdecode(b"d\xe9j\xe0")
+    directory.mkdir()
+    (directory / os.fsdecode(b"caf\xe9.txt")).write_text("x")
+
+    found = resolve_in_workspace("d\ufffdj\ufffd/caf\ufffd.txt", ctx)
+
+    assert os.fsencode(found) == os.fsencode(workspace.resolve()) + b"/d\xe9j\xe0/caf\xe9.txt"
+
+
+def test_an_ambiguous_u_fffd_name_is_left_as_written(ctx: ToolContext, workspace: Path) -> None:
+    (workspace / os.fsdecode(b"a\xe9")).write_text("1")
+    (workspace / os.fsdecode(b"a\xe8")).write_text("2")
+
+    assert resolve_in_workspace("a\ufffd", ctx) == workspace.resolve() / "a\ufffd"
