@@ -1,20 +1,26 @@
 """Build the JSON Schema for settings files from the catalogue in :mod:`settings.fields`.
 
 ``settings/schema.json`` is this schema written out (a test keeps the two equal);
-regenerate it with ``python -m settings.schema > settings/schema.json``.
+regenerate it with ``python -m settings.schema > settings/schema.json``. The README's table
+of what a project file may set comes from here too (``python -m settings.schema
+--project-table``; a test keeps it equal to the README).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from settings.fields import FIELDS, GROUPS, get_value
 from settings.model import Settings
+from settings.trust import rule_text, schema_sentence
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
+PROJECT_KEYWORD = "x-lull-project"
+"""Each key's rule for project files: "yes", "narrow" (only stricter) or "no" (user only)."""
 
 
 def _object(description: str) -> dict[str, Any]:
@@ -47,6 +53,8 @@ def build_schema() -> dict[str, Any]:
         }
         if spec.env:
             leaf["description"] += f" Environment override: {spec.env}."
+        leaf["description"] += " " + schema_sentence(spec)
+        leaf[PROJECT_KEYWORD] = spec.project
         _parent(root, key)["properties"][key.rsplit(".", 1)[-1]] = leaf
     return root
 
@@ -64,5 +72,12 @@ def render() -> str:
     return json.dumps(build_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
+def project_table() -> str:
+    """The README's table: every key and what a project file may do with it."""
+    lines = ["| key | in `.lull/settings.json` |", "|---|---|"]
+    lines.extend(f"| `{key}` | {rule_text(spec)} |" for key, spec in FIELDS.items())
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
-    print(render(), end="")
+    print(project_table() if "--project-table" in sys.argv[1:] else render(), end="")
