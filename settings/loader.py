@@ -142,7 +142,7 @@ def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, sou
             message = narrowed_message(source, spec, judgement, loaded.standing(spec.key))
             loaded.set(spec.key, judgement.value, source)
             loaded.report("warning", message, source)
-            loaded.overruled[spec.key] = "narrowed by the project file"
+            loaded.overruled[spec.key] = "entries you did not allow were ignored"
         case "refused":
             _refuse(loaded, spec, checked, source)
         case unreachable:

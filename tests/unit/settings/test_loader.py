@@ -496,7 +496,7 @@ def test_allowed_paths_keep_only_what_the_user_allowed(home: Home, tmp_path: Pat
     assert message.count('"/etc", "bad\\ud800" ignored: not allowed by ') == 1
     assert f'using ["{shared / "docs"}"]' in message and str(user) in message
     message.encode("utf-8")  # printable: the lone surrogate is escaped
-    assert loaded.overruled == {"tools.allowedPaths": "narrowed by the project file"}
+    assert loaded.overruled == {"tools.allowedPaths": "entries you did not allow were ignored"}
     home.write_project({"tools": {"allowedPaths": []}})
     assert home.load().settings.tools.allowed_paths == ()  # removing every path is narrower
 
