@@ -315,6 +315,14 @@ class TextList(Check):
         return {"type": "array", "items": {"type": "string", "minLength": 1, "pattern": r"\S"}}
 
 
+@dataclass(frozen=True)
+class PathList(TextList):
+    """A list of filesystem paths (``~`` allowed); checked like :class:`TextList`.
+
+    Its own kind because a project file narrows it by containment, not by equality.
+    """
+
+
 #: One price override: MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]], USD per
 #: million tokens. The same pattern is in schema.json, so editors and the loader agree.
 PRICE_PATTERN = r"^[^=\s]+=[0-9]+(\.[0-9]+)?(/[0-9]+(\.[0-9]+)?){1,4}$"

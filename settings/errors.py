@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
+
+_SHOW_LIMIT = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,3 +33,19 @@ class SettingsError(Exception):
         """Keep ``message`` (one line naming the flag) for the caller to print."""
         super().__init__(message)
         self.message = message
+
+
+def show(value: object, limit: int | None = _SHOW_LIMIT) -> str:
+    """Render a value as JSON for a message, on one line and shortened past ``limit``.
+
+    Lone surrogates (from a JSON ``"\\ud800"`` or an undecodable file name) are written as
+    ``\\ud800`` escapes, so the message can always be printed.
+    """
+    if isinstance(value, tuple):
+        value = list(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from app.model import defaults
 from app.model.approvals import APPROVAL_MODES
 from app.model.provider import CACHE_TTLS, PROVIDERS, VENDORS
 from settings.checks import (
@@ -20,6 +21,7 @@ from settings.checks import (
     Choice,
     Integer,
     Number,
+    PathList,
     PriceList,
     Text,
     TextList,
@@ -29,6 +31,11 @@ from settings.model import Settings
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
+
+ProjectRule = Literal["yes", "narrow", "no"]
+"""What a project file (``.lull/settings.json``, untrusted) may do with a key: ``yes`` set it
+freely, ``narrow`` only make it stricter than the user's value, ``no`` nothing (user only)."""
+PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "no")
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,12 @@ class Field:
     description: str
     env: str | None = None
     flag: str | None = None
+    project: ProjectRule = "no"
+    """What a project file may do with this key (new keys are user-only until decided)."""
+    narrowest_first: tuple[str, ...] = ()
+    """For a narrow-only choice: every value, from the narrowest to the widest."""
+    null_limit: int | None = None
+    """For a narrow-only number that may be null: the limit null stands for (None: none)."""
 
     @property
     def attrs(self) -> tuple[str, ...]:
@@ -63,74 +76,86 @@ GROUPS: dict[str, str] = {
 _IDLE = "context.clearContextOnIdle"
 _TABLE = (
     Field("model.provider", Choice(PROVIDERS, nullable=True),
-          "API family to use; null picks one from the available API keys.", flag="--provider"),
+          "API family to use; null picks one from the available API keys.", flag="--provider",
+          project="no"),
     Field("model.name", Text(nullable=True), "Model name sent to the provider.",
-          env="LULL_MODEL", flag="--model"),
+          env="LULL_MODEL", flag="--model", project="no"),
     Field("model.baseUrl", Text(nullable=True),
           "API base URL (an OpenAI-compatible server, a proxy); null uses the SDK default.",
-          flag="--base-url"),
+          flag="--base-url", project="no"),
     Field("model.contextWindow", Integer(1, nullable=True),
-          "Context window in tokens; null uses the known size for the model."),
+          "Context window in tokens; null uses the known size for the model.", project="narrow"),
     Field("model.maxOutputTokens", Integer(1, nullable=True),
-          "Maximum tokens per response; null uses the model default."),
+          "Maximum tokens per response; null uses the model default.",
+          project="narrow", null_limit=defaults.MAX_OUTPUT_TOKENS),
     Field("model.thinking", Thinking(),
-          "Extended thinking: false, true (provider default budget) or a budget in tokens."),
+          "Extended thinking: false, true (provider default budget) or a budget in tokens.",
+          project="yes"),
     Field("model.vendor", Choice(VENDORS, nullable=True),
-          "Dialect of an OpenAI-compatible server; null detects it from the base URL."),
+          "Dialect of an OpenAI-compatible server; null detects it from the base URL.",
+          project="no"),
     Field("tools.approvalMode", Choice(APPROVAL_MODES),
           "default asks before edits and commands, auto-edit allows edits, yolo allows "
           "everything, plan allows read-only tools only.",
-          env="LULL_APPROVAL_MODE", flag="--approval-mode"),
-    Field("tools.allowedPaths", TextList(),
-          "Paths outside the workspace that tools may read and write."),
+          env="LULL_APPROVAL_MODE", flag="--approval-mode",
+          project="narrow", narrowest_first=("plan", "default", "auto-edit", "yolo")),
+    Field("tools.allowedPaths", PathList(),
+          "Paths outside the workspace that tools may read and write.", project="narrow"),
     Field("tools.maxOutputChars", Integer(1),
-          "Tool output longer than this is truncated for the model (full text kept on disk)."),
+          "Tool output longer than this is truncated for the model (full text kept on disk).",
+          project="yes"),
     Field("tools.shellTimeoutSeconds", Integer(1),
-          "Default timeout of one shell command in seconds (a call may ask for up to 600)."),
+          "Default timeout of one shell command in seconds (a call may ask for up to 600).",
+          project="yes"),
     Field("tools.allowPrivateNetwork", Boolean(),
           "Let web_fetch reach loopback, private-network, link-local and cloud-metadata "
-          "addresses without asking (user settings only; ignored in a project file).",
-          env="LULL_ALLOW_PRIVATE_NETWORK"),
+          "addresses without asking.",
+          env="LULL_ALLOW_PRIVATE_NETWORK", project="no"),
     Field("tools.envPassthrough", TextList(),
           "Environment variables (names or glob patterns such as NPM_*) that commands run by "
-          "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...); "
-          "user settings only."),
+          "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...).",
+          project="no"),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
-          env="LULL_THINKING_THRESHOLD_MINUTES"),
+          env="LULL_THINKING_THRESHOLD_MINUTES", project="yes"),
     Field(f"{_IDLE}.toolResultsThresholdMinutes", _MINUTES,
           "Idle minutes after which old tool results are cleared; < 0 disables.",
-          env="LULL_TOOL_RESULTS_THRESHOLD_MINUTES"),
+          env="LULL_TOOL_RESULTS_THRESHOLD_MINUTES", project="yes"),
     Field(f"{_IDLE}.toolResultsNumToKeep", Integer(1),
           "How many of the newest compactable tool results an idle cleanup keeps.",
-          env="LULL_TOOL_RESULTS_NUM_TO_KEEP"),
+          env="LULL_TOOL_RESULTS_NUM_TO_KEEP", project="yes"),
     Field(f"{_IDLE}.compactableTools", TextList(),
-          "Extra tool names (e.g. MCP tools) whose results idle cleanup may clear."),
+          "Extra tool names (e.g. MCP tools) whose results idle cleanup may clear.",
+          project="yes"),
     Field("context.compression.threshold", Number(0, 1, exclusive_minimum=True),
-          "Compress when the prompt exceeds this fraction of the context window."),
+          "Compress when the prompt exceeds this fraction of the context window.",
+          project="yes"),
     Field("context.compression.keepRecentFraction",
           Number(0, 1, exclusive_minimum=True, exclusive_maximum=True),
-          "Fraction of the budget kept verbatim as the recent tail when compressing."),
+          "Fraction of the budget kept verbatim as the recent tail when compressing.",
+          project="yes"),
     Field("context.compression.model", Text(nullable=True),
-          "Model used to write summaries; null uses the session's model."),
+          "Model used to write summaries; null uses the session's model.", project="no"),
     Field("context.toolOutput.maxTokens", Integer(1),
           "A tool result larger than this many tokens is truncated for the model; the full "
-          "text is saved on disk and the marker says where."),
+          "text is saved on disk and the marker says where.", project="yes"),
     Field("context.cache.enabled", Boolean(),
           "Ask the provider to cache the prompt prefix (Anthropic cache_control markers, "
           "OpenAI prompt_cache_key); false sends neither, e.g. to measure what caching saves.",
-          env="LULL_PROMPT_CACHING"),
+          env="LULL_PROMPT_CACHING", project="no"),
     Field("context.cache.ttl", Choice(CACHE_TTLS),
           "Anthropic prompt-cache lifetime of every cache marker: 5m (default) or 1h (cache "
-          "writes cost 2x input instead of 1.25x; keep idle thresholds >= 60 min with 1h)."),
+          "writes cost 2x input instead of 1.25x; keep idle thresholds >= 60 min with 1h).",
+          project="no"),
     Field("context.cache.promptCacheKey", Boolean(),
-          "Send the session id as OpenAI's prompt_cache_key (better cache routing)."),
+          "Send the session id as OpenAI's prompt_cache_key (better cache routing).",
+          project="no"),
     Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
-          flag="--max-turns"),
+          flag="--max-turns", project="narrow"),
     Field("pricing", PriceList(),
           "Price overrides for /cost, USD per million tokens: \"MODEL=INPUT/OUTPUT[/CACHE_READ"
           "[/CACHE_WRITE[/CACHE_WRITE_1H]]]\" (MODEL matches names containing it; missing "
-          "cache prices default to 0.1x, 1.25x and 2x INPUT)."),
+          "cache prices default to 0.1x, 1.25x and 2x INPUT).", project="no"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

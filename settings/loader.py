@@ -7,22 +7,24 @@ settings. A bad command-line value raises :class:`SettingsError` instead.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from settings.checks import Invalid
-from settings.errors import Diagnostic, SettingsError
+from settings.errors import Diagnostic, SettingsError, show
 from settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from settings.jsonfile import FileProblem, read_json_object
 from settings.model import Settings
 from settings.paths import project_settings_path, user_settings_path
+from settings.trust import judge, narrowed_message, refused_message
+
+__all__ = ["LoadedSettings", "apply_cli", "apply_env", "apply_file", "load_settings", "show"]
 
 SCHEMA_KEY = "$schema"
-_SHOW_LIMIT = 60
+_INVALID = object()
 
 
 @dataclass
@@ -30,12 +32,15 @@ class LoadedSettings:
     """The merged settings, what went wrong on the way, and where each value came from.
 
     ``sources`` maps every dotted key set by a file, env var or flag (e.g.
-    ``"model.name"``) to that file path, ``"env LULL_..."`` or ``"--flag"``.
+    ``"model.name"``) to that file path, ``"env LULL_..."`` or ``"--flag"``;
+    ``overruled`` maps a key whose project-file value was ignored or narrowed to a note
+    saying so (shown by ``/settings`` next to the source).
     """
 
     settings: Settings = field(default_factory=Settings)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
+    overruled: dict[str, str] = field(default_factory=dict)
 
     def set(self, key: str, value: object, source: str) -> None:
         """Let ``source`` override the dotted ``key`` with an already-checked value."""
@@ -74,8 +79,8 @@ def load_settings(
 def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> None:
     """Apply one settings file; a missing file is fine, a broken one is reported.
 
-    An untrusted (project) file cannot grant itself more power: see
-    :data:`PROJECT_GUARDED`.
+    An untrusted (project) file may only narrow what the user allows: each key's
+    :attr:`settings.fields.Field.project` rule decides (see :mod:`settings.trust`).
     """
     source = str(path)
     try:
@@ -99,13 +104,8 @@ def _apply_object(
             else:
                 message = f"{source}: {key}: expected an object, got {show(value)}; ignored"
                 loaded.report("error", message, source)
-        elif key in FIELDS and not trusted and _guarded(key, value):
-            message = (
-                f"{source}: {key} = {show(value)} is ignored in project settings (a repository "
-                "cannot grant itself more access); set it in your user settings or on the "
-                "command line"
-            )
-            loaded.report("warning", message, source)
+        elif key in FIELDS and not trusted:
+            _apply_project_value(loaded, FIELDS[key], value, source)
         elif key in FIELDS:
             _apply_value(loaded, FIELDS[key], value, source)
         elif key != SCHEMA_KEY:
@@ -115,38 +115,58 @@ def _apply_object(
             loaded.report("warning", message, source)
 
 
-PROJECT_GUARDED = (
-    "tools.approvalMode",
-    "tools.allowedPaths",
-    "tools.allowPrivateNetwork",
-    "tools.envPassthrough",
-    "model.baseUrl",
-)
-
-
-def _guarded(key: str, value: object) -> bool:
-    """Would this project-file value widen what lull may do (or where the API key goes)?"""
-    if key == "tools.approvalMode":
-        return value == "yolo"
-    if key in ("tools.allowedPaths", "tools.envPassthrough"):
-        return bool(value)
-    if key == "tools.allowPrivateNetwork":
-        return value is True
-    return key == "model.baseUrl" and value is not None
-
-
 def _apply_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
     """Check one file value; keep the lower-precedence value when it is wrong."""
+    checked = _checked(loaded, spec, value, source)
+    if checked is not _INVALID:
+        loaded.set(spec.key, checked, source)
+
+
+def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
+    """Apply one project-file value only as far as :attr:`Field.project` lets it narrow.
+
+    A user-only key is refused whatever its value; anything else is checked first.
+    """
+    standing = get_value(loaded.settings, spec.key)
+    if spec.project == "no":
+        _refuse(loaded, spec, value, source)
+        return
+    checked = _checked(loaded, spec, value, source)
+    if checked is _INVALID:
+        return
+    judgement = judge(spec, checked, standing)
+    match judgement.outcome:
+        case "accepted":
+            loaded.set(spec.key, judgement.value, source)
+        case "narrowed":
+            message = narrowed_message(source, spec, judgement, loaded.standing(spec.key))
+            loaded.set(spec.key, judgement.value, source)
+            loaded.report("warning", message, source)
+            loaded.overruled[spec.key] = "entries you did not allow were ignored"
+        case "refused":
+            _refuse(loaded, spec, checked, source)
+        case unreachable:
+            assert_never(unreachable)
+
+
+def _refuse(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
+    """Keep the user's value of ``spec`` and say why the project's ``value`` was ignored."""
+    message = refused_message(source, spec, value, loaded.standing(spec.key))
+    loaded.report("warning", message, source)
+    loaded.overruled[spec.key] = f"{source} ignored"
+
+
+def _checked(loaded: LoadedSettings, spec: Field, value: object, source: str) -> object:
+    """The checked file value, or :data:`_INVALID` (reported) when it is wrong."""
     try:
-        checked = spec.check.check(value)
+        return spec.check.check(value)
     except Invalid as exc:
         message = (
             f"{source}: {spec.key}: expected {exc}, got {show(value)}; "
             f"using {loaded.standing(spec.key)}"
         )
         loaded.report("error", message, source)
-        return
-    loaded.set(spec.key, checked, source)
+        return _INVALID
 
 
 def apply_env(loaded: LoadedSettings, env: Mapping[str, str]) -> None:
@@ -186,14 +206,3 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
 def cli_label(spec: Field) -> str:
     """How a setting given on the command line is named ("--model")."""
     return spec.flag or f"command line {spec.key}"
-
-
-def show(value: object) -> str:
-    """Render a value as JSON for a message, shortened to one readable line."""
-    if isinstance(value, tuple):
-        value = list(value)
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= _SHOW_LIMIT else text[: _SHOW_LIMIT - 3] + "..."

@@ -218,7 +218,8 @@ async def test_a_project_file_cannot_allow_private_fetches(workspace: Path, admi
     runtime = scripted_runtime(workspace, provider, "plan")
     warnings = [d.message for d in runtime.loaded.diagnostics]
     assert any(
-        "tools.allowPrivateNetwork = true is ignored in project settings" in w for w in warnings
+        "tools.allowPrivateNetwork = true is ignored: a project file may not set" in w
+        for w in warnings
     )
     (result,) = results(await run(runtime.agent, "read it"))
     assert result.is_error and admin.hits == []
@@ -381,7 +382,7 @@ async def test_named_variables_pass_through_from_user_settings_only(
     assert "NPM_TOKEN=npm-needed-for-install" in result.content
     assert "deploy-secret" not in result.content
     assert any(
-        "tools.envPassthrough" in d.message and "ignored in project settings" in d.message
+        "tools.envPassthrough" in d.message and "a project file may not set" in d.message
         for d in runtime.loaded.diagnostics
     )
 

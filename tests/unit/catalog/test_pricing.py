@@ -79,10 +79,10 @@ def test_the_pricing_setting_reaches_the_cost(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    project = tmp_path / "ws" / ".lull"
-    project.mkdir(parents=True)
-    (project / "settings.json").write_text(json.dumps({"pricing": ["llama3=0.2/0.6"]}))
-    loaded = load_settings(tmp_path / "ws", env={})
+    user = tmp_path / "config" / "lull"  # prices are the user's: a project file cannot set them
+    user.mkdir(parents=True)
+    (user / "settings.json").write_text(json.dumps({"pricing": ["llama3=0.2/0.6"]}))
+    loaded = load_settings(tmp_path, env={})
     assert loaded.diagnostics == []
     usage = Usage(input=MILLION, output=MILLION)
     assert cost_usd(usage, "llama3:70b", loaded.settings.pricing) == pytest.approx(0.8)
@@ -92,10 +92,10 @@ def test_a_bad_price_entry_is_reported_with_where_and_what(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    project = tmp_path / "ws" / ".lull"
-    project.mkdir(parents=True)
-    (project / "settings.json").write_text(json.dumps({"pricing": ["ok=1/2", "gpt-x=cheap"]}))
-    loaded = load_settings(tmp_path / "ws", env={})
+    user = tmp_path / "config" / "lull"
+    user.mkdir(parents=True)
+    (user / "settings.json").write_text(json.dumps({"pricing": ["ok=1/2", "gpt-x=cheap"]}))
+    loaded = load_settings(tmp_path, env={})
     [problem] = loaded.diagnostics
     assert "settings.json: pricing: expected" in problem.message
     assert "MODEL=INPUT/OUTPUT" in problem.message

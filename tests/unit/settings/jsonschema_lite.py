@@ -8,7 +8,7 @@ from typing import Any
 SUPPORTED = {
     "$schema", "title", "description", "default", "type", "enum", "anyOf", "minimum",
     "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "pattern", "items",
-    "properties", "additionalProperties",
+    "properties", "additionalProperties", "x-lull-project",
 }  # fmt: skip
 
 

@@ -21,3 +21,17 @@ def test_rows_cover_every_key_with_json_values_and_sources(home: Home) -> None:
     assert rows["model.baseUrl"] == ("null", "default")
     for value, _ in rows.values():
         json.loads(value)
+
+
+def test_a_refused_project_value_leaves_the_users_value_and_says_so(home: Home) -> None:
+    user = home.write_user({"tools": {"approvalMode": "plan", "allowedPaths": ["/srv"]}})
+    project = home.write_project(
+        {"tools": {"approvalMode": "yolo", "allowedPaths": ["/srv/app", "/etc"]}, "maxTurns": 9}
+    )
+    rows = {key: (value, source) for key, value, source in effective_rows(home.load())}
+    assert rows["tools.approvalMode"] == ('"plan"', f"{user}; {project} ignored")
+    assert rows["tools.allowedPaths"] == (
+        '["/srv/app"]',
+        f"{project}; entries you did not allow were ignored",
+    )
+    assert rows["maxTurns"] == ("9", str(project))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -35,13 +36,24 @@ def test_no_files_gives_defaults_and_nothing_to_report(home: Home) -> None:
 def test_each_level_overrides_the_one_below(home: Home) -> None:
     home.write_user({"model": {"name": "user-model"}})
     assert home.load().settings.model.name == "user-model"
-    home.write_project({"model": {"name": "project-model"}})
-    assert home.load().settings.model.name == "project-model"
     env = {"LULL_MODEL": "env-model"}
     assert home.load(env=env).settings.model.name == "env-model"
     loaded = home.load(env=env, cli={"model.name": "cli-model"})
     assert loaded.settings.model.name == "cli-model"
     assert loaded.sources["model.name"] == "--model"
+
+
+def test_each_level_overrides_the_one_below_for_a_key_a_project_may_narrow(home: Home) -> None:
+    home.write_user({"tools": {"approvalMode": "yolo"}})
+    assert home.load().settings.tools.approval_mode == "yolo"
+    project = home.write_project({"tools": {"approvalMode": "auto-edit"}})
+    loaded = home.load()
+    assert loaded.settings.tools.approval_mode == "auto-edit"
+    assert loaded.sources["tools.approvalMode"] == str(project)
+    env = {"LULL_APPROVAL_MODE": "default"}
+    assert home.load(env=env).settings.tools.approval_mode == "default"
+    cli = {"tools.approvalMode": "plan"}
+    assert home.load(env=env, cli=cli).settings.tools.approval_mode == "plan"
 
 
 def test_project_overrides_one_nested_key_and_keeps_the_rest(home: Home) -> None:
@@ -62,10 +74,17 @@ def test_project_overrides_one_nested_key_and_keeps_the_rest(home: Home) -> None
     assert (s.model.name, s.model.context_window) == ("m", 1000)
 
 
-def test_project_null_resets_a_nullable_user_value(home: Home) -> None:
-    home.write_user({"model": {"baseUrl": "http://127.0.0.1:9"}})
-    home.write_project({"model": {"baseUrl": None}})
-    assert home.load().settings.model.base_url is None
+def test_a_project_null_is_judged_like_any_other_value(home: Home) -> None:
+    home.write_user({"model": {"baseUrl": "http://127.0.0.1:9", "maxOutputTokens": 4000}})
+    home.write_project({"model": {"baseUrl": None, "maxOutputTokens": None, "contextWindow": None}})
+    loaded = home.load()
+    assert loaded.settings.model.base_url == "http://127.0.0.1:9"  # user only: kept
+    assert loaded.settings.model.max_output_tokens == 4000  # null means 8192: wider, kept
+    assert loaded.settings.model.context_window is None  # null under null: the same, applied
+    assert [m.split(" = ")[0].rsplit(": ", 1)[1] for m in messages(loaded)] == [
+        "model.baseUrl",
+        "model.maxOutputTokens",
+    ]
 
 
 def test_env_overrides_files_and_cli_overrides_env(home: Home) -> None:
@@ -78,12 +97,15 @@ def test_env_overrides_files_and_cli_overrides_env(home: Home) -> None:
 
 def test_sources_name_where_each_non_default_value_came_from(home: Home) -> None:
     user = home.write_user({"maxTurns": 7, "model": {"name": "u"}})
-    project = home.write_project({"model": {"name": "p"}, "tools": {"maxOutputChars": 10}})
+    project = home.write_project(
+        {"context": {"compression": {"threshold": 0.5}}, "tools": {"maxOutputChars": 10}}
+    )
     env = {"LULL_THINKING_THRESHOLD_MINUTES": "2"}
     loaded = home.load(env=env, cli={"tools.approvalMode": "plan", "model.provider": None})
     assert loaded.sources == {
         "maxTurns": str(user),
-        "model.name": str(project),
+        "model.name": str(user),
+        "context.compression.threshold": str(project),
         "tools.maxOutputChars": str(project),
         f"{IDLE}.thinkingThresholdMinutes": "env LULL_THINKING_THRESHOLD_MINUTES",
         "tools.approvalMode": "--approval-mode",
@@ -380,19 +402,144 @@ def test_cache_and_tool_output_settings(home: Home) -> None:
 
 
 def test_project_files_cannot_grant_themselves_more_access(home: Home) -> None:
-    home.write_project(
+    project = home.write_project(
         {
             "tools": {"approvalMode": "yolo", "allowedPaths": ["/"]},
-            "model": {"baseUrl": "https://evil.example/v1", "name": "fine-model"},
+            "model": {"baseUrl": "https://evil.example/v1", "name": "other-model"},
+            "context": {"compression": {"model": "cheap-model", "threshold": 0.5}},
+            "pricing": ["claude=0/0"],
         }
     )
     loaded = home.load()
     assert loaded.settings.tools.approval_mode == "default"
     assert loaded.settings.tools.allowed_paths == ()
     assert loaded.settings.model.base_url is None
-    assert loaded.settings.model.name == "fine-model"
-    assert sum("ignored in project settings" in m for m in messages(loaded)) == 3
+    assert loaded.settings.model.name is None
+    assert loaded.settings.context.compression.model is None
+    assert loaded.settings.pricing == ()
+    assert loaded.settings.context.compression.threshold == 0.5  # a project may set this one
+    assert all(d.level == "warning" and d.source == str(project) for d in loaded.diagnostics)
+    ignored = ("tools.approvalMode", "model.baseUrl", "model.name", "context.compression.model")
+    for key in (*ignored, "pricing"):
+        assert sum(m.startswith(f"{project}: {key} = ") for m in messages(loaded)) == 1, key
+    assert sum(m.startswith(f"{project}: tools.allowedPaths: ") for m in messages(loaded)) == 1
     home.write_user({"tools": {"approvalMode": "yolo"}})
     assert home.load().settings.tools.approval_mode == "yolo"  # the user's own choice stands
     home.write_project({"tools": {"approvalMode": "plan"}})
     assert home.load().settings.tools.approval_mode == "plan"  # narrowing is always fine
+
+
+def test_a_project_cannot_widen_the_users_plan_mode(home: Home) -> None:
+    user = home.write_user({"tools": {"approvalMode": "plan"}})
+    project = home.write_project({"tools": {"approvalMode": "auto-edit"}})
+    loaded = home.load()
+    assert loaded.settings.tools.approval_mode == "plan"
+    assert loaded.sources["tools.approvalMode"] == str(user)
+    assert messages(loaded) == [
+        f'{project}: tools.approvalMode = "auto-edit" is ignored: it is wider than "plan" from '
+        f"{user}, and a project file may only narrow tools.approvalMode (stricter only: plan < "
+        f"default < auto-edit < yolo); set it in your user settings ({user}), with "
+        "LULL_APPROVAL_MODE or with --approval-mode"
+    ]
+    assert loaded.overruled == {"tools.approvalMode": f"{project} ignored"}
+
+
+@pytest.mark.parametrize(
+    ("user", "project", "effective"),
+    [
+        ("yolo", "default", "default"),
+        ("yolo", "plan", "plan"),
+        ("auto-edit", "default", "default"),
+        ("auto-edit", "yolo", "auto-edit"),
+        ("default", "auto-edit", "default"),
+        ("default", "yolo", "default"),
+        ("plan", "default", "plan"),
+        ("plan", "yolo", "plan"),
+    ],
+)
+def test_approval_mode_narrows_against_the_users_value(
+    home: Home, user: str, project: str, effective: str
+) -> None:
+    home.write_user({"tools": {"approvalMode": user}})
+    home.write_project({"tools": {"approvalMode": project}})
+    loaded = home.load()
+    assert loaded.settings.tools.approval_mode == effective
+    assert bool(loaded.diagnostics) == (effective != project)
+
+
+def test_the_users_environment_and_flags_still_override_the_project(home: Home) -> None:
+    home.write_user({"tools": {"approvalMode": "plan"}})
+    home.write_project({"tools": {"approvalMode": "yolo"}, "model": {"name": "p"}})
+    env = {"LULL_APPROVAL_MODE": "auto-edit", "LULL_MODEL": "mine"}
+    loaded = home.load(env=env)
+    assert loaded.settings.tools.approval_mode == "auto-edit"
+    assert loaded.settings.model.name == "mine"
+    loaded = home.load(cli={"tools.approvalMode": "yolo"})
+    assert loaded.settings.tools.approval_mode == "yolo"
+    assert loaded.sources["tools.approvalMode"] == "--approval-mode"
+
+
+def test_allowed_paths_keep_only_what_the_user_allowed(home: Home, tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    (shared / "docs").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (shared / "link").symlink_to(outside)  # inside by name, outside once resolved
+    user = home.write_user({"tools": {"allowedPaths": [str(shared)]}})
+    asked = [str(shared / "docs"), str(outside), str(shared / "link"), "/etc", "bad\ud800"]
+    project = home.write_project({"tools": {"allowedPaths": asked}})  # "\\ud800" in JSON
+    loaded = home.load()
+    assert loaded.settings.tools.allowed_paths == (str(shared / "docs"),)
+    assert loaded.sources["tools.allowedPaths"] == str(project)
+    [message] = messages(loaded)
+    assert message.startswith(f'{project}: tools.allowedPaths: "{outside}", "{shared}/link", ')
+    assert message.count('"/etc", "bad\\ud800" ignored: not allowed by ') == 1
+    assert f'using ["{shared / "docs"}"]' in message and str(user) in message
+    message.encode("utf-8")  # printable: the lone surrogate is escaped
+    assert loaded.overruled == {"tools.allowedPaths": "entries you did not allow were ignored"}
+    home.write_project({"tools": {"allowedPaths": []}})
+    assert home.load().settings.tools.allowed_paths == ()  # removing every path is narrower
+
+
+def test_limits_may_only_be_lowered(home: Home) -> None:
+    home.write_user({"maxTurns": 20, "model": {"contextWindow": 100_000}})
+    home.write_project({"maxTurns": 5, "model": {"contextWindow": 50_000, "maxOutputTokens": 4096}})
+    lowered = home.load()
+    assert lowered.diagnostics == []
+    assert lowered.settings.max_turns == 5
+    assert lowered.settings.model.context_window == 50_000
+    assert lowered.settings.model.max_output_tokens == 4096
+    project = home.write_project(
+        {"maxTurns": 500, "model": {"contextWindow": 1_000_000, "maxOutputTokens": 64_000}}
+    )
+    raised = home.load()
+    assert raised.settings.max_turns == 20
+    assert raised.settings.model.context_window == 100_000
+    assert raised.settings.model.max_output_tokens is None  # the built-in 8192 stays
+    assert [m.split(" is ignored")[0] for m in messages(raised)] == [
+        f"{project}: maxTurns = 500",
+        f"{project}: model.contextWindow = 1000000",
+        f"{project}: model.maxOutputTokens = 64000",
+    ]
+
+
+def test_a_window_may_be_set_when_the_user_set_none(home: Home) -> None:
+    home.write_project({"model": {"contextWindow": 12_000}})
+    loaded = home.load()
+    assert loaded.diagnostics == []
+    assert loaded.settings.model.context_window == 12_000
+
+
+def test_a_wrong_value_for_a_user_only_key_is_refused_not_checked(home: Home) -> None:
+    project = home.write_project({"model": {"provider": "gemini"}})
+    [message] = messages(home.load())
+    assert message.startswith(f'{project}: model.provider = "gemini" is ignored: a project file ')
+
+
+def test_a_wrong_value_for_a_narrow_key_is_a_type_error(home: Home) -> None:
+    project = home.write_project({"maxTurns": "five"})
+    loaded = home.load()
+    assert messages(loaded) == [
+        f'{project}: maxTurns: expected an integer >= 1, got "five"; using default 100'
+    ]
+    assert loaded.diagnostics[0].level == "error"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
@@ -13,7 +14,15 @@ from hypothesis import strategies as st
 from settings.checks import Invalid
 from settings.fields import FIELDS
 from settings.model import Settings
-from settings.schema import SCHEMA_PATH, build_schema, render
+from settings.schema import (
+    PROJECT_KEYWORD,
+    README_TABLE_END,
+    README_TABLE_START,
+    SCHEMA_PATH,
+    build_schema,
+    project_table,
+    render,
+)
 from tests.unit.settings.jsonschema_lite import is_valid
 
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text("utf-8"))
@@ -135,3 +144,22 @@ LEAVES = schema_leaves(SCHEMA)
 def test_schema_and_loader_agree_on_every_value(value: object) -> None:
     for key, leaf in LEAVES.items():
         assert is_valid(leaf, value) == _loader_accepts(key, value), (key, value)
+
+
+def test_every_key_says_what_a_project_file_may_do_with_it() -> None:
+    for key, leaf in LEAVES.items():
+        rule = FIELDS[key].project
+        assert leaf[PROJECT_KEYWORD] == rule, key
+        sentence = {"yes": "Project files may set it.", "narrow": "Project files may only narrow",
+                    "no": "Ignored in project files"}[rule]  # fmt: skip
+        assert sentence in leaf["description"], key
+
+
+def test_the_readme_table_of_project_keys_is_the_generated_one() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text("utf-8")
+    start = readme.index(README_TABLE_START)
+    body = readme[readme.index("\n", start) + 1 : readme.index(README_TABLE_END)]
+    assert body == project_table(), (
+        "README.md's project settings table is stale: paste the output of "
+        "python -m settings.schema --project-table"
+    )

@@ -1,0 +1,196 @@
+"""What a project settings file may set: each key's rule, how a value narrows, the messages.
+
+A repository is untrusted, so its ``.lull/settings.json`` may only narrow what the user (the
+user settings file, the environment, the command line) allows. Each key's rule is
+:attr:`settings.fields.Field.project`: ``yes`` (any value), ``narrow`` (only a value no wider
+than the user's) or ``no`` (user only: it decides where the workspace goes or what it costs).
+The loader, ``schema.json`` and the README table (:mod:`settings.schema`) all derive from
+that one attribute.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, assert_never
+
+from settings.checks import Choice, Integer, Number, PathList, TextList
+from settings.errors import show
+from settings.fields import Field
+from settings.paths import user_settings_path
+
+Outcome = Literal["accepted", "narrowed", "refused"]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """What becomes of one checked project value: applied as is, narrowed, or refused.
+
+    ``value`` is what to apply (accepted or narrowed); ``dropped`` the list entries left out.
+    """
+
+    outcome: Outcome
+    value: object = None
+    dropped: tuple[str, ...] = ()
+
+
+def judge(spec: Field, value: object, standing: object) -> Judgement:
+    """Judge a project file's (checked) ``value`` for ``spec`` against the user's ``standing``."""
+    match spec.project:
+        case "yes":
+            return Judgement("accepted", value)
+        case "no":
+            return Judgement("refused")
+        case "narrow":
+            return _narrow(spec, value, standing)
+        case unreachable:
+            assert_never(unreachable)
+
+
+def _narrow(spec: Field, value: object, standing: object) -> Judgement:
+    """Accept ``value`` only as far as it is no wider than ``standing``."""
+    match spec.check:
+        case Choice():
+            return _accepted_if(_rank(spec, value) <= _rank(spec, standing), value)
+        case Integer() | Number():
+            bound = spec.null_limit
+            return _accepted_if(_limit(value, bound) <= _limit(standing, bound), value)
+        case PathList():
+            roots = [root for root in map(_resolved, _strings(standing)) if root is not None]
+            return _kept(_strings(value), lambda path: _inside(path, roots))
+        case TextList():
+            allowed = set(_strings(standing))
+            return _kept(_strings(value), lambda entry: entry in allowed)
+        case _:
+            raise TypeError(f"{spec.key}: {type(spec.check).__name__} has no narrowing order")
+
+
+def _accepted_if(narrower: bool, value: object) -> Judgement:
+    return Judgement("accepted", value) if narrower else Judgement("refused")
+
+
+def _rank(spec: Field, value: object) -> int:
+    """Position of a choice in :attr:`Field.narrowest_first` (0 is the narrowest)."""
+    if not spec.narrowest_first:
+        raise TypeError(f"{spec.key}: a narrow-only choice needs narrowest_first")
+    return spec.narrowest_first.index(str(value))
+
+
+def _limit(value: object, null_limit: int | None) -> float:
+    """A number as a limit; null is ``null_limit``, or no limit at all."""
+    if value is None:
+        return math.inf if null_limit is None else null_limit
+    assert isinstance(value, int | float)
+    return value
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    assert isinstance(value, tuple)
+    return tuple(str(item) for item in value)
+
+
+def _kept(entries: tuple[str, ...], allowed: Callable[[str], bool]) -> Judgement:
+    """Keep the entries ``allowed`` accepts; narrowed when some are dropped."""
+    kept = tuple(entry for entry in entries if allowed(entry))
+    dropped = tuple(entry for entry in entries if entry not in kept)
+    return Judgement("narrowed", kept, dropped) if dropped else Judgement("accepted", kept)
+
+
+def _resolved(path: str) -> Path | None:
+    """``path`` as the tools will resolve it (``~`` expanded, symlinks followed); None if it
+    cannot be (e.g. a lone surrogate the file system cannot encode)."""
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _inside(path: str, roots: list[Path]) -> bool:
+    """Whether ``path`` is one of ``roots`` or inside one."""
+    resolved = _resolved(path)
+    return resolved is not None and any(resolved.is_relative_to(root) for root in roots)
+
+
+# --- words ---------------------------------------------------------------------------------
+
+
+def narrowing_rule(spec: Field) -> str:
+    """How a narrow-only key may change, e.g. "plan < default < auto-edit < yolo"."""
+    match spec.check:
+        case Choice():
+            return "stricter only: " + " < ".join(spec.narrowest_first)
+        case Integer() | Number():
+            null = "no limit" if spec.null_limit is None else str(spec.null_limit)
+            return f"lower only; null counts as {null}" if spec.check.nullable else "lower only"
+        case PathList():
+            return "only paths inside the ones you allowed"
+        case TextList():
+            return "only entries you listed"
+        case _:
+            raise TypeError(f"{spec.key}: {type(spec.check).__name__} has no narrowing order")
+
+
+def rule_text(spec: Field) -> str:
+    """What a project file may do with ``spec``, in a few words (README, schema)."""
+    match spec.project:
+        case "yes":
+            return "yes"
+        case "narrow":
+            return f"narrow ({narrowing_rule(spec)})"
+        case "no":
+            return "no (user only)"
+        case unreachable:
+            assert_never(unreachable)
+
+
+def schema_sentence(spec: Field) -> str:
+    """The sentence ``schema.json`` adds to the key's description."""
+    match spec.project:
+        case "yes":
+            return "Project files may set it."
+        case "narrow":
+            return f"Project files may only narrow it ({narrowing_rule(spec)})."
+        case "no":
+            return "Ignored in project files (user settings, environment or flag only)."
+        case unreachable:
+            assert_never(unreachable)
+
+
+def where_to_set(spec: Field) -> str:
+    """Where the user can set ``spec`` instead: the user file, its variable and flag."""
+    places = [f"your user settings ({user_settings_path()})"]
+    if spec.env:
+        places.append(f"with {spec.env}")
+    if spec.flag:
+        places.append(f"with {spec.flag}")
+    head = ", ".join(places[:-1])
+    return f"{head} or {places[-1]}" if head else places[0]
+
+
+def refused_message(source: str, spec: Field, value: object, standing: str) -> str:
+    """The one-line warning for a project value that is not applied at all."""
+    if spec.project == "no":
+        reason = (
+            f"a project file may not set {spec.key} (only you choose where your code goes "
+            "and what it costs)"
+        )
+    else:
+        reason = (
+            f"it is wider than {standing}, and a project file may only narrow {spec.key} "
+            f"({narrowing_rule(spec)})"
+        )
+    where = where_to_set(spec)
+    return f"{source}: {spec.key} = {show(value)} is ignored: {reason}; set it in {where}"
+
+
+def narrowed_message(source: str, spec: Field, judgement: Judgement, standing: str) -> str:
+    """The one-line warning for a project list whose widening entries were dropped."""
+    dropped = ", ".join(show(entry, limit=None) for entry in judgement.dropped)
+    kept = show(judgement.value, limit=None)
+    return (
+        f"{source}: {spec.key}: {dropped} ignored: not allowed by {standing}, and a project "
+        f"file may only narrow {spec.key} ({narrowing_rule(spec)}); using {kept}; "
+        f"to allow more, set it in {where_to_set(spec)}"
+    )
