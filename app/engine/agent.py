@@ -42,6 +42,7 @@ from app.model.provider import (
     ModelRequest,
     Provider,
     ProviderError,
+    Retrying,
     TextDelta,
     ThinkingConfig,
     ThinkingDelta,
@@ -55,6 +56,8 @@ CANCELLED_RESULT = "Cancelled by the user before it finished; no result."
 RequestHook = Callable[[ModelRequest, int], None]
 """Called with every request (and its number within the turn) right before it is sent."""
 STREAM_RETRIES = 1
+SHOWN_WAIT_SECONDS = 2.0
+"""A provider's wait before a retry is shown as a notice when longer than this (else logged)."""
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,11 @@ class Agent:
                     yield AssistantThinking(text)
                 case ToolCallStarted():
                     pass  # the call is shown when it runs, with its arguments
+                case Retrying():
+                    notice = retry_notice(event)
+                    log.info(notice)
+                    if event.wait_seconds > SHOWN_WAIT_SECONDS:
+                        yield Notice("warning", notice)
                 case Completed():
                     yield event
                 case _:
@@ -287,6 +295,14 @@ class Agent:
         self.session.record_response(now, completed.usage, model, self.fitter.sent_local)
         self.fitter.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
+
+
+def retry_notice(event: Retrying) -> str:
+    """One line for a wait before a retry: what failed, how long, which retry."""
+    return (
+        f"{event.reason}; retrying in {event.wait_seconds:.0f} s "
+        f"(retry {event.attempt} of {event.max_retries})"
+    )
 
 
 def _idle_episode_edit(edit: ContextEdit) -> bool:
