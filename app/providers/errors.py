@@ -185,12 +185,12 @@ def repeated_error(exc: BaseException, ctx: ErrorContext, attempts: int) -> Prov
     """The error for a server error that came back identically on every attempt: it says
     what the server said, and that waiting will not change it."""
     status, etype, code, message = status_signature(exc) or (0, "", "", str(exc))
+    label = _label(status, etype or code, False)
     detail = f": {message}" if message else ""
     return ProviderError(
         "server",
-        f"{ctx.service} failed the same way {attempts} times ({_label(status, etype or code, False)})"
-        f"{detail}. Retrying will not help: the server cannot handle this request "
-        "(its log says more).",
+        f"{ctx.service} failed the same way {attempts} times ({label}){detail}. The server "
+        "cannot handle this request, so retrying later will not help (its log may say more).",
         status=status or None,
     )
 

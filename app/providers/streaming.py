@@ -43,7 +43,8 @@ async def run_stream(
     sending anything at all is "empty_stream". No SDK exception escapes.
     """
     timing = timing or RetryTiming()
-    attempt, previous = 0, None  # type: int, Signature
+    attempt = 0
+    previous: Signature = None
     while True:
         try:
             items = await open_stream()
