@@ -15,6 +15,7 @@ from tests.fakes.cache import ANTHROPIC_MIN_CACHE_TOKENS, DEFAULT_MIN_CACHE_TOKE
 from tests.fakes.clock import FakeClock
 from tests.fakes.errors import WireError
 from tests.fakes.faults import FaultBook, HttpFailure, StreamFault
+from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import Reply, echo_reply
 from tests.fakes.signing import DEFAULT_SECRET, Signer
 
@@ -86,6 +87,7 @@ class FakeServer:
         self.api_key: str | None = None
         self.models: set[str] | None = None
         self.max_context_tokens: int | None = None
+        self.quirks = ServerQuirks()
         self.default_reply: Reply = echo_reply()
         self.cache_minimums: list[tuple[str, int]] = list(ANTHROPIC_MIN_CACHE_TOKENS)
         self.cache_min_default = DEFAULT_MIN_CACHE_TOKENS
