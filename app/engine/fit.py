@@ -144,8 +144,10 @@ class ContextFitter:
         return replace(shape, messages=self.model_view())
 
     def observe(self, usage: Usage) -> None:
-        """Note the usage the provider reported for the request last sent."""
-        self.calibration.observe(usage.prompt_tokens, self.sent_local)
+        """Note the usage the provider reported for the request last sent (unreported usage
+        teaches nothing: the local estimate stays as it was)."""
+        if usage.reported:
+            self.calibration.observe(usage.prompt_tokens, self.sent_local)
 
     # --- before a request -------------------------------------------------------------------
 
@@ -205,7 +207,8 @@ class ContextFitter:
             self.session.record_response(
                 self.clock(), attempt.usage, attempt.model, attempt.local_prompt
             )
-            self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
+            if attempt.usage.reported:
+                self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
             yield RequestFinished(
                 attempt.usage, index, self.estimate(shape), budget.window, "summary", attempt.model
             )

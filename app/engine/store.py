@@ -56,7 +56,7 @@ class SessionRecord:
         self.usage = self.usage + usage
         self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
         self.last_usage = (usage, model)
-        if local_prompt > 0 and usage.prompt_tokens > 0:
+        if local_prompt > 0 and usage.reported and usage.prompt_tokens > 0:
             self.calibration = (usage.prompt_tokens, local_prompt)
         self.num_requests += 1
 
@@ -159,6 +159,8 @@ class SessionWriter:
     def response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
         """Record a completed API response (the idle clock, usage, the local estimate)."""
         record: dict[str, Any] = {"type": "response", "at": at, "usage": usage.to_dict()}
+        if not usage.reported:
+            record["usage_reported"] = False
         record["model"] = model
         if local_prompt:
             record["local_prompt"] = local_prompt
@@ -229,7 +231,9 @@ def load_session(path: Path) -> SessionRecord:
             elif kind == "environment":
                 record.environment = str(data["text"])
             elif kind == "response":
-                usage = Usage(**data.get("usage", {}))
+                usage = Usage(
+                    **data.get("usage", {}), reported=data.get("usage_reported") is not False
+                )
                 model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
                 record.add_response(float(data["at"]), usage, model, local)
             else:
