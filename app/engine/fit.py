@@ -39,6 +39,7 @@ from app.context.compress_plan import (
     make_budget,
     min_head_tokens,
     plan_emergency_clear,
+    with_margin,
 )
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
@@ -54,6 +55,12 @@ from app.model.provider import ModelRequest, Provider, ProviderError, Usage
 log = logging.getLogger("lull.compress")
 
 OVERFLOW_BUMP = 1.25
+MIN_OUTPUT_TOKENS = 256
+"""The smallest output limit a request is sent with (see :func:`output_limit`)."""
+EMPTY_STREAM_NEAR = 0.7
+"""An empty answer to a prompt estimated at this share of the window or more is taken as an
+overflow. Well below 1: servers that answer this way report no usage, so the estimate is
+uncalibrated, and local tokenizers count up to ~40% more than lull's."""
 
 
 @dataclass(frozen=True)
@@ -138,10 +145,20 @@ class ContextFitter:
         return self.calibration.estimate(self.local_tokens(shape, messages))
 
     def sending(self, shape: ModelRequest) -> ModelRequest:
-        """The request about to be sent (``shape`` with the model view); notes its size for
-        calibration."""
+        """The request about to be sent (``shape`` with the model view, its output limit
+        clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
-        return replace(shape, messages=self.model_view())
+        limit = output_limit(
+            shape.max_output_tokens,
+            self.context_window,
+            self.calibration.estimate(self.sent_local),
+        )
+        thinking = shape.thinking
+        if thinking.budget_tokens is not None and thinking.budget_tokens >= limit:
+            thinking = replace(thinking, budget_tokens=limit // 2)
+        return replace(
+            shape, messages=self.model_view(), max_output_tokens=limit, thinking=thinking
+        )
 
     def observe(self, usage: Usage) -> None:
         """Note the usage the provider reported for the request last sent (unreported usage
@@ -303,10 +320,8 @@ class ContextFitter:
         parsed = parse_context_overflow(error.message)
         if parsed is not None and parsed.limit and parsed.limit < self.context_window:
             self.window_cap = parsed.limit
-        estimate = self.calibration.estimate(self.sent_local)
         told = parsed.tokens if parsed is not None and parsed.tokens else 0
-        actual = told or math.ceil(estimate * OVERFLOW_BUMP)
-        self.calibration.observe(max(actual, self.context_window + 1), self.sent_local)
+        estimate = self._assume_over_window(told)
         log.warning("prompt too long (estimated ~%d tokens): %s", estimate, error.message)
         return Notice(
             "warning",
@@ -314,3 +329,37 @@ class ContextFitter:
             f"{self.context_window:,}-token window; set model.contextWindow if the model's window "
             "is smaller); compressing and retrying once",
         )
+
+    def probable_overflow(self) -> bool:
+        """Whether the request last sent was near or over the window, so that an empty answer
+        most likely means the server could not fit it (see :data:`EMPTY_STREAM_NEAR`)."""
+        estimate = self.calibration.estimate(self.sent_local)
+        return estimate >= EMPTY_STREAM_NEAR * self.context_window
+
+    def learn_empty_stream(self, error: ProviderError) -> Notice:
+        """An empty answer to a prompt near the window: take it as an overflow (calibration)."""
+        estimate = self._assume_over_window(0)
+        log.warning("empty answer at ~%d tokens: taken as a context overflow", estimate)
+        return Notice(
+            "warning",
+            f"{error.message}; lull estimated ~{estimate:,} tokens of a "
+            f"{self.context_window:,}-token window, so it is probably the context size: "
+            "compressing and retrying once (set model.contextWindow to the server's context "
+            "size if it is smaller)",
+        )
+
+    def _assume_over_window(self, told: int) -> int:
+        """Calibrate as if the request last sent was over the window (``told`` tokens if the
+        provider said how many); returns the estimate it had before."""
+        estimate = self.calibration.estimate(self.sent_local)
+        actual = told or math.ceil(estimate * OVERFLOW_BUMP)
+        self.calibration.observe(max(actual, self.context_window + 1), self.sent_local)
+        return estimate
+
+
+def output_limit(requested: int, window: int, prompt: int) -> int:
+    """The ``max_output_tokens`` to send: ``requested``, but no more than the window has left
+    after the (estimated) ``prompt`` with its margin, and never below
+    :data:`MIN_OUTPUT_TOKENS` (when even that does not fit, compression already runs)."""
+    room = window - with_margin(prompt)
+    return min(requested, max(MIN_OUTPUT_TOKENS, room))
