@@ -77,6 +77,11 @@ _TABLE = (
           "Extended thinking: false, true (provider default budget) or a budget in tokens."),
     Field("model.vendor", Choice(VENDORS, nullable=True),
           "Dialect of an OpenAI-compatible server; null detects it from the base URL."),
+    Field("model.timeoutSeconds", Number(0, exclusive_minimum=True),
+          "Seconds the server may stay silent, before the first byte of an answer and between "
+          "chunks, before the request fails (connecting may take at most 10 s). Raise it for a "
+          "slow local model.",
+          env="LULL_TIMEOUT_SECONDS"),
     Field("tools.approvalMode", Choice(APPROVAL_MODES),
           "default asks before edits and commands, auto-edit allows edits, yolo allows "
           "everything, plan allows read-only tools only.",
