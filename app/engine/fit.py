@@ -39,7 +39,6 @@ from app.context.compress_plan import (
     make_budget,
     min_head_tokens,
     plan_emergency_clear,
-    with_margin,
 )
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
@@ -57,6 +56,9 @@ log = logging.getLogger("lull.compress")
 OVERFLOW_BUMP = 1.25
 MIN_OUTPUT_TOKENS = 256
 """The smallest output limit a request is sent with (see :func:`output_limit`)."""
+UNCALIBRATED_MARGIN = 0.2
+"""How much larger than lull's estimate a server may count a prompt before any usage was
+reported (another tokenizer, the chat template): the output limit leaves room for it."""
 EMPTY_STREAM_NEAR = 0.7
 """An empty answer to a prompt estimated at this share of the window or more is taken as an
 overflow. Well below 1: servers that answer this way report no usage, so the estimate is
@@ -148,10 +150,11 @@ class ContextFitter:
         """The request about to be sent (``shape`` with the model view, its output limit
         clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
+        margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
         limit = output_limit(
             shape.max_output_tokens,
             self.context_window,
-            self.calibration.estimate(self.sent_local),
+            math.ceil(self.calibration.estimate(self.sent_local) * (1 + margin)),
         )
         thinking = shape.thinking
         if thinking.budget_tokens is not None and thinking.budget_tokens >= limit:
@@ -359,7 +362,6 @@ class ContextFitter:
 
 def output_limit(requested: int, window: int, prompt: int) -> int:
     """The ``max_output_tokens`` to send: ``requested``, but no more than the window has left
-    after the (estimated) ``prompt`` with its margin, and never below
+    after ``prompt`` (the estimate with its margin), and never below
     :data:`MIN_OUTPUT_TOKENS` (when even that does not fit, compression already runs)."""
-    room = window - with_margin(prompt)
-    return min(requested, max(MIN_OUTPUT_TOKENS, room))
+    return min(requested, max(MIN_OUTPUT_TOKENS, window - prompt))

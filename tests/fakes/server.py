@@ -183,10 +183,13 @@ class FakeServer:
         times: int = 1,
         message: str | None = None,
         should_retry: bool | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Answer the next ``times`` generation requests with HTTP ``status`` (with
-        ``retry-after-ms``/``retry-after`` headers unless None, ``x-should-retry`` if given)."""
-        self.faults.add_failure(HttpFailure(status, retry_after_ms, times, message, should_retry))
+        ``retry-after-ms``/``retry-after`` headers unless None, ``x-should-retry`` if given,
+        and any other ``headers``)."""
+        failure = HttpFailure(status, retry_after_ms, times, message, should_retry, headers)
+        self.faults.add_failure(failure)
 
     def cut_next_stream(self, after_events: int = 3) -> None:
         """Close the socket of the next streamed response after ``after_events`` SSE frames."""
