@@ -10,8 +10,10 @@ usage calibration, the window) and runs, before each request:
    safety margin) would still not fit.
 
 It also learns from a provider's "prompt too long" (the real window and
-size) so the retry is fitted on true numbers. It yields the same events the
-loop does, so front ends show every step.
+size) so the retry is fitted on true numbers, and from an empty answer to a
+prompt near the window (taken as an overflow). Every request's output limit is
+clamped to what the window has left after the prompt. It yields the same events
+the loop does, so front ends show every step.
 
 The agent passes the *shape* of its requests (a :class:`ModelRequest` without
 messages: system prompt, environment, tools, thinking, limits) to every call
