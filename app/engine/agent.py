@@ -21,6 +21,7 @@ from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, think
 from app.engine.fit import ContextFitter, FitSettings
 from app.engine.session import Session
 from app.engine.tool_runner import ToolRunner
+from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.approvals import Approver
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
@@ -56,8 +57,6 @@ CANCELLED_RESULT = "Cancelled by the user before it finished; no result."
 RequestHook = Callable[[ModelRequest, int], None]
 """Called with every request (and its number within the turn) right before it is sent."""
 STREAM_RETRIES = 1
-SHOWN_WAIT_SECONDS = 2.0
-"""A provider's wait before a retry is shown as a notice when longer than this (else logged)."""
 
 
 @dataclass(frozen=True)
@@ -301,10 +300,8 @@ class Agent:
                 case ToolCallStarted():
                     pass  # the call is shown when it runs, with its arguments
                 case Retrying():
-                    notice = retry_notice(event)
-                    log.info(notice)
-                    if event.wait_seconds > SHOWN_WAIT_SECONDS:
-                        yield Notice("warning", notice)
+                    if (notice := wait_notice(event)) is not None:
+                        yield notice
                 case Completed():
                     yield event
                 case _:
@@ -331,14 +328,6 @@ class _Tries:
     cut: int = 0
     empty: int = 0
     overflow: bool = False
-
-
-def retry_notice(event: Retrying) -> str:
-    """One line for a wait before a retry: what failed, how long, which retry."""
-    return (
-        f"{event.reason}; retrying in {event.wait_seconds:.0f} s "
-        f"(retry {event.attempt} of {event.max_retries})"
-    )
 
 
 def _idle_episode_edit(edit: ContextEdit) -> bool:

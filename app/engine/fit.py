@@ -44,9 +44,10 @@ from app.context.compress_plan import (
 )
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
-from app.engine.compressor import CompressionJob, Compressor
+from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
+from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.edits import ClearToolResults, SummaryReason
 from app.model.events import ContextEdited, Event, Notice, RequestFinished
@@ -224,7 +225,13 @@ class ContextFitter:
             f"{budget.window:,}-token window)",
         )
         job = self._job(shape, view, plan.head_tokens, reason, focus)
-        attempt = await self.compressor.run(job, plan)
+        attempt: Attempt | None = None
+        async for step in self.compressor.run(job, plan):
+            if isinstance(step, Attempt):
+                attempt = step
+            elif (notice := wait_notice(step)) is not None:
+                yield notice
+        assert attempt is not None  # run() always ends with its Attempt
         if attempt.usage is not None:
             self.session.record_response(
                 self.clock(), attempt.usage, attempt.model, attempt.local_prompt

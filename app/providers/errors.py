@@ -189,8 +189,9 @@ def repeated_error(exc: BaseException, ctx: ErrorContext, attempts: int) -> Prov
     detail = f": {message}" if message else ""
     return ProviderError(
         "server",
-        f"{ctx.service} failed the same way {attempts} times ({label}){detail}. The server "
-        "cannot handle this request, so retrying later will not help (its log may say more).",
+        f"{ctx.service} failed the same way {attempts} times ({label}){detail}. The same "
+        "request fails identically, so it is likely what the server cannot handle (its log "
+        "may say more); waiting will not change it.",
         status=status or None,
     )
 

@@ -162,6 +162,22 @@ def test_the_provider_announces_each_wait_and_the_sdk_never_retries_on_its_own(
     assert isinstance(events[-1], Completed)
 
 
+async def test_a_wait_during_a_summary_request_is_shown_too(
+    workspace: Path, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider(long_history(4, 50))
+    agent = agent_on(provider, workspace, tmp_path)
+    for turn in range(4):
+        await run(agent, f"question {turn}")
+    wait = Retrying("Anthropic is overloaded (529 overloaded_error)", 8.0, 1, 2)
+    provider.script(ScriptedReply(text="## Goal\nsummary", retrying=(wait,)))
+    events = [event async for event in agent.compact()]
+    assert notices(events)[1] == (
+        "Anthropic is overloaded (529 overloaded_error); retrying in 8 s (retry 1 of 2)"
+    )
+    assert any(isinstance(e, ContextEdited) for e in events)
+
+
 # --- 13: a server that never answers ---------------------------------------------------------
 
 

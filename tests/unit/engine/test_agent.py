@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.agent import retry_notice
 from app.engine.approvals import DenyApprover
 from app.engine.session import Session
 from app.engine.store import SessionStore
+from app.engine.waits import retry_notice
 from app.model.events import (
     AssistantText,
     AssistantThinking,
