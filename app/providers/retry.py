@@ -24,7 +24,7 @@ import ipaddress
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,7 +42,7 @@ LONGEST_WAIT_SECONDS = 60.0
 INITIAL_BACKOFF_SECONDS = 0.5
 MAX_BACKOFF_SECONDS = 8.0
 _RETRY_STATUSES = frozenset({408, 409, 429})
-_DAY_SECONDS = 20 * 3600
+_TIME_ONLY_SECONDS = 20 * 3600  # nearer than this, HH:MM is unambiguous
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class RetryTiming:
 
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     now: Callable[[], float] = time.time
-    jitter: Callable[[], float] = field(default=random.random)
+    jitter: Callable[[], float] = random.random
 
 
 Signature = tuple[int, str, str, str] | None
@@ -106,7 +106,7 @@ def retry_after_seconds(exc: BaseException) -> float | None:
 
 def clock_time(at: float, now: float) -> str:
     """``at`` as local wall-clock time: "14:05", with the date when it is not within a day."""
-    pattern = "%H:%M" if at - now < _DAY_SECONDS else "%Y-%m-%d %H:%M"
+    pattern = "%H:%M" if at - now < _TIME_ONLY_SECONDS else "%Y-%m-%d %H:%M"
     return time.strftime(pattern, time.localtime(at))
 
 
