@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: run test lint typecheck pytest bench fake clean
+.PHONY: run test lint typecheck pytest bench fake smoke clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ pytest: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m tests.bench
+
+# A short run against a real local server (llama.cpp, Ollama …); skipped when none is set:
+#   LULL_SMOKE_BASE_URL=http://127.0.0.1:8080/v1 [LULL_SMOKE_MODEL=name] make smoke
+smoke: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -m smoke -rs tests/smoke $(ARGS)
 
 fake: $(VENV)/.installed-dev
 	$(BIN)/python -m tests.fakes --port 8765 $(ARGS)

@@ -353,13 +353,14 @@ def build_runtime(
 
 def _provider_config(settings: Settings, env: Mapping[str, str]) -> ProviderConfig:
     try:
-        return resolve_provider_config(
+        config = resolve_provider_config(
             provider=settings.model.provider,
             model=settings.model.name,
             base_url=settings.model.base_url,
             vendor=settings.model.vendor,
             env=env,
         )
+        return dataclasses.replace(config, timeout_seconds=settings.model.timeout_seconds)
     except ConfigError as error:
         raise StartupError(str(error), needs_setup=True) from error
 

@@ -94,6 +94,11 @@ _TABLE = (
     Field("model.vendor", Choice(VENDORS, nullable=True),
           "Dialect of an OpenAI-compatible server; null detects it from the base URL.",
           project="no"),
+    Field("model.timeoutSeconds", Number(0, exclusive_minimum=True),
+          "Seconds the server may stay silent, before the first byte of an answer and between "
+          "chunks, before the request fails (connecting may take at most 10 s). Raise it for a "
+          "slow local model.",
+          env="LULL_TIMEOUT_SECONDS", project="no"),
     Field("tools.approvalMode", Choice(APPROVAL_MODES),
           "default asks before edits and commands, auto-edit allows edits, yolo allows "
           "everything, plan allows read-only tools only.",

@@ -27,6 +27,7 @@ class ModelSettings:
     max_output_tokens: int | None = None
     thinking: bool | int = False
     vendor: Vendor | None = None
+    timeout_seconds: float = defaults.TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True, slots=True)

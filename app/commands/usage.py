@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from app.runtime import Runtime
 
 
+NOT_REPORTED = "not reported by the server"
+
+
 def format_cost(cost: float | None) -> str:
     """Dollars with enough digits for small sums; "price unknown" for None."""
     if cost is None:
@@ -27,9 +30,7 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
     usage = session.usage
     ratio = usage.cache_hit_ratio
     lines = [
-        f"tokens: input {usage.input:,} · cache read {usage.cache_read:,} · "
-        f"cache write {usage.cache_write:,}{_one_hour(usage)} · output {usage.output:,}"
-        + (f" (reasoning {usage.reasoning:,})" if usage.reasoning else ""),
+        _tokens_line(usage),
         "cache hit ratio: "
         + (f"{100 * ratio:.1f}% (cache read / whole prompt)" if ratio is not None else "n/a"),
         f"requests: {session.record.num_requests}",
@@ -40,15 +41,32 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.append(_last_request(runtime, *session.record.last_usage))
     cost = runtime.session_cost()
     models = ", ".join(m for m in session.usage_by_model if m) or runtime.provider_config.model
-    if cost is None:
+    if usage.unknown:
+        lines.append(f"cost: unknown ({NOT_REPORTED})")
+    elif cost is None:
         lines.append(f"cost: price unknown for {models}")
     else:
-        lines.append(f"cost: {format_cost(cost)} at {models} prices")
+        partly = "" if usage.reported else " (for the requests that reported usage)"
+        lines.append(f"cost: {format_cost(cost)} at {models} prices{partly}")
     return CommandResult(tuple(lines))
+
+
+def _tokens_line(usage: Usage) -> str:
+    """Tokens by kind, or that the server reported none (zeros are not shown as counts)."""
+    if usage.unknown:
+        return f"tokens: {NOT_REPORTED}; the context size lull shows is its own estimate"
+    line = (
+        f"tokens: input {usage.input:,} · cache read {usage.cache_read:,} · "
+        f"cache write {usage.cache_write:,}{_one_hour(usage)} · output {usage.output:,}"
+        + (f" (reasoning {usage.reasoning:,})" if usage.reasoning else "")
+    )
+    return line if usage.reported else f"{line} (some requests reported no usage)"
 
 
 def _last_request(runtime: Runtime, usage: Usage, model: str) -> str:
     """The newest request: its prompt, how much came from the cache, its output and cost."""
+    if not usage.reported:
+        return f"last request: usage {NOT_REPORTED}"
     overrides = runtime.settings.pricing
     ratio = usage.cache_hit_ratio
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""

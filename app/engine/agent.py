@@ -21,6 +21,7 @@ from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, think
 from app.engine.fit import ContextFitter, FitSettings
 from app.engine.session import Session
 from app.engine.tool_runner import ToolRunner
+from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.approvals import Approver
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
@@ -42,6 +43,7 @@ from app.model.provider import (
     ModelRequest,
     Provider,
     ProviderError,
+    Retrying,
     TextDelta,
     ThinkingConfig,
     ThinkingDelta,
@@ -222,15 +224,15 @@ class Agent:
     async def _request(self, index: int) -> AsyncIterator[Event | Completed]:
         """One model request, with the context fitted first; appends the answer.
 
-        A cut stream is retried once; a "prompt too long" once, after compressing.
+        A cut or empty stream is retried once; a "prompt too long" (or an empty stream
+        near the window) once, after compressing.
         """
-        cuts = 0
-        overflowed = overflow = False
+        tries = _Tries()
+        overflow = False
         while True:
             started = time.perf_counter()
             async for fitted in self.fitter.fit(self.shape(), index, overflow=overflow):
                 yield fitted
-            overflow = False
             self.pipeline_ms = (time.perf_counter() - started) * 1000
             try:
                 async for event in self._stream_once(index):
@@ -251,17 +253,43 @@ class Agent:
                         )
                 return
             except ProviderError as error:
-                if error.kind == "stream_cut" and cuts < STREAM_RETRIES:
-                    cuts += 1
-                    yield Notice("warning", f"{error.message}; retrying")
-                    continue
-                if error.kind == "prompt_too_long" and not overflowed:
-                    overflowed = overflow = True
-                    yield self.fitter.learn_overflow(error)
-                    continue
-                log.warning("request failed: %s", error.message)
-                yield TurnFailed(error.message, error.kind)
-                return
+                recovery = self._recover(error, tries)
+                if recovery is None:
+                    message = self._failure_message(error)
+                    log.warning("request failed: %s", message)
+                    yield TurnFailed(message, error.kind)
+                    return
+                notice, overflow = recovery
+                yield notice
+
+    def _recover(self, error: ProviderError, tries: _Tries) -> tuple[Notice, bool] | None:
+        """How to try a failed request again: the notice to show and whether to compress
+        first; None when this failure is final."""
+        match error.kind:
+            case "stream_cut" if tries.cut < STREAM_RETRIES:
+                tries.cut += 1
+                return Notice("warning", f"{error.message}; retrying"), False
+            case "prompt_too_long" if not tries.overflow:
+                tries.overflow = True
+                return self.fitter.learn_overflow(error), True
+            case "empty_stream" if tries.empty < STREAM_RETRIES:
+                tries.empty += 1
+                if not tries.overflow and self.fitter.probable_overflow():
+                    tries.overflow = True
+                    return self.fitter.learn_empty_stream(error), True
+                return Notice("warning", f"{error.message}; retrying"), False
+            case _:
+                return None
+
+    def _failure_message(self, error: ProviderError) -> str:
+        """The line a final failure is reported with."""
+        if error.kind != "empty_stream":
+            return error.message
+        return (
+            f"{error.message}, again after a retry. If the prompt is larger than the server's "
+            f"context, set model.contextWindow to the server's size (lull assumes "
+            f"{self.context_window:,} tokens)"
+        )
 
     async def _stream_once(self, index: int) -> AsyncIterator[Event | Completed]:
         started = time.perf_counter()
@@ -277,6 +305,9 @@ class Agent:
                     yield AssistantThinking(text)
                 case ToolCallStarted():
                     pass  # the call is shown when it runs, with its arguments
+                case Retrying():
+                    if (notice := wait_notice(event)) is not None:
+                        yield notice
                 case Completed():
                     yield event
                 case _:
@@ -293,6 +324,16 @@ class Agent:
         self.session.record_response(now, completed.usage, model, self.fitter.sent_local)
         self.fitter.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
+
+
+@dataclass
+class _Tries:
+    """What one request has already tried again: cut streams, empty streams, and whether it
+    compressed after an overflow (each at most once)."""
+
+    cut: int = 0
+    empty: int = 0
+    overflow: bool = False
 
 
 def _idle_episode_edit(edit: ContextEdit) -> bool:

@@ -11,7 +11,7 @@ touched and ``build_view`` applies it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Container, Sequence
+from collections.abc import AsyncIterator, Callable, Container, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -26,6 +26,7 @@ from app.model.provider import (
     ModelRequest,
     Provider,
     ProviderError,
+    Retrying,
     ThinkingConfig,
     Usage,
 )
@@ -106,17 +107,26 @@ class Compressor:
             return None
         return SplitPlan(split, sum(sizes[:split]), sum(sizes[split:]))
 
-    async def run(self, job: CompressionJob, plan: SplitPlan) -> Attempt:
-        """Summarise ``view[:plan.split]`` and check the answer; never raises for a provider."""
+    async def run(self, job: CompressionJob, plan: SplitPlan) -> AsyncIterator[Retrying | Attempt]:
+        """Summarise ``view[:plan.split]`` and check the answer: yields the provider's waits
+        before retries as they start, then one :class:`Attempt`; never raises for a provider."""
         before = job.estimate(job.view)
         request = self._request(job, job.view[: plan.split])
         local = self.counter.prefix(request.system, request.environment, request.tools)
         local += self.counter.messages(request.messages)
+        completed: Completed | None = None
         try:
-            completed = await _complete(job.provider, request)
+            async for event in job.provider.stream(request):
+                if isinstance(event, Retrying):
+                    yield event
+                elif isinstance(event, Completed):
+                    completed = event
+            if completed is None:
+                raise ProviderError("stream_cut", "the summary response ended without completing")
         except ProviderError as error:
             log.warning("compression: summary request failed: %s", error.message)
-            return Attempt("error", f"the summary request failed: {error.message}", before=before)
+            yield Attempt("error", f"the summary request failed: {error.message}", before=before)
+            return
         answered = Attempt(
             "empty",
             "the model returned an empty summary",
@@ -125,7 +135,7 @@ class Compressor:
             local_prompt=local,
             before=before,
         )
-        return self._judge(job, plan, completed, answered)
+        yield self._judge(job, plan, completed, answered)
 
     def _judge(
         self, job: CompressionJob, plan: SplitPlan, completed: Completed, answered: Attempt
@@ -175,17 +185,6 @@ class Compressor:
         max_output = max(1, min(base.max_output_tokens, job.summary_tokens))
         messages = summary_messages(fitted, instruction)
         return replace(base, messages=messages, max_output_tokens=max_output)
-
-
-async def _complete(provider: Provider, request: ModelRequest) -> Completed:
-    """Send ``request`` and return its :class:`Completed` (deltas are not shown)."""
-    completed: Completed | None = None
-    async for event in provider.stream(request):
-        if isinstance(event, Completed):
-            completed = event
-    if completed is None:
-        raise ProviderError("stream_cut", "the summary response ended without completing")
-    return completed
 
 
 def _without_thinking(message: Message) -> Message:

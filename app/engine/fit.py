@@ -10,8 +10,10 @@ usage calibration, the window) and runs, before each request:
    safety margin) would still not fit.
 
 It also learns from a provider's "prompt too long" (the real window and
-size) so the retry is fitted on true numbers. It yields the same events the
-loop does, so front ends show every step.
+size) so the retry is fitted on true numbers, and from an empty answer to a
+prompt near the window (taken as an overflow). Every request's output limit is
+clamped to what the window has left after the prompt. It yields the same events
+the loop does, so front ends show every step.
 
 The agent passes the *shape* of its requests (a :class:`ModelRequest` without
 messages: system prompt, environment, tools, thinking, limits) to every call
@@ -42,9 +44,10 @@ from app.context.compress_plan import (
 )
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
-from app.engine.compressor import CompressionJob, Compressor
+from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
+from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.edits import ClearToolResults, SummaryReason
 from app.model.events import ContextEdited, Event, Notice, RequestFinished
@@ -54,6 +57,15 @@ from app.model.provider import ModelRequest, Provider, ProviderError, Usage
 log = logging.getLogger("lull.compress")
 
 OVERFLOW_BUMP = 1.25
+MIN_OUTPUT_TOKENS = 256
+"""The smallest output limit a request is sent with (see :func:`output_limit`)."""
+UNCALIBRATED_MARGIN = 0.2
+"""How much larger than lull's estimate a server may count a prompt before any usage was
+reported (another tokenizer, the chat template): the output limit leaves room for it."""
+EMPTY_STREAM_NEAR = 0.7
+"""An empty answer to a prompt estimated at this share of the window or more is taken as an
+overflow. Well below 1: servers that answer this way report no usage, so the estimate is
+uncalibrated, and local tokenizers count up to ~40% more than lull's."""
 
 
 @dataclass(frozen=True)
@@ -138,14 +150,27 @@ class ContextFitter:
         return self.calibration.estimate(self.local_tokens(shape, messages))
 
     def sending(self, shape: ModelRequest) -> ModelRequest:
-        """The request about to be sent (``shape`` with the model view); notes its size for
-        calibration."""
+        """The request about to be sent (``shape`` with the model view, its output limit
+        clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
-        return replace(shape, messages=self.model_view())
+        margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
+        limit = output_limit(
+            shape.max_output_tokens,
+            self.context_window,
+            math.ceil(self.calibration.estimate(self.sent_local) * (1 + margin)),
+        )
+        thinking = shape.thinking
+        if thinking.budget_tokens is not None and thinking.budget_tokens >= limit:
+            thinking = replace(thinking, budget_tokens=limit // 2)
+        return replace(
+            shape, messages=self.model_view(), max_output_tokens=limit, thinking=thinking
+        )
 
     def observe(self, usage: Usage) -> None:
-        """Note the usage the provider reported for the request last sent."""
-        self.calibration.observe(usage.prompt_tokens, self.sent_local)
+        """Note the usage the provider reported for the request last sent (unreported usage
+        teaches nothing: the local estimate stays as it was)."""
+        if usage.reported:
+            self.calibration.observe(usage.prompt_tokens, self.sent_local)
 
     # --- before a request -------------------------------------------------------------------
 
@@ -200,12 +225,19 @@ class ContextFitter:
             f"{budget.window:,}-token window)",
         )
         job = self._job(shape, view, plan.head_tokens, reason, focus)
-        attempt = await self.compressor.run(job, plan)
+        attempt: Attempt | None = None
+        async for step in self.compressor.run(job, plan):
+            if isinstance(step, Attempt):
+                attempt = step
+            elif (notice := wait_notice(step)) is not None:
+                yield notice
+        assert attempt is not None  # run() always ends with its Attempt
         if attempt.usage is not None:
             self.session.record_response(
                 self.clock(), attempt.usage, attempt.model, attempt.local_prompt
             )
-            self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
+            if attempt.usage.reported:
+                self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
             yield RequestFinished(
                 attempt.usage, index, self.estimate(shape), budget.window, "summary", attempt.model
             )
@@ -300,10 +332,8 @@ class ContextFitter:
         parsed = parse_context_overflow(error.message)
         if parsed is not None and parsed.limit and parsed.limit < self.context_window:
             self.window_cap = parsed.limit
-        estimate = self.calibration.estimate(self.sent_local)
         told = parsed.tokens if parsed is not None and parsed.tokens else 0
-        actual = told or math.ceil(estimate * OVERFLOW_BUMP)
-        self.calibration.observe(max(actual, self.context_window + 1), self.sent_local)
+        estimate = self._assume_over_window(told)
         log.warning("prompt too long (estimated ~%d tokens): %s", estimate, error.message)
         return Notice(
             "warning",
@@ -311,3 +341,36 @@ class ContextFitter:
             f"{self.context_window:,}-token window; set model.contextWindow if the model's window "
             "is smaller); compressing and retrying once",
         )
+
+    def probable_overflow(self) -> bool:
+        """Whether the request last sent was near or over the window, so that an empty answer
+        most likely means the server could not fit it (see :data:`EMPTY_STREAM_NEAR`)."""
+        estimate = self.calibration.estimate(self.sent_local)
+        return estimate >= EMPTY_STREAM_NEAR * self.context_window
+
+    def learn_empty_stream(self, error: ProviderError) -> Notice:
+        """An empty answer to a prompt near the window: take it as an overflow (calibration)."""
+        estimate = self._assume_over_window(0)
+        log.warning("empty answer at ~%d tokens: taken as a context overflow", estimate)
+        return Notice(
+            "warning",
+            f"{error.message}; lull estimated ~{estimate:,} tokens of a "
+            f"{self.context_window:,}-token window, so it is probably the context size: "
+            "compressing and retrying once (set model.contextWindow to the server's context "
+            "size if it is smaller)",
+        )
+
+    def _assume_over_window(self, told: int) -> int:
+        """Calibrate as if the request last sent was over the window (``told`` tokens if the
+        provider said how many); returns the estimate it had before."""
+        estimate = self.calibration.estimate(self.sent_local)
+        actual = told or math.ceil(estimate * OVERFLOW_BUMP)
+        self.calibration.observe(max(actual, self.context_window + 1), self.sent_local)
+        return estimate
+
+
+def output_limit(requested: int, window: int, prompt: int) -> int:
+    """The ``max_output_tokens`` to send: ``requested``, but no more than the window has left
+    after ``prompt`` (the estimate with its margin), and never below
+    :data:`MIN_OUTPUT_TOKENS` (when even that does not fit, compression already runs)."""
+    return min(requested, max(MIN_OUTPUT_TOKENS, window - prompt))

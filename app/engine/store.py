@@ -79,7 +79,7 @@ class SessionRecord:
         self.usage = self.usage + usage
         self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
         self.last_usage = (usage, model)
-        if local_prompt > 0 and usage.prompt_tokens > 0:
+        if local_prompt > 0 and usage.reported and usage.prompt_tokens > 0:
             self.calibration = (usage.prompt_tokens, local_prompt)
         self.num_requests += 1
 
@@ -300,7 +300,7 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
     elif kind == "environment":
         record.environment = str(data["text"])
     elif kind == "response":
-        usage = Usage(**data.get("usage", {}))
+        usage = Usage(**data.get("usage", {}), reported=data.get("usage_reported") is not False)
         model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
         record.add_response(float(data["at"]), usage, model, local)
     else:

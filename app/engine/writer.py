@@ -84,6 +84,8 @@ class SessionWriter:
     def response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> bool:
         """Record a completed API response (the idle clock, usage, the local estimate)."""
         record: dict[str, Any] = {"type": "response", "at": at, "usage": usage.to_dict()}
+        if not usage.reported:
+            record["usage_reported"] = False
         record["model"] = model
         if local_prompt:
             record["local_prompt"] = local_prompt

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
 # model.*
 MAX_OUTPUT_TOKENS: Final = 8192  # model.maxOutputTokens when null (the model's own default)
+# model.timeoutSeconds: how long the server may stay silent (first byte, between chunks). Cloud
+# APIs send keep-alive pings within seconds; the slowest legitimate silence is a local model on
+# CPU evaluating a long prompt (20-50 tokens/s: ~8-15k tokens in 5 minutes).
+TIMEOUT_SECONDS: Final = 300.0
 # maxTurns
 MAX_TURNS: Final = 100
 # tools.*

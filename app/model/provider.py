@@ -85,6 +85,10 @@ class Usage:
     ``input`` counts uncached prompt tokens only; the whole prompt is
     ``input + cache_read + cache_write``. ``cache_write_1h`` is the part of
     ``cache_write`` written with a one-hour TTL (Anthropic; billed higher).
+
+    ``reported`` is False when the provider sent no usage at all (servers without
+    ``stream_options`` support): the counts are then zeros, not facts. A sum is
+    reported only when every request in it was.
     """
 
     input: int = 0
@@ -93,6 +97,7 @@ class Usage:
     cache_write: int = 0
     reasoning: int = 0
     cache_write_1h: int = 0
+    reported: bool = True
 
     @property
     def prompt_tokens(self) -> int:
@@ -113,10 +118,17 @@ class Usage:
             self.cache_write + other.cache_write,
             self.reasoning + other.reasoning,
             self.cache_write_1h + other.cache_write_1h,
+            self.reported and other.reported,
         )
 
+    @property
+    def unknown(self) -> bool:
+        """True when nothing was reported at all: zeros that must not be shown as counts."""
+        return not self.reported and not (self.prompt_tokens or self.output)
+
     def to_dict(self) -> dict[str, int]:
-        """The JSON shape used in session files and ``--output-format json``.
+        """The token counts as JSON (session files, ``--output-format json``); whether they
+        were reported is said next to them (``usage_reported``).
 
         ``cache_write_1h`` appears only when non-zero (one-hour cache TTL in use).
         """
@@ -167,7 +179,21 @@ class Completed:
     model: str = ""
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallStarted | Completed
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """The request failed in a way worth another try; the provider waits, then sends it again.
+
+    ``reason`` is one line saying what failed (e.g. "Anthropic rate limit reached (429
+    rate_limit_error)"); ``attempt`` is the retry about to be made, of ``max_retries``.
+    """
+
+    reason: str
+    wait_seconds: float
+    attempt: int
+    max_retries: int
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallStarted | Retrying | Completed
 
 ErrorKind = Literal[
     "auth",
@@ -181,6 +207,7 @@ ErrorKind = Literal[
     "bad_request",
     "prompt_too_long",
     "stream_cut",
+    "empty_stream",
     "billing",
 ]
 
@@ -207,8 +234,9 @@ class Provider(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield deltas, ending with one :class:`Completed`.
 
-        Raises :class:`ProviderError` for every failure (after the SDK's own
-        retries), never an SDK exception.
+        Before the answer starts it may yield :class:`Retrying` for each wait before a
+        retry. Raises :class:`ProviderError` for every failure (after its retries),
+        never an SDK exception.
         """
         ...
 

@@ -10,17 +10,21 @@ from app.providers.anthropic_events import AnthropicStreamState
 from app.providers.anthropic_wire import PROVIDER_NAME, build_params
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
+from app.providers.retry import RetryTiming
 from app.providers.sdk import LazyClient, sdk_client
 from app.providers.streaming import run_stream
 
 
 class AnthropicProvider:
-    """Streams responses from Claude models; every failure becomes a ProviderError."""
+    """Streams responses from Claude models; every failure becomes a ProviderError.
+
+    ``timing`` is where retry waits sleep and read the clock (tests pass their own)."""
 
     name = PROVIDER_NAME
 
-    def __init__(self, config: ProviderConfig) -> None:
+    def __init__(self, config: ProviderConfig, *, timing: RetryTiming | None = None) -> None:
         self.model = config.model
+        self.timing = timing or RetryTiming()
         self.config = config
         self._errors = error_context(config)
         self._client = LazyClient(
@@ -35,6 +39,7 @@ class AnthropicProvider:
             lambda: self._client.get().messages.create(**params, stream=True),
             AnthropicStreamState(),
             self._errors,
+            self.timing,
         )
 
     async def aclose(self) -> None:

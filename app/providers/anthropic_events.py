@@ -97,6 +97,7 @@ class AnthropicStreamState:
             cache_write=self.usage.get("cache_creation_input_tokens", 0),
             reasoning=self.usage.get("thinking_tokens", 0),
             cache_write_1h=self.usage.get("ephemeral_1h_input_tokens", 0),
+            reported=bool(self.usage),
         )
         stop = _STOP_REASONS.get(self.stop_reason or "", "other")
         return Completed(tuple(p for p in parts if p is not None), usage, stop, self.model)

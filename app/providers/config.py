@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, assert_never
 from urllib.parse import urlsplit
 
 from app.catalog.local_servers import NO_KEY_PLACEHOLDER
+from app.model import defaults
 from app.model.provider import VENDORS, ProviderName, Vendor
 
 ProviderKind = ProviderName | Literal["scripted"]
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 
 ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+#: How long opening a TCP connection may take (capped by ``model.timeoutSeconds``): a server
+#: that is up accepts within milliseconds even across the world.
+CONNECT_TIMEOUT_SECONDS = 10.0
 
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-6",
@@ -63,6 +67,9 @@ class ProviderConfig:
 
     ``base_url`` is None for the vendor's public endpoint; ``vendor`` selects the
     OpenAI-compatible dialect (reasoning round-trip rules, token limit field).
+    ``max_retries`` bounds lull's own retries of a failed request; ``timeout_seconds``
+    (``model.timeoutSeconds``) is how long the server may stay silent, before the first
+    byte and between chunks.
     """
 
     provider: ProviderKind
@@ -71,7 +78,12 @@ class ProviderConfig:
     base_url: str | None
     vendor: Vendor
     max_retries: int = 2
-    timeout_seconds: float = 600.0
+    timeout_seconds: float = defaults.TIMEOUT_SECONDS
+
+    @property
+    def connect_timeout_seconds(self) -> float:
+        """How long opening a connection may take."""
+        return min(CONNECT_TIMEOUT_SECONDS, self.timeout_seconds)
 
     @property
     def effective_base_url(self) -> str:

@@ -7,18 +7,21 @@ names in the exception's MRO and never imports an SDK.
 
 from __future__ import annotations
 
+import math
 import socket
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.model import defaults
 from app.model.provider import ErrorKind, ProviderError
-from app.providers.config import ProviderConfig
+from app.providers.config import CONNECT_TIMEOUT_SECONDS, ProviderConfig
 
 STREAM_CUT_MESSAGE = (
     "the connection dropped in the middle of the answer; the partial answer was discarded"
 )
+TIMEOUT_SETTING = "model.timeoutSeconds"
 
 _SERVICE_NAMES: dict[str, str] = {
     "anthropic": "Anthropic",
@@ -68,7 +71,7 @@ _TEMPLATES: dict[ErrorKind, str] = {
     "permission": "{service} denied access ({label}){detail}. "
     "Check that the API key may use model '{model}'.",
     "not_found": "model '{model}' was not found at {base_url} (404). Check --model / model.name.",
-    "timeout": "{service} timed out ({label}){retried}. Try again.",
+    "timeout": "{service} timed out ({label}){retried}{detail}. Try again.",
     "rate_limit": "{service} rate limit reached ({label}){retried}{detail}. "
     "Wait a minute and retry later.",
     "overloaded": "{service} is overloaded ({label}){retried}. Try again in a moment.",
@@ -96,7 +99,8 @@ class ErrorContext:
     key_env: str
     base_url_env: str
     max_retries: int = 2
-    timeout_seconds: float = 600.0
+    timeout_seconds: float = defaults.TIMEOUT_SECONDS
+    connect_timeout_seconds: float = CONNECT_TIMEOUT_SECONDS
 
 
 def error_context(config: ProviderConfig) -> ErrorContext:
@@ -112,6 +116,7 @@ def error_context(config: ProviderConfig) -> ErrorContext:
         base_url_env=f"{prefix}_BASE_URL",
         max_retries=config.max_retries,
         timeout_seconds=config.timeout_seconds,
+        connect_timeout_seconds=config.connect_timeout_seconds,
     )
 
 
@@ -120,11 +125,24 @@ def stream_cut_error() -> ProviderError:
     return ProviderError("stream_cut", STREAM_CUT_MESSAGE)
 
 
-def map_error(exc: BaseException, ctx: ErrorContext, *, streaming: bool) -> ProviderError:
+def empty_stream_error(ctx: ErrorContext) -> ProviderError:
+    """The error for a stream that answered 200 and then ended without sending anything."""
+    return ProviderError(
+        "empty_stream",
+        f"{ctx.service} answered 200 OK with an empty stream (no data at all; local servers "
+        "do this when the prompt does not fit their context)",
+    )
+
+
+def map_error(
+    exc: BaseException, ctx: ErrorContext, *, streaming: bool, retries: int | None = None
+) -> ProviderError:
     """The :class:`ProviderError` for ``exc``.
 
     ``streaming`` is True once the response started arriving: a transport
     failure then means the answer was cut, not that the server is unreachable.
+    ``retries`` is how many retries were made before this failure (None: read the
+    SDK's retry-count header).
     """
     if isinstance(exc, ProviderError):
         return exc
@@ -132,16 +150,12 @@ def map_error(exc: BaseException, ctx: ErrorContext, *, streaming: bool) -> Prov
     if "APIStatusError" in names:
         status = int(getattr(exc, "status_code", 0) or 0)
         etype, code, message = _error_fields(exc)
-        retries = _retries_taken(exc, ctx.max_retries)
+        taken = _retries_taken(exc, ctx.max_retries) if retries is None else retries
         return from_status(
-            status, etype, code, message, ctx, mid_stream=status == 200, retries=retries
+            status, etype, code, message, ctx, mid_stream=status == 200, retries=taken
         )
     if "APITimeoutError" in names or _is_timeout(exc):
-        return ProviderError(
-            "timeout",
-            f"{ctx.service} did not answer within {ctx.timeout_seconds:g} s at {ctx.base_url}. "
-            "Try again, or raise the timeout.",
-        )
+        return _timeout_error(exc, ctx, streaming=streaming)
     if "APIConnectionError" in names or _is_transport(exc):
         if streaming:
             return stream_cut_error()
@@ -150,8 +164,53 @@ def map_error(exc: BaseException, ctx: ErrorContext, *, streaming: bool) -> Prov
         etype, code, message = _error_fields(exc)
         return from_status(0, etype, code, message, ctx, mid_stream=True)
     text = _one_line(str(exc)) or type(exc).__name__
+    client = (
+        f"the client for {ctx.service}"
+        if _has_article(ctx.service)
+        else (f"the {ctx.service} client")
+    )
+    return ProviderError("bad_request", f"{client} failed: {type(exc).__name__}: {text}")
+
+
+def status_signature(exc: BaseException) -> tuple[int, str, str, str] | None:
+    """(status, type, code, message) of an HTTP error response, None for anything else: two
+    failures with the same signature are the server answering the same way."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "APIStatusError" not in names:
+        return None
+    return (int(getattr(exc, "status_code", 0) or 0), *_error_fields(exc))
+
+
+def repeated_error(exc: BaseException, ctx: ErrorContext, attempts: int) -> ProviderError:
+    """The error for a server error that came back identically on every attempt: it says
+    what the server said, and that waiting will not change it."""
+    status, etype, code, message = status_signature(exc) or (0, "", "", str(exc))
+    label = _label(status, etype or code, False)
+    detail = f": {message}" if message else ""
     return ProviderError(
-        "bad_request", f"the {ctx.service} client failed: {type(exc).__name__}: {text}"
+        "server",
+        f"{ctx.service} failed the same way {attempts} times ({label}){detail}. The same "
+        "request fails identically, so it is likely what the server cannot handle (its log "
+        "may say more); waiting will not change it.",
+        status=status or None,
+    )
+
+
+def retry_later_error(
+    exc: BaseException, ctx: ErrorContext, wait_seconds: float, resume_at: str
+) -> ProviderError:
+    """The error for a server that asked for a wait too long to sit through (``resume_at``
+    is the local time it names, e.g. "14:05")."""
+    status, etype, code, message = status_signature(exc) or (429, "", "", "")
+    minutes = max(1, math.ceil(wait_seconds / 60))
+    what = "rate limited" if status == 429 else "unavailable"
+    detail = f": {message}" if message else ""
+    kind: ErrorKind = "rate_limit" if status == 429 else _kind(status, etype, code, message)
+    return ProviderError(
+        kind,
+        f"{what}; retry after {resume_at} ({minutes} min). {ctx.service} asked to wait "
+        f"{wait_seconds:.0f} s ({_label(status, etype or code, False)}){detail}",
+        status=status or None,
     )
 
 
@@ -253,6 +312,46 @@ def _is_transport(exc: BaseException) -> bool:
     )
 
 
+def _timeout_error(exc: BaseException, ctx: ErrorContext, *, streaming: bool) -> ProviderError:
+    """A connect timeout, a server silent past ``model.timeoutSeconds``, or a stalled stream."""
+    if _caused_by(exc, "ConnectTimeout"):
+        return ProviderError(
+            "connection",
+            f"could not connect to {ctx.base_url} within {ctx.connect_timeout_seconds:g} s. "
+            f"Is the server running / {ctx.base_url_env} right? Check the network.",
+        )
+    if streaming:
+        return ProviderError(
+            "timeout",
+            f"{ctx.service} stopped sending for {ctx.timeout_seconds:g} s in the middle of the "
+            f"answer ({TIMEOUT_SETTING}); the partial answer was discarded. Try again, or raise "
+            f"{TIMEOUT_SETTING} for a slow model.",
+        )
+    return ProviderError(
+        "timeout",
+        f"{ctx.service} sent nothing for {ctx.timeout_seconds:g} s at {ctx.base_url} "
+        f"({TIMEOUT_SETTING}). Check the server; a slow local model may need a larger "
+        f"{TIMEOUT_SETTING} in settings.json.",
+    )
+
+
+def _caused_by(exc: BaseException, class_name: str) -> bool:
+    """Whether ``exc`` or anything in its cause chain is of a class named ``class_name``."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(cls.__name__ == class_name for cls in type(current).__mro__):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _has_article(service: str) -> bool:
+    """Whether a service name already starts with "the" ("the server at …", "the vLLM …")."""
+    return service.lower().startswith("the ")
+
+
 def _connection_error(exc: BaseException, ctx: ErrorContext) -> ProviderError:
     cause = _root_cause(exc)
     where = f"could not reach {ctx.base_url}"
@@ -270,6 +369,16 @@ def _connection_error(exc: BaseException, ctx: ErrorContext) -> ProviderError:
         reason = _one_line(str(cause)) or type(cause).__name__
         text = f"{where}: {reason}. Check the network and {ctx.base_url_env}."
     return ProviderError("connection", text)
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from a refused connection (nothing listens on that port)."""
+    return isinstance(_root_cause(exc), ConnectionRefusedError)
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` is a timeout (the SDK's, or the HTTP library's under it)."""
+    return _is_timeout(exc) or any(c.__name__ == "APITimeoutError" for c in type(exc).__mro__)
 
 
 def _root_cause(exc: BaseException) -> BaseException:

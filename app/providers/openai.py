@@ -11,17 +11,21 @@ from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
 from app.providers.openai_wire import PROVIDER_NAME, build_params
+from app.providers.retry import RetryTiming
 from app.providers.sdk import LazyClient, sdk_client
 from app.providers.streaming import run_stream
 
 
 class OpenAIProvider:
-    """Streams chat completions; every failure becomes a ProviderError."""
+    """Streams chat completions; every failure becomes a ProviderError.
+
+    ``timing`` is where retry waits sleep and read the clock (tests pass their own)."""
 
     name = PROVIDER_NAME
 
-    def __init__(self, config: ProviderConfig) -> None:
+    def __init__(self, config: ProviderConfig, *, timing: RetryTiming | None = None) -> None:
         self.model = config.model
+        self.timing = timing or RetryTiming()
         self.vendor = config.vendor
         self.config = config
         self._errors = error_context(config)
@@ -37,6 +41,7 @@ class OpenAIProvider:
             lambda: self._client.get().chat.completions.create(**params),
             OpenAIStreamState(),
             self._errors,
+            self.timing,
         )
 
     async def aclose(self) -> None:

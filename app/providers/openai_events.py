@@ -6,7 +6,8 @@ or ``delta.reasoning`` (vLLM >= 0.11); both become one Thinking part.
 
 The SDK swallows the terminating ``data: [DONE]``, so a stream counts as
 complete when a choice reported its ``finish_reason``; a stream that ends
-before that was cut.
+before that was cut. Servers without ``stream_options`` support send no usage:
+the Completed's usage then says it was not reported (``Usage.reported``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class OpenAIStreamState:
     reasoning: list[str] = field(default_factory=list)
     calls: dict[int, _Call] = field(default_factory=dict)
     finish_reason: str | None = None
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=lambda: Usage(reported=False))
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         """Take one chunk; return the deltas it produces for the front end."""

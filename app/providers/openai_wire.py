@@ -11,6 +11,9 @@ Choices made here:
 * A user message with several text parts (e.g. a summary + the prompt) is
   sent as one string, the parts joined by a blank line; with images it is a
   list of content parts.
+* An assistant message without text (only tool calls) has ``"content": ""``, never null:
+  OpenAI, vLLM and llama.cpp accept ``""``, while llama-cpp-python answers every later
+  request of such a conversation with a 500.
 * Reasoning is sent back per vendor dialect (see :func:`reasoning_for`).
 * ``prompt_cache_key`` = the session id, for the vendors in :data:`CACHE_KEY_VENDORS`
   (OpenAI; Moonshot/Kimi documents it too), unless the request turns it off.
@@ -129,8 +132,7 @@ def _user_content(message: Message) -> str | list[dict[str, Any]] | None:
 def assistant_message(message: Message, vendor: Vendor) -> dict[str, Any]:
     """An assistant message with its tool calls and, if the dialect wants it, reasoning."""
     calls = message.tool_calls
-    text = message.text
-    wire: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+    wire: dict[str, Any] = {"role": "assistant", "content": message.text}
     if calls:
         wire["tool_calls"] = [
             {

@@ -27,6 +27,7 @@ from app.model.provider import (
     Completed,
     ModelRequest,
     ProviderError,
+    Retrying,
     StopReason,
     StreamEvent,
     TextDelta,
@@ -57,7 +58,9 @@ class ScriptedReply:
     ``stop_reason`` defaults to "tool_use" with calls and "end_turn" without; ``error``
     is raised instead of answering; ``cut_after`` raises a "stream_cut" error after that
     many deltas; ``output_tokens`` overrides the estimate; ``delay`` (seconds) is slept
-    before each delta, for tests that interrupt a stream.
+    before each delta, for tests that interrupt a stream. ``retrying`` is yielded first
+    (waits a real provider announces before a retry; nothing is slept), and
+    ``usage_reported`` False answers like a server that reports no usage.
     """
 
     text: str = ""
@@ -68,6 +71,8 @@ class ScriptedReply:
     cut_after: int | None = None
     output_tokens: int | None = None
     delay: float = 0.0
+    retrying: Sequence[Retrying] = ()
+    usage_reported: bool = True
 
 
 Responder = Callable[[ModelRequest], ScriptedReply]
@@ -139,6 +144,8 @@ class ScriptedProvider:
     async def _serve(
         self, request: ModelRequest, reply: ScriptedReply
     ) -> AsyncIterator[StreamEvent]:
+        for wait in reply.retrying:
+            yield wait
         if reply.error is not None:
             raise reply.error
         parts = self._parts(reply)
@@ -169,6 +176,8 @@ class ScriptedProvider:
         whole = sum(tokens for _, tokens in blocks)
         cached = max((_shared(blocks, earlier) for earlier in self._seen), default=0)
         self._seen.append(blocks)
+        if not reply.usage_reported:
+            return Usage(reported=False)
         output = reply.output_tokens
         if output is None:
             output = max(1, estimate_message_tokens(Message("assistant", tuple(parts))))

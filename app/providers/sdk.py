@@ -21,13 +21,19 @@ SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
 
 
 def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url: str) -> Any:
-    """An async SDK client (``module.class_name``) set up from ``config``; imports the SDK."""
-    client_class = getattr(importlib.import_module(module), class_name)
-    return client_class(
+    """An async SDK client (``module.class_name``) set up from ``config``; imports the SDK.
+
+    The SDK never retries (lull's own loop in :mod:`app.providers.streaming` does, and shows
+    each wait); its timeout is ``config.timeout_seconds`` for every read (the first byte and
+    each chunk after it) and a short one for connecting.
+    """
+    sdk = importlib.import_module(module)
+    timeout = sdk.Timeout(config.timeout_seconds, connect=config.connect_timeout_seconds)
+    return getattr(sdk, class_name)(
         api_key=config.api_key,
         base_url=config.base_url or default_url,
-        max_retries=config.max_retries,
-        timeout=config.timeout_seconds,
+        max_retries=0,
+        timeout=timeout,
     )
 
 

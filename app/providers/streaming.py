@@ -1,12 +1,20 @@
-"""The stream loop both providers share: open, feed a state, map every failure."""
+"""The stream loop both providers share: open (with lull's retries), feed a state, map every
+failure."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
-from app.model.provider import Completed, StreamEvent
-from app.providers.errors import ErrorContext, map_error
+from app.model.provider import Completed, ProviderError, StreamEvent
+from app.providers.errors import (
+    ErrorContext,
+    empty_stream_error,
+    is_timeout,
+    map_error,
+    status_signature,
+)
+from app.providers.retry import RetryTiming, Signature, plan_retry
 
 
 class StreamState(Protocol):
@@ -22,25 +30,47 @@ class StreamState(Protocol):
 
 
 async def run_stream(
-    open_stream: Callable[[], Awaitable[Any]], state: StreamState, errors: ErrorContext
+    open_stream: Callable[[], Awaitable[Any]],
+    state: StreamState,
+    errors: ErrorContext,
+    timing: RetryTiming | None = None,
 ) -> AsyncIterator[StreamEvent]:
-    """Open the SDK stream, yield the state's deltas, then its Completed.
+    """Open the SDK stream (retrying as :mod:`app.providers.retry` says, with a
+    :class:`Retrying` event before each wait), yield the state's deltas, then its Completed.
 
     Failures before the first byte map as connection/status errors; transport
-    failures after it mean the answer was cut. No SDK exception escapes.
+    failures after it mean the answer was cut; a stream that ends (or breaks) before
+    sending anything at all is "empty_stream". No SDK exception escapes.
     """
-    try:
-        items = await open_stream()
-    except Exception as exc:
-        raise map_error(exc, errors, streaming=False) from exc
+    timing = timing or RetryTiming()
+    attempt = 0
+    previous: Signature = None
+    while True:
+        try:
+            items = await open_stream()
+            break
+        except Exception as exc:
+            step = plan_retry(exc, attempt, previous, errors, timing)
+            if isinstance(step, ProviderError):
+                raise step from exc
+            yield step
+            await timing.sleep(step.wait_seconds)
+            attempt, previous = attempt + 1, status_signature(exc)
+    received = 0
     try:
         async for item in items:
+            received += 1
             for event in state.feed(item):
                 yield event
     except Exception as exc:
-        raise map_error(exc, errors, streaming=True) from exc
+        error = map_error(exc, errors, streaming=received > 0 or not is_timeout(exc))
+        if received == 0 and error.kind == "stream_cut":
+            error = empty_stream_error(errors)
+        raise error from exc
     finally:
         await _close_quietly(items)
+    if received == 0:
+        raise empty_stream_error(errors)
     yield state.completed()
 
 

@@ -65,7 +65,7 @@ class RunResult:
             case RequestFinished():
                 self.usage = self.usage + event.usage
                 self.num_requests += 1
-                cost = cost_usd(event.usage, event.model, self.pricing)
+                cost = _request_cost(event, self.pricing)
                 total = self.cost_usd
                 self.cost_usd = None if cost is None or total is None else total + cost
             case ContextEdited(edit, description):
@@ -153,6 +153,7 @@ def _report(
         "error": result.error,
         "stop_reason": result.stop_reason or None,
         "usage": result.usage.to_dict(),
+        "usage_reported": result.usage.reported,
         "cache_hit_ratio": _rounded(result.usage.cache_hit_ratio),
         "cost_usd": None if result.cost_usd is None else round(result.cost_usd, 6),
         "num_requests": result.num_requests,
@@ -163,6 +164,14 @@ def _report(
     if result.error and output_format == "json":
         print(f"lull: error: {result.error}", file=sys.stderr)
     return code
+
+
+def _request_cost(event: RequestFinished, pricing: Sequence[str]) -> float | None:
+    """What one request cost; None when its price or its usage is unknown (a server that
+    reports no usage has not told us what it counted)."""
+    if not event.usage.reported:
+        return None
+    return cost_usd(event.usage, event.model, pricing)
 
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
@@ -194,8 +203,9 @@ def event_to_json(event: Event, pricing: Sequence[str] = ()) -> dict[str, Any]:
                 "purpose": event.purpose,
                 "model": event.model,
                 "usage": event.usage.to_dict(),
+                "usage_reported": event.usage.reported,
                 "cache_hit_ratio": _rounded(event.usage.cache_hit_ratio),
-                "cost_usd": _rounded(cost_usd(event.usage, event.model, pricing), 6),
+                "cost_usd": _rounded(_request_cost(event, pricing), 6),
                 "context_tokens": event.context_tokens,
             }
         case ContextEdited(edit, description):

@@ -8,6 +8,7 @@ with FakeServer() as fake:
 """
 
 from tests.fakes.clock import FakeClock
+from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import Reply, ToolUse, demo_reply, echo_reply, last_user_text
 from tests.fakes.server import FakeServer, JournalEntry
 
@@ -16,6 +17,7 @@ __all__ = [
     "FakeServer",
     "JournalEntry",
     "Reply",
+    "ServerQuirks",
     "ToolUse",
     "demo_reply",
     "echo_reply",

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from tests.fakes.openai_validate import DIALECTS
+from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import Reply, demo_reply, reply_from_dict
 from tests.fakes.server import FakeServer
 
@@ -40,7 +41,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--demo", action="store_true", help='"list files" -> list_directory call, then a summary'
     )
+    parser.add_argument(
+        "--imitate",
+        choices=sorted(IMITATIONS),
+        help="a real server's quirks (no streamed usage, empty 200 on overflow, 500 on null …)",
+    )
+    parser.add_argument(
+        "--context", type=int, help="the model's context window in tokens (longer prompts fail)"
+    )
     return parser.parse_args(argv)
+
+
+IMITATIONS = {"llama-cpp-python": ServerQuirks.llama_cpp_python, "vllm": ServerQuirks.vllm}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     fake.dialect = args.dialect
     if args.demo:
         fake.default_reply = demo_reply()
+    if args.imitate:
+        fake.quirks = IMITATIONS[args.imitate]()
+    fake.max_context_tokens = args.context
     try:
         if args.script:
             fake.script(*load_script(args.script))

@@ -11,22 +11,25 @@ from tests.fakes.errors import WireError, default_message
 
 @dataclass
 class HttpFailure:
-    """Answer the next ``times`` generation requests with ``status`` instead of a reply."""
+    """Answer the next ``times`` generation requests with ``status`` instead of a reply
+    (``headers`` are sent too, e.g. a bare ``retry-after``)."""
 
     status: int
     retry_after_ms: int | None = 10
     times: int = 1
     message: str | None = None
     should_retry: bool | None = None
+    headers: dict[str, str] | None = None
 
     def to_error(self) -> WireError:
-        """The WireError (with retry headers) to send for this failure."""
+        """The WireError (with retry headers, then ``headers``) to send for this failure."""
         headers: dict[str, str] = {}
         if self.retry_after_ms is not None:
             headers["retry-after-ms"] = str(self.retry_after_ms)
             headers["retry-after"] = str(math.ceil(self.retry_after_ms / 1000))
         if self.should_retry is not None:
             headers["x-should-retry"] = "true" if self.should_retry else "false"
+        headers.update(self.headers or {})
         message = self.message or default_message(self.status)
         return WireError(self.status, message, headers=headers)
 

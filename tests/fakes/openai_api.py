@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 EXTENDED_RETENTION_SECONDS = 24 * 3600.0
 
 
+def _overflows(fake: FakeServer, total: int) -> bool:
+    return fake.max_context_tokens is not None and total > fake.max_context_tokens
+
+
 def _check_length(fake: FakeServer, total: int) -> None:
     limit = fake.max_context_tokens
     if limit is not None and total > limit:
@@ -30,10 +34,14 @@ def _check_length(fake: FakeServer, total: int) -> None:
 
 def handle_chat(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     """Answer one Chat Completions request (JSON or SSE), or raise WireError."""
+    fake.quirks.check_content(body)
     validate_openai(body, fake.dialect)
     units = openai_units(body)
     total = sum(tokens for _, tokens in units)
+    if body.get("stream") and fake.quirks.empty_stream_on_overflow and _overflows(fake, total):
+        return Outcome(200, frames=[], error="context overflow: an empty 200 stream")
     _check_length(fake, total)
+    fake.quirks.check_output(body, total, fake.max_context_tokens)
     retention = body.get("prompt_cache_retention") == "24h"
     ttl = EXTENDED_RETENTION_SECONDS if retention else fake.openai_cache_ttl
     cached = openai_cached_tokens(units, fake.openai_cache, ttl, fake.openai_cache_granularity)
@@ -49,7 +57,7 @@ def handle_chat(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     if not body.get("stream"):
         return Outcome(200, body=wire.completion(meta, reply, calls, usage), usage=usage)
     options = body.get("stream_options") or {}
-    include = usage if options.get("include_usage") else None
+    include = usage if options.get("include_usage") and fake.quirks.stream_usage else None
     frames = [json_frame(c) for c in wire.chunks(meta, reply, calls, include)]
     frames.append(json_frame("[DONE]"))
     outcome = Outcome(200, frames=frames, usage=usage, frame_delay=reply.chunk_delay)

@@ -15,6 +15,7 @@ from tests.fakes.cache import ANTHROPIC_MIN_CACHE_TOKENS, DEFAULT_MIN_CACHE_TOKE
 from tests.fakes.clock import FakeClock
 from tests.fakes.errors import WireError
 from tests.fakes.faults import FaultBook, HttpFailure, StreamFault
+from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import Reply, echo_reply
 from tests.fakes.signing import DEFAULT_SECRET, Signer
 
@@ -86,6 +87,7 @@ class FakeServer:
         self.api_key: str | None = None
         self.models: set[str] | None = None
         self.max_context_tokens: int | None = None
+        self.quirks = ServerQuirks()
         self.default_reply: Reply = echo_reply()
         self.cache_minimums: list[tuple[str, int]] = list(ANTHROPIC_MIN_CACHE_TOKENS)
         self.cache_min_default = DEFAULT_MIN_CACHE_TOKENS
@@ -181,10 +183,13 @@ class FakeServer:
         times: int = 1,
         message: str | None = None,
         should_retry: bool | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Answer the next ``times`` generation requests with HTTP ``status`` (with
-        ``retry-after-ms``/``retry-after`` headers unless None, ``x-should-retry`` if given)."""
-        self.faults.add_failure(HttpFailure(status, retry_after_ms, times, message, should_retry))
+        ``retry-after-ms``/``retry-after`` headers unless None, ``x-should-retry`` if given,
+        and any other ``headers``)."""
+        failure = HttpFailure(status, retry_after_ms, times, message, should_retry, headers)
+        self.faults.add_failure(failure)
 
     def cut_next_stream(self, after_events: int = 3) -> None:
         """Close the socket of the next streamed response after ``after_events`` SSE frames."""

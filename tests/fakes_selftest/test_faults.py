@@ -119,3 +119,10 @@ def test_bad_json_and_unknown_path_are_clear(fake: FakeServer) -> None:
     assert response.status_code == 400 and "not valid JSON" in response.json()["error"]["message"]
     response = httpx2.post(fake.url + "/chat/completions", json={}, headers=headers)
     assert response.status_code == 404 and "must end in /v1" in response.json()["error"]["message"]
+
+
+def test_extra_headers_such_as_a_bare_retry_after(fake: FakeServer) -> None:
+    fake.fail_next(status=429, retry_after_ms=None, headers={"retry-after": "3600"})
+    response = httpx2.post(fake.url + "/v1/messages", json={}, headers={"x-api-key": "k"})
+    assert response.status_code == 429
+    assert response.headers["retry-after"] == "3600" and "retry-after-ms" not in response.headers

@@ -30,9 +30,10 @@ def status_line(runtime: Runtime) -> str:
     share = 100 * tokens / window if window else 0.0
     ratio = facts.cache_hit_ratio
     hits = f"cache hit {100 * ratio:.0f}% · " if ratio is not None else ""
+    cost = format_cost(facts.cost_usd) if facts.usage_reported else "usage not reported"
     return (
         f" {facts.model} · context ~{tokens:,} tokens ({share:.0f}%) · "
-        f"{hits}{format_cost(facts.cost_usd)} · {NEWLINE_KEYS}: new line · /help"
+        f"{hits}{cost} · {NEWLINE_KEYS}: new line · /help"
     )
 
 
@@ -42,11 +43,14 @@ def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
     ratio = usage.cache_hit_ratio
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
     requests = printer.turn_requests
-    return (
-        f"{requests} request{'s' if requests != 1 else ''}: "
-        f"{usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output · "
-        f"session {format_cost(runtime.session_cost())}"
-    )
+    counted = f"{usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output"
+    if usage.unknown:
+        estimate = printer.context_tokens
+        counted = "usage not reported by the server" + (
+            f" (context ~{estimate:,} tokens, estimated)" if estimate is not None else ""
+        )
+    cost = format_cost(runtime.session_cost()) if usage.reported else "cost unknown"
+    return f"{requests} request{'s' if requests != 1 else ''}: {counted} · session {cost}"
 
 
 def recap_lines(session: Session) -> list[str]:

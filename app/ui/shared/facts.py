@@ -47,4 +47,5 @@ def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -
         tool_results_minutes=idle.tool_results_threshold_minutes,
         cost_usd=runtime.session_cost(),
         cache_hit_ratio=session.usage.cache_hit_ratio,
+        usage_reported=session.usage.reported,
     )

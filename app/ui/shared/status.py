@@ -36,6 +36,7 @@ class StatusFacts:
     tool_results_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
     cost_usd: float | None = None
     cache_hit_ratio: float | None = None
+    usage_reported: bool = True
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,9 @@ def status_parts(facts: StatusFacts, now: float) -> list[Part]:
     ):
         if part is not None:
             parts.append(part)
-    if facts.cost_usd is not None:
+    if not facts.usage_reported:
+        parts.append(Part("usage not reported", "usage n/a", 4))
+    elif facts.cost_usd is not None:
         parts.append(Part(money(facts.cost_usd), money(facts.cost_usd), 4))
     return parts
 

@@ -10,6 +10,7 @@ import pytest
 from app.engine.approvals import DenyApprover
 from app.engine.session import Session
 from app.engine.store import SessionStore
+from app.engine.waits import retry_notice
 from app.model.events import (
     AssistantText,
     AssistantThinking,
@@ -22,7 +23,7 @@ from app.model.events import (
     TurnStarted,
 )
 from app.model.messages import ToolCall, unanswered_calls
-from app.model.provider import ModelRequest, ProviderError
+from app.model.provider import ModelRequest, ProviderError, Retrying
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
@@ -207,3 +208,16 @@ async def test_the_request_shape_is_a_value_the_fitter_counts(
     assert agent.fitter.local_tokens(agent.shape()) > before  # the view grew, the shape did not
     assert agent.fitter.local_tokens(shape, []) == before
     assert agent.fitter.estimate(shape, []) < agent.estimate_context()
+
+
+async def test_provider_waits_become_notices_only_past_two_seconds(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    waits = (Retrying("the server answered 503", 0.5, 1, 2), Retrying("still 503", 12.0, 2, 2))
+    provider.script(ScriptedReply(text="up", retrying=waits))
+    events = await run(make_agent(), "hi")
+    assert [e.text for e in events if isinstance(e, Notice)] == [
+        "still 503; retrying in 12 s (retry 2 of 2)"
+    ]
+    assert retry_notice(waits[0]) == "the server answered 503; retrying in 0 s (retry 1 of 2)"
+    assert isinstance(events[-1], TurnFinished)

@@ -8,6 +8,7 @@ import pytest
 
 from app.context.compress_prompt import SUMMARY_MARKER
 from app.context.view import SUMMARY_PREFIX
+from app.engine.fit import MIN_OUTPUT_TOKENS, output_limit
 from app.model.edits import ClearToolResults, Summary
 from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFinished
 from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
@@ -131,3 +132,22 @@ async def test_compact_by_hand_summarises_with_the_focus(
     assert isinstance(summary, Summary) and summary.reason == "manual"
     assert "the file names" in last_user_text(reader.summary_requests[-1])
     assert agent.session.view()[0].text.startswith(SUMMARY_PREFIX)
+
+
+def test_output_limit_is_what_the_window_has_left_above_a_floor() -> None:
+    assert output_limit(8192, 200_000, 10_000) == 8192
+    assert output_limit(8192, 2048, 1000) == 1048
+    assert output_limit(8192, 2048, 2000) == MIN_OUTPUT_TOKENS
+    assert output_limit(100, 2048, 2000) == 100  # never raised above what was asked
+
+
+async def test_unreported_usage_leaves_the_estimate_uncalibrated(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    provider.script(ScriptedReply(text="a", usage_reported=False))
+    agent = make_agent()
+    await run(agent, "hi")
+    assert not agent.fitter.calibration.calibrated
+    provider.script(ScriptedReply(text="b"))
+    await run(agent, "again")
+    assert agent.fitter.calibration.calibrated

@@ -196,7 +196,27 @@ def test_timeout() -> None:
     exc = anthropic.APITimeoutError(httpx2.Request("POST", "https://api.anthropic.com/v1/messages"))
     error = mapped(exc)
     assert error.kind == "timeout"
-    assert "did not answer within 600 s" in error.message
+    assert error.message == (
+        "Anthropic sent nothing for 300 s at https://api.anthropic.com (model.timeoutSeconds). "
+        "Check the server; a slow local model may need a larger model.timeoutSeconds in "
+        "settings.json."
+    )
+
+
+def test_connect_timeout_and_stalled_stream() -> None:
+    import anthropic
+    import httpx2
+
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
+    exc = anthropic.APITimeoutError(request)
+    exc.__cause__ = httpx2.ConnectTimeout("timed out")
+    connect = mapped(exc)
+    assert connect.kind == "connection"
+    assert connect.message.startswith("could not connect to https://api.anthropic.com within 10 s")
+    stalled = mapped(httpx2.ReadTimeout("timed out"), streaming=True)
+    assert stalled.kind == "timeout"
+    assert "stopped sending for 300 s in the middle of the answer" in stalled.message
+    assert "model.timeoutSeconds" in stalled.message
 
 
 def test_unknown_exception_is_still_a_provider_error() -> None:

@@ -115,7 +115,7 @@ def test_deepseek_cache_hit_field() -> None:
 def test_finish_reasons(finish: str, stop: str) -> None:
     _, done = run([chunk({"content": "x"}, finish=finish)])
     assert done.stop_reason == stop
-    assert done.usage == Usage()
+    assert done.usage == Usage(reported=False)  # no usage chunk came
 
 
 def test_tool_calls_with_finish_stop_still_mean_tool_use() -> None:

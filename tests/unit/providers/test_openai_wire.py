@@ -104,7 +104,7 @@ def test_tool_loop_messages_for_openai() -> None:
         {"role": "user", "content": "fix it"},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_1",

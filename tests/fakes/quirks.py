@@ -1,0 +1,68 @@
+"""What real OpenAI-compatible servers do that OpenAI does not (reference/real-servers.md).
+
+Each quirk is a switch on :class:`ServerQuirks` (``fake.quirks``), off by default so the fake
+behaves like OpenAI; :meth:`ServerQuirks.llama_cpp_python` turns on the ones measured with
+llama-cpp-python 0.3, :meth:`ServerQuirks.vllm` vLLM's stricter output limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tests.fakes.errors import WireError, bad_request
+
+#: What llama-cpp-python's pydantic model says about ``"content": null`` (its 500).
+NULL_CONTENT_MESSAGE = (
+    "1 validation error for ChatCompletionRequestAssistantMessage content: Input should be a "
+    "valid string [type=string_type, input_value=None, input_type=NoneType]"
+)
+
+
+@dataclass
+class ServerQuirks:
+    """Switches for real-server behaviour of the Chat Completions endpoint.
+
+    * ``stream_usage`` False: streams never carry usage, ``stream_options`` or not.
+    * ``empty_stream_on_overflow``: a streamed request over ``max_context_tokens`` gets
+      ``200 OK`` and an event stream with nothing in it (non-streamed: the usual 400).
+    * ``reject_null_content``: an assistant message with ``"content": null`` is a 500.
+    * ``output_in_window``: prompt + ``max_tokens`` must fit ``max_context_tokens`` (400).
+    """
+
+    stream_usage: bool = True
+    empty_stream_on_overflow: bool = False
+    reject_null_content: bool = False
+    output_in_window: bool = False
+
+    @classmethod
+    def llama_cpp_python(cls) -> ServerQuirks:
+        """llama-cpp-python's server: no streamed usage, empty 200 on overflow, 500 on null."""
+        return cls(stream_usage=False, empty_stream_on_overflow=True, reject_null_content=True)
+
+    @classmethod
+    def vllm(cls) -> ServerQuirks:
+        """vLLM: rejects a ``max_tokens`` larger than what is left of the context."""
+        return cls(output_in_window=True)
+
+    def check_content(self, body: dict[str, Any]) -> None:
+        """Raise the 500 for an assistant ``"content": null`` when that quirk is on."""
+        if not self.reject_null_content:
+            return
+        for message in body.get("messages") or ():
+            assistant = isinstance(message, dict) and message.get("role") == "assistant"
+            if assistant and message.get("content") is None:
+                raise WireError(500, NULL_CONTENT_MESSAGE, type="internal_server_error")
+
+    def check_output(self, body: dict[str, Any], prompt: int, limit: int | None) -> None:
+        """vLLM's 400 when prompt + ``max_tokens`` does not fit ``limit``."""
+        requested = body.get("max_tokens") or body.get("max_completion_tokens")
+        if not self.output_in_window or limit is None or not isinstance(requested, int):
+            return
+        if prompt + requested > limit:
+            raise bad_request(
+                f"This model's maximum context length is {limit} tokens. However, you requested "
+                f"{prompt + requested} tokens ({prompt} in the messages, {requested} in the "
+                "completion). Please reduce the length of the messages or completion.",
+                param="max_tokens",
+            )
