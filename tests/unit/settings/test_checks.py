@@ -71,5 +71,5 @@ def test_a_path_no_file_system_can_hold_is_refused_by_entry() -> None:
 
     assert PathList().check(["/tmp/a", "~/b"]) == ("/tmp/a", "~/b")
     assert PathList().check(["/tmp/\udcffx"]) == ("/tmp/\udcffx",)  # an undecodable byte is fine
-    with pytest.raises(Invalid, match="entry 1 .* holds a character no file name can have"):
+    with pytest.raises(Invalid, match=r"entry 1 .* holds a character no file name can have"):
         PathList().check(["/tmp/a", "/tmp/\ud800x"])
