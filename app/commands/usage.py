@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.catalog.pricing import cost_usd
+from app.catalog.pricing import cost_usd, price_for
 from app.commands.base import CommandResult, no_argument
 from app.model.provider import Usage
 
@@ -43,8 +43,20 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
     if cost is None:
         lines.append(f"cost: price unknown for {models}")
     else:
-        lines.append(f"cost: {format_cost(cost)} at {models} prices")
+        lines.append(f"cost: {format_cost(cost)} at {models} prices{_free_note(runtime)}")
     return CommandResult(tuple(lines))
+
+
+def _free_note(runtime: Runtime) -> str:
+    """Which models cost nothing because they run on a local server without a price."""
+    if not runtime.local_endpoint():
+        return ""
+    overrides = runtime.settings.pricing
+    used = [m for m in runtime.agent.session.usage_by_model if m]
+    free = [m for m in used if price_for(m, overrides) is None]
+    if not free:
+        return ""
+    return f" ({', '.join(free)}: $0 on a local server; the pricing setting sets a price)"
 
 
 def _last_request(runtime: Runtime, usage: Usage, model: str) -> str:
@@ -54,7 +66,7 @@ def _last_request(runtime: Runtime, usage: Usage, model: str) -> str:
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
     return (
         f"last request: {usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output, "
-        f"{format_cost(cost_usd(usage, model, overrides))}"
+        f"{format_cost(cost_usd(usage, model, overrides, local=runtime.local_endpoint()))}"
     )
 
 

@@ -27,6 +27,7 @@ from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restor
 from app.model.events import (
     AssistantText,
     AssistantThinking,
+    AttemptDiscarded,
     ContextEdited,
     Event,
     Notice,
@@ -230,8 +231,14 @@ class Agent:
                 yield fitted
             overflow = False
             self.pipeline_ms = (time.perf_counter() - started) * 1000
+            streamed: list[str] = []  # this attempt's answer text, until it is kept
+            partial = False
             try:
                 async for event in self._stream_once(index):
+                    if isinstance(event, AssistantText | AssistantThinking):
+                        partial = True
+                        if isinstance(event, AssistantText):
+                            streamed.append(event.text)
                     yield event
                     if isinstance(event, Completed):
                         self._record(event, index)
@@ -245,6 +252,8 @@ class Agent:
                         )
                 return
             except ProviderError as error:
+                if partial:
+                    yield AttemptDiscarded("".join(streamed), error.message)
                 if error.kind == "stream_cut" and cuts < STREAM_RETRIES:
                     cuts += 1
                     yield Notice("warning", f"{error.message}; retrying")

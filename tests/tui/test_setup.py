@@ -40,7 +40,8 @@ async def test_a_local_server_found_is_offered_and_used(fake: FakeServer, worksp
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.focused, Button), "the offer, focused")
         button = app.query_one(Button)
-        assert f"Use Ollama at {fake.url}/v1 with model llama3" in str(button.label)
+        label = f"Use OpenAI-compatible server on :{fake.port} at {fake.url}/v1 with model llama3"
+        assert label in str(button.label)  # the fake says nothing about what it is
         await pilot.press("enter")
         await ready(pilot)
         assert app.setup is None

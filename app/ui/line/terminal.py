@@ -1,7 +1,7 @@
 """Reading input: prompt-toolkit on a terminal, plain lines when stdin or stdout is not one.
 
-Both readers raise ``EOFError`` when the user is done (Ctrl+D, end of input)
-and ``KeyboardInterrupt`` for Ctrl+C at the prompt.
+Both readers raise ``EOFError`` when the user is done (Ctrl+D, end of input, a
+terminal that went away) and ``KeyboardInterrupt`` for Ctrl+C at the prompt.
 """
 
 from __future__ import annotations
@@ -76,13 +76,19 @@ class PromptInput:
 
     async def read(self, prompt: str) -> str:
         """One message (may span lines)."""
-        return await self.session.prompt_async(prompt, handle_sigint=False)
+        try:
+            return await self.session.prompt_async(prompt, handle_sigint=False)
+        except OSError:  # EIO: the terminal went away, which ends the input too
+            raise EOFError from None
 
     async def ask(self, question: str) -> str:
         """A one-line answer (no history, no completion)."""
         if self._questions is None:
             self._questions = PromptSession()
-        return await self._questions.prompt_async(question, handle_sigint=False)
+        try:
+            return await self._questions.prompt_async(question, handle_sigint=False)
+        except OSError:
+            raise EOFError from None
 
 
 class PlainInput:
@@ -109,7 +115,10 @@ class PlainInput:
         return answer
 
     def _readline(self) -> str:
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline()
+        except OSError:  # EIO: the terminal went away
+            raise EOFError from None
         if not line:
             raise EOFError
         return line.rstrip("\r\n")

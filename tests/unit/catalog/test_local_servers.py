@@ -25,7 +25,7 @@ def test_a_server_that_lists_models_is_found(fake: FakeServer) -> None:
     found = detect_local_server([Candidate("Ollama", fake.url + "/v1/")])
     assert found is not None
     assert (found.name, found.base_url, found.models) == (
-        "Ollama",
+        f"OpenAI-compatible server on :{fake.port}",  # named by what it says, not the port
         fake.url + "/v1",
         ("qwen3-coder",),
     )
