@@ -48,7 +48,8 @@ def run_line(options: RunOptions) -> int:
     watch = HangupWatch(lambda: chat.hang_up())
     output = cast(TextIO, GuardedOutput(sys.stdout, watch.fire))  # EIO: the terminal is gone
     printer = EventPrinter(Console(highlight=False, file=output))
-    chat = LineChat(runtime, _reader(workspace, lambda: chat.status), printer, workspace)
+    reader = _reader(workspace, lambda: chat.status, watch.check)
+    chat = LineChat(runtime, reader, printer, workspace)
     runtime.agent.set_approver(TerminalApprover(chat.reader.ask, printer))
     for number, line in enumerate(banner_lines(runtime, version())):
         printer.line(line, "bold" if number == 0 else "dim")
@@ -79,12 +80,13 @@ async def _chat(chat: LineChat, watch: HangupWatch) -> None:
             await chat.agent.provider.aclose()
 
 
-def _reader(workspace: Path, toolbar: Callable[[], str]) -> Reader:
-    """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs)."""
+def _reader(workspace: Path, toolbar: Callable[[], str], at_end: Callable[[], object]) -> Reader:
+    """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs); ``at_end``
+    runs when the terminal's input ends (it may have gone away)."""
     if sys.stdin.isatty() and sys.stdout.isatty():
         from app.ui.line.terminal import PromptInput
 
-        return PromptInput(workspace, History(), toolbar)
+        return PromptInput(workspace, History(), toolbar, at_end)
     from app.ui.line.terminal import PlainInput
 
     return PlainInput()

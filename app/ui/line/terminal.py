@@ -60,9 +60,20 @@ def line_bindings() -> KeyBindings:
 
 
 class PromptInput:
-    """Multi-line input with history, completion and a status toolbar."""
+    """Multi-line input with history, completion and a status toolbar.
 
-    def __init__(self, workspace: Path, history: History, toolbar: Callable[[], str]) -> None:
+    ``at_end`` is called when input ends (Ctrl+D, or the terminal going away: EOF or EIO)
+    before ``EOFError`` is raised, so the caller can tell a vanished terminal from Ctrl+D.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        history: History,
+        toolbar: Callable[[], str],
+        at_end: Callable[[], object] | None = None,
+    ) -> None:
+        self.at_end = at_end
         self.session: PromptSession[str] = PromptSession(
             history=PromptHistory(history),
             multiline=True,
@@ -76,18 +87,20 @@ class PromptInput:
 
     async def read(self, prompt: str) -> str:
         """One message (may span lines)."""
-        try:
-            return await self.session.prompt_async(prompt, handle_sigint=False)
-        except OSError:  # EIO: the terminal went away, which ends the input too
-            raise EOFError from None
+        return await self._prompt(self.session, prompt)
 
     async def ask(self, question: str) -> str:
         """A one-line answer (no history, no completion)."""
         if self._questions is None:
             self._questions = PromptSession()
+        return await self._prompt(self._questions, question)
+
+    async def _prompt(self, session: PromptSession[str], text: str) -> str:
         try:
-            return await self._questions.prompt_async(question, handle_sigint=False)
-        except OSError:
+            return await session.prompt_async(text, handle_sigint=False)
+        except (EOFError, OSError):  # OSError: EIO, the terminal went away
+            if self.at_end is not None:
+                self.at_end()
             raise EOFError from None
 
 
