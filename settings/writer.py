@@ -34,7 +34,8 @@ def save_settings(values: Mapping[str, Any], path: Path) -> Path:
     try:
         data = read_json_object(path) or {}
     except FileProblem as problem:
-        raise WriteProblem(f"not saved: {problem}") from None
+        reason = str(problem).removesuffix("; this file is ignored").removesuffix("; ignored")
+        raise WriteProblem(f"not saved: {reason}; fix the file, then choose again") from None
     for key, value in values.items():
         _set(data, key, value, path)
     _replace(path, _dump(data))
