@@ -91,7 +91,7 @@ class Runtime:
     """A ready agent, what it was built from, and the ways to switch session or model.
 
     ``provider_factory`` builds a provider for a config (the official SDKs by default; tests
-    and ``--demo`` pass an in-process one). ``notes`` are lines for the user about how the
+    and ``--demo`` pass an in-process one). ``start_notes`` are lines for the user about how the
     start-up went (e.g. which model was chosen for them), shown once by the front end.
     """
 
@@ -104,7 +104,7 @@ class Runtime:
         *,
         resumed: bool = False,
         provider_factory: ProviderFactory = create_provider,
-        notes: tuple[str, ...] = (),
+        start_notes: tuple[str, ...] = (),
     ) -> None:
         self._agent = agent
         self.loaded = loaded
@@ -112,7 +112,7 @@ class Runtime:
         self.store = store
         self._resumed = resumed
         self._provider_factory = provider_factory
-        self.notes = notes
+        self.start_notes = start_notes
         self._closing: set[asyncio.Task[None]] = set()
 
     # --- what front ends read ---------------------------------------------------------------
@@ -337,7 +337,7 @@ def build_runtime(
         store,
         resumed=resumed,
         provider_factory=provider_factory,
-        notes=tuple(notes),
+        start_notes=tuple(notes),
     )
 
 

@@ -28,7 +28,7 @@ def open_runtime(
         return None, 1
     for diagnostic in runtime.loaded.diagnostics:
         print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)
-    for note in runtime.notes:
+    for note in runtime.start_notes:
         print(f"lull: {note}", file=sys.stderr)
     if runtime.agent.session.record.skipped_lines:
         skipped = runtime.agent.session.record.skipped_lines

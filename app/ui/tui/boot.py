@@ -77,7 +77,7 @@ def startup_notes(runtime: Runtime) -> list[tuple[str, str]]:
     """(text, level) lines to show once the runtime is ready: settings problems, how the
     start-up went (e.g. the model chosen), torn files."""
     notes: list[tuple[str, str]] = [(d.message, d.level) for d in runtime.loaded.diagnostics]
-    notes.extend((note, "info") for note in runtime.notes)
+    notes.extend((note, "info") for note in runtime.start_notes)
     skipped = runtime.agent.session.record.skipped_lines
     if skipped:
         notes.append(

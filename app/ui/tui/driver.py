@@ -10,9 +10,9 @@ failed write, drops all output and posts :class:`TerminalLost` to the app instea
 from __future__ import annotations
 
 import io
-import sys
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
+from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
 from app.ui.shared.hangup import GuardedOutput
@@ -26,25 +26,20 @@ class TerminalLost(Message):
     """Writing to the terminal failed: it is gone."""
 
 
-if sys.platform != "win32":
-    from textual.drivers.linux_driver import LinuxDriver
+class HangupSafeDriver(LinuxDriver):
+    """Textual's Linux (and macOS) driver whose output survives a terminal that hung up."""
 
-    class HangupSafeDriver(LinuxDriver):
-        """Textual's Linux driver whose output survives a terminal that hung up."""
+    def __init__(self, app: App[Any], **options: Any) -> None:
+        super().__init__(app, **options)
 
-        def __init__(self, app: App[Any], **options: Any) -> None:
-            super().__init__(app, **options)
+        def lost() -> None:
+            app.post_message(TerminalLost())
 
-            def lost() -> None:
-                app.post_message(TerminalLost())
-
-            output = cast(TextIO, self._file)
-            # The writer thread only calls write, flush, fileno and isatty on it.
-            self._file = cast(io.TextIOWrapper, GuardedOutput(output, lost))
+        output = cast(TextIO, self._file)
+        # The writer thread only calls write, flush, fileno and isatty on it.
+        self._file = cast(io.TextIOWrapper, GuardedOutput(output, lost))
 
 
 def hangup_safe(driver_class: type[Driver]) -> type[Driver]:
     """``driver_class``, or the hang-up-safe version of it when it is the Linux driver."""
-    if sys.platform != "win32" and driver_class is LinuxDriver:
-        return HangupSafeDriver
-    return driver_class
+    return HangupSafeDriver if driver_class is LinuxDriver else driver_class

@@ -127,7 +127,7 @@ def test_without_a_model_name_the_servers_only_model_is_used(workspace: Path) ->
     runtime = build_runtime(RunOptions(workspace=workspace), env=env, model_lister=one_model)
     assert runtime.provider_config.model == "qwen2.5-coder:7b"
     assert asked == [("http://127.0.0.1:8080/v1", "not-needed")]
-    assert runtime.notes == (
+    assert runtime.start_notes == (
         "using model qwen2.5-coder:7b, the only one the server at http://127.0.0.1:8080/v1 "
         "serves (-m NAME or model.name chooses another)",
     )
@@ -136,7 +136,7 @@ def test_without_a_model_name_the_servers_only_model_is_used(workspace: Path) ->
     named = build_runtime(
         RunOptions(workspace=workspace, model="mine"), env=env, model_lister=one_model
     )
-    assert named.provider_config.model == "mine" and len(asked) == 1 and named.notes == ()
+    assert named.provider_config.model == "mine" and len(asked) == 1 and named.start_notes == ()
     named.close()
 
 
