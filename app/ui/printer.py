@@ -35,6 +35,7 @@ from app.model.events import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
+    TurnStop,
 )
 from app.model.provider import Usage
 from app.runtime import RunOptions
@@ -85,13 +86,12 @@ class RunResult:
         self.attempt_text: list[str] = []  # the request streaming now; not kept yet
         self.kept_texts: list[str] = []  # text of each completed request of the turn
         self.discarded = 0
-        self.finished = False
         self.final_text = ""
         self.usage = Usage()
         self.num_requests = 0
         self.error: str | None = None
         self.error_kind: str | None = None
-        self.stop_reason = ""
+        self.stop_reason: TurnStop | None = None  # set when the turn finished
         self.context_edits: list[dict[str, Any]] = []
         self.cost_usd: float | None = 0.0
 
@@ -113,7 +113,6 @@ class RunResult:
             case ContextEdited(edit, description):
                 self.context_edits.append({**edit_to_dict(edit), "description": description})
             case TurnFinished(text, stop_reason):
-                self.finished = True
                 self.final_text, self.stop_reason = text, stop_reason
             case TurnFailed(message, kind):
                 self.error, self.error_kind = message, kind
@@ -132,7 +131,7 @@ class RunResult:
     def answer(self) -> str:
         """The kept answer: the final one, else what completed requests said (never text of
         a discarded or unfinished attempt)."""
-        if self.finished and self.final_text:
+        if self.stop_reason is not None and self.final_text:
             return self.final_text
         return "\n\n".join(self.kept_texts)
 
@@ -140,25 +139,31 @@ class RunResult:
         """Success, or which error the run ended with and the line that says why."""
         if self.error:
             return Verdict("error", self.error)
-        if not self.finished:
+        if self.stop_reason is None:
             return Verdict("error", "the turn ended without an answer")
         limits = self.limits
-        if self.stop_reason == "max_turns":
-            return Verdict(
-                "error_max_turns",
-                f"the model had not finished after {limits.max_turns} model requests "
-                "(maxTurns); raise --max-turns, or continue with `lull -c -p ...`",
-            )
-        if self.stop_reason == "max_tokens":
-            return Verdict(
-                "error_max_tokens",
-                "the answer was cut at the output token limit "
-                f"({limits.max_output_tokens:,} tokens, model.maxOutputTokens); "
-                "raise it or ask for a shorter answer",
-            )
-        if not self.final_text.strip():
-            return Verdict("error_empty", "the model answered nothing (no text and no tool call)")
-        return Verdict("success")
+        match self.stop_reason:
+            case "max_turns":
+                return Verdict(
+                    "error_max_turns",
+                    f"the model had not finished after {limits.max_turns} model requests "
+                    "(maxTurns); raise --max-turns, or continue with `lull -c -p ...`",
+                )
+            case "max_tokens":
+                return Verdict(
+                    "error_max_tokens",
+                    "the answer was cut at the output token limit "
+                    f"({limits.max_output_tokens:,} tokens, model.maxOutputTokens); "
+                    "raise it or ask for a shorter answer",
+                )
+            case "end_turn" | "tool_use" | "refusal" | "other":
+                if not self.final_text.strip():
+                    return Verdict(
+                        "error_empty", "the model answered nothing (no text and no tool call)"
+                    )
+                return Verdict("success")
+            case _:
+                assert_never(self.stop_reason)
 
 
 def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> int:
@@ -252,7 +257,7 @@ def _report(
             "session_id": session_id,
             "result": text,
             "error": verdict.error,
-            "stop_reason": result.stop_reason or None,
+            "stop_reason": result.stop_reason,
             "usage": result.usage.to_dict(),
             "cache_hit_ratio": _rounded(result.usage.cache_hit_ratio),
             "cost_usd": None if result.cost_usd is None else round(result.cost_usd, 6),
