@@ -115,12 +115,6 @@ class HangupWatch:
         detach(self.ttys)
         self.on_hangup()
 
-    def fire_threadsafe(self) -> None:
-        """:meth:`fire` from another thread (e.g. a writer that got EIO)."""
-        if self._loop is not None and not self.fired:
-            with contextlib.suppress(RuntimeError):  # the loop is gone: lull is leaving
-                self._loop.call_soon_threadsafe(self.fire)
-
     def gone(self) -> bool:
         """Whether the terminal is gone (whether or not :meth:`fire` ran)."""
         return self.fired or any(tty_hung_up(fd) for fd in self.ttys)

@@ -306,8 +306,11 @@ def save_choice(server: LocalServer, runtime: Runtime) -> tuple[str, str]:
     from settings.writer import WriteProblem, save_settings
 
     config = runtime.provider_config
-    values = {"model.provider": config.provider, "model.baseUrl": config.base_url}
-    values["model.name"] = config.model
+    values = {
+        "model.provider": config.provider,
+        "model.baseUrl": config.base_url,
+        "model.name": config.model,
+    }
     try:
         path = save_settings(values, user_settings_path())
     except WriteProblem as problem:
