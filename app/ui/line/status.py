@@ -48,8 +48,8 @@ def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
     waited = f" · first token after {longest:.1f}s" if longest >= SHOW_AFTER_SECONDS else ""
     return (
         f"{requests} request{'s' if requests != 1 else ''}: "
-        f"{usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output{waited} · "
-        f"session {format_cost(runtime.session_cost())}"
+        f"{usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output · "
+        f"session {format_cost(runtime.session_cost())}{waited}"
     )
 
 

@@ -4,8 +4,8 @@ No Textual here (the TUI's status bar shows the line), so the wording and the na
 fitting are unit-tested directly; :mod:`app.ui.shared.facts` reads the facts from a runtime.
 The bar shows the model, context use, cache state and the session's cache hit ratio, time
 until idle cleanup applies, and the session cost; while a request has sent no token yet,
-"waiting Ns", and then the time to first token. At small widths parts get shorter, then
-the least important ones are dropped.
+"waiting Ns", and then the time to first token (when it took a second or more). At small
+widths parts get shorter, then the least important ones are dropped.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.catalog.cache_policy import TTL_MINUTES
 from app.model import defaults
+from app.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 SEPARATOR = " │ "
 DEFAULT_WINDOW = 128_000  # shown until the runtime knows the model's window
@@ -138,12 +139,12 @@ def state_part(facts: StatusFacts, now: float) -> Part | None:
 
 
 def first_token_part(facts: StatusFacts) -> Part | None:
-    """``first token 12.3s``: how long the latest request waited for its first token (the
-    first part to go when the line is too narrow)."""
+    """``first token 12.3s``: how long the latest request waited for its first token, when
+    that was long enough to notice (a slow local model)."""
     seconds = facts.first_token_seconds
-    if seconds is None or facts.waiting_since is not None:
+    if seconds is None or seconds < SHOW_AFTER_SECONDS or facts.waiting_since is not None:
         return None
-    return Part(f"first token {seconds:.1f}s", "", 6)
+    return Part(f"first token {seconds:.1f}s", "", 6)  # the first part to go when narrow
 
 
 def status_parts(facts: StatusFacts, now: float) -> list[Part]:
