@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog.cache_policy import CacheSetup
+from app.catalog.local_servers import is_local_url, list_models
 from app.catalog.pricing import cost_by_model
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from app.catalog.windows import context_window_for
@@ -35,9 +36,12 @@ from app.model.approvals import ApprovalMode
 from app.model.provider import Provider, ProviderName, ThinkingConfig
 from app.providers.config import (
     ConfigError,
+    ModelLister,
+    NoModelName,
     ProviderConfig,
     create_provider,
     demo_config,
+    model_from_server,
     resolve_provider_config,
 )
 from settings.loader import LoadedSettings, load_settings
@@ -90,7 +94,8 @@ class Runtime:
     """A ready agent, what it was built from, and the ways to switch session or model.
 
     ``provider_factory`` builds a provider for a config (the official SDKs by default; tests
-    and ``--demo`` pass an in-process one).
+    and ``--demo`` pass an in-process one). ``start_notes`` are lines for the user about how the
+    start-up went (e.g. which model was chosen for them), shown once by the front end.
     """
 
     def __init__(
@@ -103,6 +108,7 @@ class Runtime:
         resumed: bool = False,
         forked: bool = False,
         provider_factory: ProviderFactory = create_provider,
+        start_notes: tuple[str, ...] = (),
     ) -> None:
         self._agent = agent
         self._forked = forked
@@ -111,6 +117,7 @@ class Runtime:
         self.store = store
         self._resumed = resumed
         self._provider_factory = provider_factory
+        self.start_notes = start_notes
         self._closing: set[asyncio.Task[None]] = set()
         self._unsaved: str | None = None
 
@@ -159,10 +166,17 @@ class Runtime:
             context_window_for(self._provider_config.model, self.settings.model.context_window)
         )
 
+    def local_endpoint(self) -> bool:
+        """Whether requests go to this machine or a private network (an unpriced model
+        costs $0 there)."""
+        config = self._provider_config
+        return config.provider != "scripted" and is_local_url(config.effective_base_url)
+
     def session_cost(self) -> float | None:
         """The session's cost so far in USD, each model's usage at its own prices (None when
         a model's price is unknown)."""
-        return cost_by_model(self._agent.session.usage_by_model, self.settings.pricing)
+        usage = self._agent.session.usage_by_model
+        return cost_by_model(usage, self.settings.pricing, local=self.local_endpoint())
 
     def cache_setup(self) -> CacheSetup:
         """How idle cleanup and the prompt cache are set up (for TTL warnings)."""
@@ -317,21 +331,29 @@ def build_runtime(
     env: Mapping[str, str] | None = None,
     *,
     provider_factory: ProviderFactory = create_provider,
+    model_lister: ModelLister = list_models,
 ) -> Runtime:
     """Load settings, resolve the provider and open (or resume) a session.
 
+    Without a model name for a server that has no default model, the server is asked
+    (``model_lister``): its only model is used, several are listed in the error.
     Raises ``settings.errors.SettingsError`` for a bad flag value (exit 2) and
     :class:`StartupError` for anything else that stops a start (exit 1).
     """
     env = dict(os.environ if env is None else env)
     loaded = load_settings(options.workspace, env=env, cli=cli_overrides(options))
     settings = loaded.settings
-    config = demo_config(options.model) if options.demo else _provider_config(settings, env)
+    notes: list[str] = []
+    if options.demo:
+        config = demo_config(options.model)
+    else:
+        config = _provider_config(settings, env, model_lister, notes)
     store = SessionStore(sessions_dir(), options.workspace)
     session, resumed = _open_session(store, options, config)
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
     registry = default_registry()
-    runner = ToolRunner(registry, tool_context(settings, options.workspace), _mode(settings))
+    context = tool_context(settings, options.workspace, loaded)
+    runner = ToolRunner(registry, context, _mode(settings))
     agent = Agent(
         session,
         provider_factory(config),
@@ -348,19 +370,36 @@ def build_runtime(
         resumed=resumed,
         forked=resumed and options.fork_session,
         provider_factory=provider_factory,
+        start_notes=tuple(notes),
     )
 
 
-def _provider_config(settings: Settings, env: Mapping[str, str]) -> ProviderConfig:
-    try:
+def _provider_config(
+    settings: Settings, env: Mapping[str, str], lister: ModelLister, notes: list[str]
+) -> ProviderConfig:
+    """The endpoint from settings and env; a server's only model when none is named (said
+    in ``notes``)."""
+
+    def resolve(model: str | None) -> ProviderConfig:
         config = resolve_provider_config(
             provider=settings.model.provider,
-            model=settings.model.name,
+            model=model,
             base_url=settings.model.base_url,
             vendor=settings.model.vendor,
             env=env,
         )
         return dataclasses.replace(config, timeout_seconds=settings.model.timeout_seconds)
+
+    try:
+        try:
+            return resolve(settings.model.name)
+        except NoModelName as missing:
+            model = model_from_server(missing, lister)
+            notes.append(
+                f"using model {model}, the only one the server at {missing.base_url} serves "
+                "(-m NAME or model.name chooses another)"
+            )
+            return resolve(model)
     except ConfigError as error:
         raise StartupError(str(error), needs_setup=True) from error
 
@@ -415,9 +454,12 @@ def _mode(settings: Settings) -> ApprovalMode:
     return settings.tools.approval_mode
 
 
-def tool_context(settings: Settings, workspace: Path) -> ToolContext:
-    """Where tools run and what they may touch, from settings."""
-    allowed = tuple(Path(p).expanduser().resolve() for p in settings.tools.allowed_paths)
+def tool_context(
+    settings: Settings, workspace: Path, loaded: LoadedSettings | None = None
+) -> ToolContext:
+    """Where tools run and what they may touch, from settings (an unusable
+    ``tools.allowedPaths`` entry is left out, with a warning in ``loaded``)."""
+    allowed = allowed_paths(settings, loaded)
     return ToolContext(
         workspace=workspace.resolve(),
         output_dir=tool_output_dir(),
@@ -428,6 +470,24 @@ def tool_context(settings: Settings, workspace: Path) -> ToolContext:
         env_passthrough=settings.tools.env_passthrough,
         pending_writes_dir=pending_writes_dir(),
     )
+
+
+def allowed_paths(settings: Settings, loaded: LoadedSettings | None = None) -> tuple[Path, ...]:
+    """``tools.allowedPaths`` resolved; an entry no file name can hold (a lone surrogate
+    escaped in JSON) is left out and said in ``loaded``'s diagnostics."""
+    paths: list[Path] = []
+    for entry in settings.tools.allowed_paths:
+        try:
+            paths.append(Path(entry).expanduser().resolve())
+        except (OSError, ValueError) as error:  # UnicodeEncodeError is a ValueError
+            if loaded is not None:
+                source = loaded.sources.get("tools.allowedPaths", "settings")
+                message = (
+                    f"{source}: tools.allowedPaths: {entry!r} is left out: it is no usable "
+                    f"path ({error})"
+                )
+                loaded.report("warning", message, source)
+    return tuple(paths)
 
 
 def session_environment(session: Session, workspace: Path, now: float | None = None) -> str:

@@ -10,7 +10,6 @@ cannot drift apart.
 from __future__ import annotations
 
 import math
-import os
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -318,25 +317,10 @@ class TextList(Check):
 
 @dataclass(frozen=True)
 class PathList(TextList):
-    """A list of filesystem paths (``~`` allowed); checked like :class:`TextList`, and each
-    entry must be a name the file system can hold (a lone surrogate escaped in JSON cannot).
+    """A list of filesystem paths (``~`` allowed); checked like :class:`TextList`.
 
     Its own kind because a project file narrows it by containment, not by equality.
     """
-
-    def accepts(self, value: object) -> object:
-        """Accept the list; say which entry is not a usable path."""
-        paths = super().accepts(value)
-        assert isinstance(paths, tuple)
-        for index, item in enumerate(paths):
-            try:
-                os.fsencode(item)
-            except UnicodeEncodeError:
-                raise Invalid(
-                    f"{self.describe()}; entry {index} ({item!r}) holds a character no file "
-                    "name can have"
-                ) from None
-        return paths
 
 
 #: One price override: MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]], USD per

@@ -8,6 +8,10 @@ setting overrides or adds models ("MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/
 A table key matches a model whose name contains it (any case), unless the key is followed by
 a digit or a dot there ("gpt-5" prices "gpt-5-mini-2025" but not "gpt-5.4"); the longest
 matching key wins, and overrides win over the table.
+
+A model served from this machine or a private network (``local``) that neither an override
+nor the table prices costs nothing: it runs on the user's own hardware. A known model name
+behind a local proxy keeps its table price.
 """
 
 from __future__ import annotations
@@ -99,6 +103,8 @@ _OTHERS: dict[str, ModelPrice] = {
     "qwen-plus": _no_write_premium(0.40, 1.20, 0.08),
 }
 PRICES: dict[str, ModelPrice] = {**_CLAUDE, **_OPENAI, **_OTHERS}
+FREE = ModelPrice(0.0, 0.0, 0.0, 0.0, 0.0)
+"""The price of an unpriced model on a local endpoint."""
 
 
 def parse_price(text: str) -> tuple[str, ModelPrice]:
@@ -129,10 +135,14 @@ def _lookup(table: dict[str, ModelPrice], name: str) -> ModelPrice | None:
     return table[max(keys, key=len)] if keys else None
 
 
-def price_for(model: str, overrides: Sequence[str] = ()) -> ModelPrice | None:
-    """The price of ``model`` (an override first, then the table); None if unknown."""
+def price_for(
+    model: str, overrides: Sequence[str] = (), *, local: bool = False
+) -> ModelPrice | None:
+    """The price of ``model`` (an override first, then the table, then $0 on a ``local``
+    endpoint); None if unknown."""
     name = model.lower()
-    return _lookup(parse_overrides(overrides), name) or _lookup(PRICES, name)
+    found = _lookup(parse_overrides(overrides), name) or _lookup(PRICES, name)
+    return FREE if found is None and local else found
 
 
 def cost_of(usage: Usage, rates: ModelPrice) -> float:
@@ -148,22 +158,27 @@ def cost_of(usage: Usage, rates: ModelPrice) -> float:
     return total / PER_TOKENS
 
 
-def cost_usd(usage: Usage, model: str, overrides: Sequence[str] = ()) -> float | None:
+def cost_usd(
+    usage: Usage, model: str, overrides: Sequence[str] = (), *, local: bool = False
+) -> float | None:
     """What ``usage`` of ``model`` costs in USD, or None when the model's price is unknown.
 
     Works for one request and for a session total alike (cost is linear in tokens).
-    ``overrides`` is the ``pricing`` setting (``settings.pricing``).
+    ``overrides`` is the ``pricing`` setting (``settings.pricing``); ``local`` says the
+    endpoint is on this machine or network (see :func:`price_for`).
     """
-    rates = price_for(model, overrides)
+    rates = price_for(model, overrides, local=local)
     return None if rates is None else cost_of(usage, rates)
 
 
-def cost_by_model(usage: Mapping[str, Usage], overrides: Sequence[str] = ()) -> float | None:
+def cost_by_model(
+    usage: Mapping[str, Usage], overrides: Sequence[str] = (), *, local: bool = False
+) -> float | None:
     """What a session's usage, kept per model, costs in USD; None when any model that was
     used has no known price (a partial sum would look like the whole bill)."""
     total = 0.0
     for model, used in usage.items():
-        cost = cost_usd(used, model, overrides)
+        cost = cost_usd(used, model, overrides, local=local)
         if cost is None:
             return None
         total += cost

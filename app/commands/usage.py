@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.catalog.pricing import cost_usd
+from app.catalog.pricing import cost_usd, price_for
 from app.commands.base import CommandResult, no_argument
 from app.model.provider import Usage
 
@@ -47,7 +47,8 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.append(f"cost: price unknown for {models}")
     else:
         partly = "" if usage.reported else " (for the requests that reported usage)"
-        lines.append(f"cost: {format_cost(cost)} at {models} prices{partly}")
+        free = _free_note(runtime)
+        lines.append(f"cost: {format_cost(cost)} at {models} prices{free}{partly}")
     return CommandResult(tuple(lines))
 
 
@@ -63,6 +64,18 @@ def _tokens_line(usage: Usage) -> str:
     return line if usage.reported else f"{line} (some requests reported no usage)"
 
 
+def _free_note(runtime: Runtime) -> str:
+    """Which models cost nothing because they run on a local server without a price."""
+    if not runtime.local_endpoint():
+        return ""
+    overrides = runtime.settings.pricing
+    used = [m for m in runtime.agent.session.usage_by_model if m]
+    free = [m for m in used if price_for(m, overrides) is None]
+    if not free:
+        return ""
+    return f" ({', '.join(free)}: $0 on a local server; the pricing setting sets a price)"
+
+
 def _last_request(runtime: Runtime, usage: Usage, model: str) -> str:
     """The newest request: its prompt, how much came from the cache, its output and cost."""
     if not usage.reported:
@@ -72,7 +85,7 @@ def _last_request(runtime: Runtime, usage: Usage, model: str) -> str:
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
     return (
         f"last request: {usage.prompt_tokens:,} prompt tokens{cached}, {usage.output:,} output, "
-        f"{format_cost(cost_usd(usage, model, overrides))}"
+        f"{format_cost(cost_usd(usage, model, overrides, local=runtime.local_endpoint()))}"
     )
 
 

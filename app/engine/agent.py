@@ -28,6 +28,7 @@ from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restor
 from app.model.events import (
     AssistantText,
     AssistantThinking,
+    AttemptDiscarded,
     ContextEdited,
     Event,
     Notice,
@@ -234,8 +235,14 @@ class Agent:
             async for fitted in self.fitter.fit(self.shape(), index, overflow=overflow):
                 yield fitted
             self.pipeline_ms = (time.perf_counter() - started) * 1000
+            streamed: list[str] = []  # this attempt's answer text, until it is kept
+            partial = False
             try:
                 async for event in self._stream_once(index):
+                    if isinstance(event, AssistantText | AssistantThinking):
+                        partial = True
+                        if isinstance(event, AssistantText):
+                            streamed.append(event.text)
                     if isinstance(event, Completed):
                         # unique call ids on receipt: each call gets its own result
                         parts = self.session.claim_call_ids(event.parts)
@@ -253,6 +260,8 @@ class Agent:
                         )
                 return
             except ProviderError as error:
+                if partial:
+                    yield AttemptDiscarded("".join(streamed), error.message)
                 recovery = self._recover(error, tries)
                 if recovery is None:
                     message = self._failure_message(error)

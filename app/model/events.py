@@ -42,6 +42,19 @@ class AssistantThinking:
 
 
 @dataclass(frozen=True, slots=True)
+class AttemptDiscarded:
+    """The answer streamed since the request started was thrown away (the stream broke).
+
+    Nothing of it was saved or will be sent to the model again; the request is retried or
+    the turn fails next. ``text`` is the discarded answer text (thinking is not repeated),
+    ``reason`` the one-line cause. Front ends must not show that text as the answer.
+    """
+
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A tool call is about to run (after approval)."""
 
@@ -116,6 +129,7 @@ Event = (
     TurnStarted
     | AssistantText
     | AssistantThinking
+    | AttemptDiscarded
     | ToolStarted
     | ToolFinished
     | RequestFinished

@@ -6,12 +6,12 @@ imports the chosen provider module (and with it the SDK) only when called.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, assert_never
 from urllib.parse import urlsplit
 
-from app.catalog.local_servers import NO_KEY_PLACEHOLDER
+from app.catalog.local_servers import NO_KEY_PLACEHOLDER, ModelListError
 from app.model import defaults
 from app.model.provider import VENDORS, ProviderName, Vendor
 
@@ -37,6 +37,10 @@ DEFAULT_MODELS: dict[str, str] = {
     "qwen": "qwen3-coder-plus",
 }
 
+ModelLister = Callable[[str, str], tuple[str, ...]]
+"""Asks a server (base URL, API key) which models it serves; raises ModelListError."""
+MODELS_SHOWN = 12
+
 NO_PROVIDER_MESSAGE = (
     "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY "
     "(and OPENAI_BASE_URL for a compatible server), or model.provider in settings.json"
@@ -59,6 +63,19 @@ _MODEL_VENDORS: tuple[tuple[str, Vendor], ...] = (
 
 class ConfigError(Exception):
     """The provider configuration is unusable; the message is one line saying why."""
+
+
+class NoModelName(ConfigError):
+    """An OpenAI-compatible server without a default model, and no model named: the caller
+    may ask the server (``base_url``, with ``api_key``) which models it serves."""
+
+    def __init__(self, base_url: str | None, api_key: str) -> None:
+        super().__init__(
+            f"no model name for the server at {base_url}: set --model or model.name "
+            "(a compatible server has no default model)"
+        )
+        self.base_url = base_url
+        self.api_key = api_key
 
 
 @dataclass(frozen=True)
@@ -138,10 +155,34 @@ def resolve_provider_config(
     name = model.strip() if model and model.strip() else None
     guessed = detect_vendor(chosen, url, name or "")
     dialect = _check_vendor(chosen, vendor) if vendor else guessed
-    if name is None:
-        name = _default_model(chosen, dialect, url)
     key = _api_key(chosen, url, env)
+    if name is None:
+        name = _default_model(chosen, dialect, url, key)
     return ProviderConfig(provider=chosen, model=name, api_key=key, base_url=url, vendor=dialect)
+
+
+def model_from_server(missing: NoModelName, lister: ModelLister) -> str:
+    """The only model the server without a default serves (``GET {base}/models``); raises
+    :class:`ConfigError` listing several (and how to choose) or saying why there is none."""
+    url = missing.base_url or ""
+    try:
+        models = lister(url, missing.api_key)
+    except ModelListError as error:
+        message = f"{missing}; asking the server (GET {url}/models) failed: {error}"
+        raise ConfigError(message) from None
+    if len(models) == 1:
+        return models[0]
+    if not models:
+        raise ConfigError(
+            f"the server at {url} lists no models (GET {url}/models): load one there, "
+            "or name it with -m NAME or model.name"
+        )
+    shown = ", ".join(models[:MODELS_SHOWN])
+    more = f" and {len(models) - MODELS_SHOWN} more" if len(models) > MODELS_SHOWN else ""
+    raise ConfigError(
+        f"the server at {url} serves {len(models)} models: {shown}{more}; "
+        "choose one with -m NAME (or model.name in settings.json)"
+    )
 
 
 def demo_config(model: str | None = None) -> ProviderConfig:
@@ -220,15 +261,14 @@ def _check_vendor(provider: ProviderName, vendor: str) -> Vendor:
     return cleaned
 
 
-def _default_model(provider: ProviderName, vendor: Vendor, base_url: str | None) -> str:
+def _default_model(
+    provider: ProviderName, vendor: Vendor, base_url: str | None, api_key: str
+) -> str:
     if provider == "anthropic":
         return DEFAULT_MODELS["anthropic"]
     if vendor in DEFAULT_MODELS:
         return DEFAULT_MODELS[vendor]
-    raise ConfigError(
-        f"no model name for the server at {base_url}: set --model or model.name "
-        "(a compatible server has no default model)"
-    )
+    raise NoModelName(base_url, api_key)
 
 
 def _api_key(provider: ProviderName, base_url: str | None, env: Mapping[str, str]) -> str:

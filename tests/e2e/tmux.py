@@ -39,11 +39,19 @@ class Tmux:
         )
         return done.stdout
 
-    def start(self, lull: Lull, *args: str, env: dict[str, str] | None = None) -> None:
+    def start(
+        self,
+        lull: Lull,
+        *args: str,
+        env: dict[str, str] | None = None,
+        ignore_hangup: bool = False,
+    ) -> None:
         """Run ``lull ARGS`` in a new window; its exit code goes to ``exit_file``.
 
         bash runs it because bash, unlike dash, keeps going when the child it waits
         for survives a Ctrl+C; the pane stays after the exit so the screen can be read.
+        ``ignore_hangup`` starts lull with SIGHUP ignored (as ``nohup`` or some session
+        managers do): a killed terminal then sends it no signal.
         """
         environment = {
             **lull.env,
@@ -54,6 +62,8 @@ class Tmux:
         self.exit_file.unlink(missing_ok=True)
         command = shlex.join([*lull_command(), *args])
         script = f"{command}; echo $? > {shlex.quote(str(self.exit_file))}"
+        if ignore_hangup:
+            script = f"trap '' HUP; {script}"
         self.close()  # a fresh server on a new socket: a dying one cannot take the new window
         self.starts += 1
         self.socket = self.directory / f"tmux-{self.starts}.sock"
@@ -103,6 +113,13 @@ class Tmux:
                 pytest.fail(f"lull did not exit; screen:\n{self.screen()}")
             time.sleep(0.05)
         return status
+
+    def lull_pid(self) -> int:
+        """The process id of lull (the child of the window's shell)."""
+        shell = int(self._tmux("display-message", "-p", "-t", "0", "#{pane_pid}").strip())
+        children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+        assert len(children) == 1, f"expected lull as the only child of the shell: {children}"
+        return int(children[0])
 
     def close(self) -> None:
         """Kill the server and everything in it."""

@@ -43,7 +43,12 @@ def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
         return Outcome(200, body=full, usage=usage)
     events = wire.stream_events(full, reply.chunk_size)
     frames = [json_frame(data, event=name) for name, data in events]
-    outcome = Outcome(200, frames=frames, frame_delay=reply.chunk_delay)
+    outcome = Outcome(
+        200,
+        frames=frames,
+        frame_delay=reply.chunk_delay,
+        first_delay=reply.first_delay,
+    )
     outcome.usage = usage
     fault = fake.faults.take_stream_fault()
     if fault is not None:

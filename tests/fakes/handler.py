@@ -194,6 +194,9 @@ class FakeHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         frames = outcome.frames or []
+        if outcome.first_delay:
+            self.wfile.flush()
+            time.sleep(outcome.first_delay)
         limit = len(frames) if outcome.cut_after is None else outcome.cut_after
         for frame in frames[:limit]:
             self._chunk(frame)

@@ -60,7 +60,13 @@ def handle_chat(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     include = usage if options.get("include_usage") and fake.quirks.stream_usage else None
     frames = [json_frame(c) for c in wire.chunks(meta, reply, calls, include)]
     frames.append(json_frame("[DONE]"))
-    outcome = Outcome(200, frames=frames, usage=usage, frame_delay=reply.chunk_delay)
+    outcome = Outcome(
+        200,
+        frames=frames,
+        usage=usage,
+        frame_delay=reply.chunk_delay,
+        first_delay=reply.first_delay,
+    )
     fault = fake.faults.take_stream_fault()
     if fault is not None:
         fake.requeue(item)

@@ -25,6 +25,7 @@ class Outcome:
     body: dict[str, Any] | None = None
     frames: list[bytes] | None = None
     frame_delay: float = 0.0
+    first_delay: float = 0.0
     cut_after: int | None = None
     error_frame: bytes | None = None
     usage: dict[str, Any] | None = None

@@ -28,7 +28,9 @@ class Reply:
     ``redacted_thinking`` adds an Anthropic redacted_thinking block; several ``tool_calls`` are
     parallel calls; ``chunk_size`` is characters per streamed text delta; ``respond`` (if set)
     computes the real reply from the request body at serving time; ``chunk_delay`` (seconds)
-    is slept between streamed frames, for tests that interrupt a stream mid-way.
+    is slept between streamed frames, for tests that interrupt a stream mid-way;
+    ``first_delay`` (seconds) is slept after the stream's headers, before its first frame (a
+    local model reading a long prompt on a CPU answers nothing for 10-80 s).
     """
 
     text: str = ""
@@ -40,6 +42,7 @@ class Reply:
     chunk_size: int = 8
     respond: Respond | None = None
     chunk_delay: float = 0.0
+    first_delay: float = 0.0
 
     def resolve(self, body: dict[str, Any]) -> Reply:
         """The reply to serve for ``body``: the result of ``respond`` if set, else self."""
@@ -63,7 +66,7 @@ def output_tokens(reply: Reply) -> int:
 def reply_from_dict(data: Mapping[str, Any], where: str = "reply") -> Reply:
     """Build a Reply from a JSON dict ({"text", "thinking", "tool_calls": [{name, arguments}]…})."""
     known = {"text", "thinking", "redacted_thinking", "tool_calls", "stop_reason"}
-    known |= {"output_tokens", "chunk_size", "chunk_delay"}
+    known |= {"output_tokens", "chunk_size", "chunk_delay", "first_delay"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {unknown}; expected some of {sorted(known)}")
@@ -84,6 +87,7 @@ def reply_from_dict(data: Mapping[str, Any], where: str = "reply") -> Reply:
         output_tokens=data.get("output_tokens"),
         chunk_size=int(data.get("chunk_size", 8)),
         chunk_delay=float(data.get("chunk_delay", 0.0)),
+        first_delay=float(data.get("first_delay", 0.0)),
     )
 
 

@@ -27,6 +27,7 @@ async def test_the_setup_panel_explains_what_to_set(fake: FakeServer, workspace:
         text = _panel_text(panel)
         for hint in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "model.provider"):
             assert hint in text
+        assert "ports 11434, 1234, 8000, 8080" in text
         assert "no provider configured" in app.status.line
         assert not panel.query(Button)
         await send(pilot, "hello?")
@@ -40,7 +41,8 @@ async def test_a_local_server_found_is_offered_and_used(fake: FakeServer, worksp
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.focused, Button), "the offer, focused")
         button = app.query_one(Button)
-        assert f"Use Ollama at {fake.url}/v1 with model llama3" in str(button.label)
+        label = f"Use OpenAI-compatible server on :{fake.port} at {fake.url}/v1 with model llama3"
+        assert label in str(button.label)  # the fake says nothing about what it is
         await pilot.press("enter")
         await ready(pilot)
         assert app.setup is None

@@ -5,7 +5,8 @@ input (Enter sends; Esc+Enter or Ctrl+J adds a newline) and completion of
 ``/`` commands and ``@paths``; answers stream to scrollback (settled markdown
 printed once, a short live tail). When stdin or stdout is not a terminal it
 reads plain lines instead. It never imports Textual. ``app.cli`` imports this
-package only after the arguments are parsed.
+package only after the arguments are parsed. When the terminal goes away (SIGHUP, or
+the tty hangs up), the turn is stopped, the session closed and lull exits with 129.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO, cast
 
 from rich.console import Console
 
@@ -24,6 +26,7 @@ from app.ui.line.chat import LineChat, Reader
 from app.ui.line.launch import open_line_runtime
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import banner_lines, recap_lines
+from app.ui.shared.hangup import HANGUP_EXIT, GuardedOutput, HangupWatch
 from app.ui.shared.history import History
 from app.version import version
 
@@ -42,8 +45,11 @@ def run_line(options: RunOptions) -> int:
     if runtime is None:
         return code
     workspace = options.workspace
-    printer = EventPrinter(Console(highlight=False))
-    chat = LineChat(runtime, _reader(workspace, lambda: chat.status), printer, workspace)
+    watch = HangupWatch(lambda: chat.hang_up())
+    output = cast(TextIO, GuardedOutput(sys.stdout, watch.fire))  # EIO: the terminal is gone
+    printer = EventPrinter(Console(highlight=False, file=output))
+    reader = _reader(workspace, lambda: chat.status, watch.check)
+    chat = LineChat(runtime, reader, printer, workspace)
     runtime.agent.set_approver(TerminalApprover(chat.reader.ask, printer))
     for number, line in enumerate(banner_lines(runtime, version())):
         printer.line(line, "bold" if number == 0 else "dim")
@@ -51,34 +57,38 @@ def run_line(options: RunOptions) -> int:
         for line in recap_lines(runtime.agent.session):
             printer.line(line, "dim")
     try:
-        asyncio.run(_chat(chat))
+        asyncio.run(_chat(chat, watch))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     finally:
+        watch.check()  # an end of input may have been the terminal going away
         printer.end_stream()
         unsaved = runtime.close()
         if unsaved:
             printer.line(f"lull: error: {unsaved}", "red")
         printer.line(f"resume with: lull --resume {runtime.agent.session.id}")
-    return 0
+    return HANGUP_EXIT if watch.fired else 0
 
 
-async def _chat(chat: LineChat) -> None:
+async def _chat(chat: LineChat, watch: HangupWatch) -> None:
     # The SDK imports while the user types, once the first prompt is on screen.
     asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, chat.runtime.preload_sdk)
+    watch.start()
     try:
         await chat.run()
     finally:
+        watch.stop()
         with contextlib.suppress(Exception):  # closing must not hide how the chat ended
             await chat.agent.provider.aclose()
 
 
-def _reader(workspace: Path, toolbar: Callable[[], str]) -> Reader:
-    """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs)."""
+def _reader(workspace: Path, toolbar: Callable[[], str], at_end: Callable[[], object]) -> Reader:
+    """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs); ``at_end``
+    runs when the terminal's input ends (it may have gone away)."""
     if sys.stdin.isatty() and sys.stdout.isatty():
         from app.ui.line.terminal import PromptInput
 
-        return PromptInput(workspace, History(), toolbar)
+        return PromptInput(workspace, History(), toolbar, at_end)
     from app.ui.line.terminal import PlainInput
 
     return PlainInput()

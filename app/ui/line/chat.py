@@ -2,7 +2,8 @@
 
 Ctrl+C while a turn runs cancels it (the engine gives unfinished tool calls a
 "cancelled" result, so the session stays valid); Ctrl+C at the prompt clears
-the input; Ctrl+D (end of input) quits.
+the input; Ctrl+D (end of input) quits; so does the terminal going away
+(:meth:`LineChat.hang_up`), which stops a running turn the same way first.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from app.ui.shared.mentions import expand_mentions
 log = logging.getLogger("lull.line")
 
 PROMPT = "> "
+TICK_SECONDS = 0.5
 PICK_QUESTION = "resume which? number or id (Enter cancels): "
 
 
@@ -56,6 +58,7 @@ class LineChat:
         self._turn: asyncio.Task[None] | None = None
         self._main: asyncio.Task[object] | None = None
         self._interrupted = False
+        self.hung_up = False
 
     @property
     def agent(self) -> Agent:
@@ -132,11 +135,14 @@ class LineChat:
         """Print a stream of events until it ends or the user interrupts it."""
         self._interrupted = False
         task = asyncio.create_task(self._consume(events))
+        ticker = asyncio.create_task(self._tick())
         self._turn = task
         try:
             await asyncio.wait({task})
         finally:
             self._turn = None
+            ticker.cancel()
+            self.printer.stop_waiting()
         if task.cancelled() or self._interrupted:
             self.printer.interrupted()
             return
@@ -154,6 +160,22 @@ class LineChat:
             if closer is not None:
                 await closer()
         self.printer.end_stream()
+
+    async def _tick(self) -> None:
+        """Keep the waiting line's seconds moving while the turn runs."""
+        while True:
+            await asyncio.sleep(TICK_SECONDS)
+            self.printer.tick()
+
+    def hang_up(self) -> None:
+        """The terminal went away: stop the running turn (its tool calls get a result) and
+        leave; the caller closes the session."""
+        self.hung_up = True
+        if self._turn is not None and not self._turn.done():
+            self._interrupted = True
+            self._turn.cancel()
+        if self._main is not None and not self._main.done():
+            self._main.cancel()
 
     def interrupt(self) -> None:
         """Ctrl+C: cancel the running turn; with none running, leave lull."""

@@ -1,4 +1,9 @@
-"""Engine events as scrollback lines: streamed answers, tool blocks, notices, errors."""
+"""Engine events as scrollback lines: streamed answers, tool blocks, notices, errors.
+
+While a request has not sent its first token, a transient line says that lull is waiting
+and for how long (:meth:`EventPrinter.tick` updates it); a partial answer the engine
+discarded (a cut stream) is marked as such, since it is already in the scrollback.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import TYPE_CHECKING, assert_never
 from app.model.events import (
     AssistantText,
     AssistantThinking,
+    AttemptDiscarded,
     ContextEdited,
     Event,
     Notice,
@@ -22,12 +28,16 @@ from app.model.events import (
 from app.model.provider import Usage
 from app.ui.line.stream import StreamView
 from app.ui.shared.stop_notes import stop_note
+from app.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.live import Live
 
 DIFF_LINES = 30
 RESULT_WIDTH = 100
+DISCARDED = "✗ discarded: the partial answer above was not kept (the stream broke)"
+WAITING = "· waiting for the model · {seconds}s (no token yet)"
 
 
 class EventPrinter:
@@ -41,6 +51,9 @@ class EventPrinter:
         self.turn_usage = Usage()
         self.turn_requests = 0
         self.context_tokens: int | None = None
+        self.wait = FirstTokenWait(clock)
+        self._waiting: Live | None = None
+        self._wait_said = False  # a console that is not a terminal is told once per wait
 
     # --- plain lines ------------------------------------------------------------------
 
@@ -50,6 +63,51 @@ class EventPrinter:
 
         self.end_stream()
         self.console.print(Text(text, style=style), soft_wrap=True)
+
+    # --- waiting for the first token ---------------------------------------------------
+
+    def tick(self) -> None:
+        """Show or update the waiting line while no token has come (call it every second
+        or so while a turn runs)."""
+        if not self.wait.waiting or self._stream is not None:
+            return
+        seconds = self.wait.elapsed()
+        if seconds < SHOW_AFTER_SECONDS:
+            return
+        from rich.text import Text
+
+        text = Text(WAITING.format(seconds=int(seconds)), style="dim")
+        if not self.console.is_terminal:
+            if not self._wait_said:
+                self._wait_said = True
+                self.console.print(text, soft_wrap=True)
+            return
+        if self._waiting is None:
+            from rich.live import Live
+
+            self._waiting = Live(
+                text,
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._waiting.start()
+        self._waiting.update(text, refresh=True)
+
+    def stop_waiting(self) -> None:
+        """The stream of events ended (or was interrupted): no more waiting line."""
+        self.wait.reset()
+        self._clear_waiting()
+
+    def _clear_waiting(self) -> None:
+        if self._waiting is not None:
+            live, self._waiting = self._waiting, None
+            live.update("", refresh=True)
+            live.stop()
+        if not self.wait.waiting:
+            self._wait_said = False
 
     def note(self, text: str) -> None:
         """A one-line dim notice (context edits, engine notices, hints)."""
@@ -68,11 +126,16 @@ class EventPrinter:
 
     def render(self, event: Event) -> None:
         """Print one engine event."""
+        self.wait.observe(event)
+        self._clear_waiting()
         match event:
             case AssistantText(text):
                 self._feed(AssistantText, text, markdown=True, style="")
             case AssistantThinking(text):
                 self._feed(AssistantThinking, text, markdown=False, style="dim italic")
+            case AttemptDiscarded():
+                self.end_stream()
+                self.line(DISCARDED, "yellow")
             case TurnStarted():
                 self.turn_usage, self.turn_requests = Usage(), 0
             case RequestFinished():
@@ -99,6 +162,7 @@ class EventPrinter:
 
     def end_stream(self) -> None:
         """Finish the message being streamed (print its tail, drop the live region)."""
+        self._clear_waiting()
         if self._stream is not None:
             stream, self._stream, self._streaming = self._stream, None, None
             stream.finish()

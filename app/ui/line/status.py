@@ -7,6 +7,7 @@ from app.engine.session import Session
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.shared.facts import facts_for
+from app.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 NEWLINE_KEYS = "Esc+Enter or Ctrl+J"
 PREVIEW_WIDTH = 160
@@ -38,7 +39,8 @@ def status_line(runtime: Runtime) -> str:
 
 
 def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
-    """One line after a turn: requests, prompt and output tokens, cache share, cost."""
+    """One line after a turn: requests, prompt and output tokens, cache share, cost, and the
+    longest wait for a first token when it was noticeable."""
     usage = printer.turn_usage
     ratio = usage.cache_hit_ratio
     cached = f" ({100 * ratio:.0f}% from cache)" if ratio is not None else ""
@@ -50,7 +52,9 @@ def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
             f" (context ~{estimate:,} tokens, estimated)" if estimate is not None else ""
         )
     cost = format_cost(runtime.session_cost()) if usage.reported else "cost unknown"
-    return f"{requests} request{'s' if requests != 1 else ''}: {counted} · session {cost}"
+    longest = printer.wait.turn_longest
+    waited = f" · first token after {longest:.1f}s" if longest >= SHOW_AFTER_SECONDS else ""
+    return f"{requests} request{'s' if requests != 1 else ''}: {counted} · session {cost}{waited}"
 
 
 def recap_lines(session: Session) -> list[str]:

@@ -1,7 +1,7 @@
 """Reading input: prompt-toolkit on a terminal, plain lines when stdin or stdout is not one.
 
-Both readers raise ``EOFError`` when the user is done (Ctrl+D, end of input)
-and ``KeyboardInterrupt`` for Ctrl+C at the prompt.
+Both readers raise ``EOFError`` when the user is done (Ctrl+D, end of input, a
+terminal that went away) and ``KeyboardInterrupt`` for Ctrl+C at the prompt.
 """
 
 from __future__ import annotations
@@ -60,9 +60,20 @@ def line_bindings() -> KeyBindings:
 
 
 class PromptInput:
-    """Multi-line input with history, completion and a status toolbar."""
+    """Multi-line input with history, completion and a status toolbar.
 
-    def __init__(self, workspace: Path, history: History, toolbar: Callable[[], str]) -> None:
+    ``at_end`` is called when input ends (Ctrl+D, or the terminal going away: EOF or EIO)
+    before ``EOFError`` is raised, so the caller can tell a vanished terminal from Ctrl+D.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        history: History,
+        toolbar: Callable[[], str],
+        at_end: Callable[[], object] | None = None,
+    ) -> None:
+        self.at_end = at_end
         self.session: PromptSession[str] = PromptSession(
             history=PromptHistory(history),
             multiline=True,
@@ -76,13 +87,21 @@ class PromptInput:
 
     async def read(self, prompt: str) -> str:
         """One message (may span lines)."""
-        return await self.session.prompt_async(prompt, handle_sigint=False)
+        return await self._prompt(self.session, prompt)
 
     async def ask(self, question: str) -> str:
         """A one-line answer (no history, no completion)."""
         if self._questions is None:
             self._questions = PromptSession()
-        return await self._questions.prompt_async(question, handle_sigint=False)
+        return await self._prompt(self._questions, question)
+
+    async def _prompt(self, session: PromptSession[str], text: str) -> str:
+        try:
+            return await session.prompt_async(text, handle_sigint=False)
+        except (EOFError, OSError):  # OSError: EIO, the terminal went away
+            if self.at_end is not None:
+                self.at_end()
+            raise EOFError from None
 
 
 class PlainInput:
@@ -109,7 +128,10 @@ class PlainInput:
         return answer
 
     def _readline(self) -> str:
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline()
+        except OSError:  # EIO: the terminal went away
+            raise EOFError from None
         if not line:
             raise EOFError
         return line.rstrip("\r\n")

@@ -28,6 +28,8 @@ def open_runtime(
         return None, 1
     for diagnostic in runtime.loaded.diagnostics:
         print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)
+    for note in runtime.start_notes:
+        print(f"lull: {note}", file=sys.stderr)
     for note in runtime.session_notes():
         print(f"lull: warning: {note}", file=sys.stderr)
     return runtime, 0

@@ -3,8 +3,9 @@
 No Textual here (the TUI's status bar shows the line), so the wording and the narrow-terminal
 fitting are unit-tested directly; :mod:`app.ui.shared.facts` reads the facts from a runtime.
 The bar shows the model, context use, cache state and the session's cache hit ratio, time
-until idle cleanup applies, and the session cost; at small widths parts get shorter, then
-the least important ones are dropped.
+until idle cleanup applies, and the session cost; while a request has sent no token yet,
+"waiting Ns", and then the time to first token (when it took a second or more). At small
+widths parts get shorter, then the least important ones are dropped.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from app.catalog.cache_policy import TTL_MINUTES
 from app.model import defaults
+from app.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 SEPARATOR = " │ "
 DEFAULT_WINDOW = 128_000  # shown until the runtime knows the model's window
@@ -37,6 +39,8 @@ class StatusFacts:
     cost_usd: float | None = None
     cache_hit_ratio: float | None = None
     usage_reported: bool = True
+    waiting_since: float | None = None
+    first_token_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,11 +131,28 @@ def idle_part(facts: StatusFacts, now: float) -> Part | None:
     return Part("tidy on next message", "tidy next", 3)
 
 
+def state_part(facts: StatusFacts, now: float) -> Part | None:
+    """What lull is doing; ``waiting 12s`` while the model has sent no token yet."""
+    if facts.waiting_since is not None:
+        waited = f"waiting {duration(now - facts.waiting_since)}"
+        return Part(waited, waited, 0)
+    return Part(facts.state, facts.state, 0) if facts.state else None
+
+
+def first_token_part(facts: StatusFacts) -> Part | None:
+    """``first token 12.3s``: how long the latest request waited for its first token, when
+    that was long enough to notice (a slow local model)."""
+    seconds = facts.first_token_seconds
+    if seconds is None or seconds < SHOW_AFTER_SECONDS or facts.waiting_since is not None:
+        return None
+    return Part(f"first token {seconds:.1f}s", "", 6)  # the first part to go when narrow
+
+
 def status_parts(facts: StatusFacts, now: float) -> list[Part]:
     """The segments of the line, in display order."""
     parts: list[Part] = []
-    if facts.state:
-        parts.append(Part(facts.state, facts.state, 0))
+    if (state := state_part(facts, now)) is not None:
+        parts.append(state)
     if facts.model:
         long = f"{facts.provider} · {facts.model}" if facts.provider else facts.model
         parts.append(Part(long, facts.model, 0))
@@ -143,6 +164,8 @@ def status_parts(facts: StatusFacts, now: float) -> list[Part]:
     ):
         if part is not None:
             parts.append(part)
+    if (first := first_token_part(facts)) is not None:
+        parts.append(first)
     if not facts.usage_reported:
         parts.append(Part("usage not reported", "usage n/a", 4))
     elif facts.cost_usd is not None:

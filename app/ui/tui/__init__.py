@@ -14,13 +14,17 @@ if TYPE_CHECKING:
 
 
 def run_tui(options: RunOptions) -> int:
-    """Run the full-screen chat until the user quits; returns the exit code."""
+    """Run the full-screen chat until the user quits (or the terminal goes away: 129);
+    returns the exit code. The session file is closed either way."""
+    from app.ui.shared.hangup import HANGUP_EXIT
     from app.ui.shared.history import History
     from app.ui.tui.app import LullApp, bench_file_from_env
 
     app = LullApp(options, history=History(), bench_file=bench_file_from_env())
     app.run()
     resume_id = app.close_session()
+    if app.leave_terminal():
+        return HANGUP_EXIT
     if app.fatal is not None:
         print(app.fatal.message, file=sys.stderr)
         return app.fatal.code

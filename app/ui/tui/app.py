@@ -4,7 +4,10 @@ Start-up is built for time to interactive: the screen is painted and the
 prompt focused first; the runtime (settings, provider SDK, session) is built
 in a thread afterwards, and anything typed meanwhile is queued. With no
 provider configured, a setup panel explains what to set and offers a local
-server it finds. Everything about turns and commands lives in :mod:`chat`.
+server it finds; the server chosen is saved to the user settings once it works.
+When the terminal goes away (SIGHUP, a hung-up tty, a write that fails), the
+turn is stopped and lull exits (129); the session is closed by :func:`run_tui`.
+Everything about turns and commands lives in :mod:`chat`.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from typing import TYPE_CHECKING, assert_never
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.message import Message
 
 from app.ui.shared.completion import CommandTable, CompletionRequest, command_table, complete
+from app.ui.shared.hangup import HANGUP_EXIT, HangupWatch, detach
+from app.ui.tui.driver import TerminalLost, hangup_safe
 from app.ui.tui.widgets.completion_menu import CompletionMenu
 from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.prompt_input import HistoryStore, PromptInput
@@ -28,7 +34,7 @@ from app.ui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from app.catalog.local_servers import LocalServer
-    from app.runtime import RunOptions
+    from app.runtime import RunOptions, Runtime
     from app.ui.tui.boot import Builder, Fatal, Outcome
     from app.ui.tui.chat import Chat
     from app.ui.tui.widgets.setup_panel import SetupPanel
@@ -88,6 +94,12 @@ class LullApp(App[None]):
         self.setup: SetupPanel | None = None
         self._commands: CommandTable | None = None
         self._chat: Chat | None = None
+        self._chosen: LocalServer | None = None  # the setup choice, saved once it works
+        self._hangup: HangupWatch | None = None
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform, made safe for a terminal that goes away."""
+        return hangup_safe(super().get_driver_class())
 
     # --- layout -----------------------------------------------------------------------
 
@@ -120,10 +132,36 @@ class LullApp(App[None]):
         return self._chat
 
     def on_mount(self) -> None:
-        """Focus the prompt; build the runtime once the first frame is on screen."""
+        """Focus the prompt; build the runtime once the first frame is on screen; watch
+        for the terminal going away."""
         self.prompt.focus()
         self.status.change(state="starting")
         self.call_after_refresh(self._painted)
+        if not self.is_headless:
+            self._hangup = HangupWatch(self._terminal_gone)
+            self._hangup.start()
+
+    def _terminal_gone(self) -> None:
+        self.call_later(self.hang_up)
+
+    def on_terminal_lost(self, message: TerminalLost) -> None:
+        """Writing to the terminal failed: it went away."""
+        if self._hangup is not None:
+            self._hangup.fire()
+
+    async def hang_up(self) -> None:
+        """The terminal is gone: stop any turn cleanly and leave (exit code 129)."""
+        if self._chat is not None:
+            await self._chat.shutdown()
+        self.exit(return_code=HANGUP_EXIT)
+
+    def leave_terminal(self) -> bool:
+        """After the app ended: whether the terminal is gone (then its descriptors point at
+        /dev/null, so nothing printed now can fail)."""
+        if self._hangup is None or not self._hangup.gone():
+            return False
+        detach(self._hangup.ttys)
+        return True
 
     def _painted(self) -> None:
         self._bench("paint")
@@ -171,7 +209,11 @@ class LullApp(App[None]):
                     await self.setup.remove()
                     self.setup = None
                     self.prompt.focus()
-                await self.chat.attach(runtime, startup_notes(runtime), context_tokens)
+                notes = startup_notes(runtime)
+                if self._chosen is not None:
+                    notes.append(save_choice(self._chosen, runtime))
+                    self._chosen = None
+                await self.chat.attach(runtime, notes, context_tokens)
                 self._bench("ready")
             case _:
                 assert_never(outcome)
@@ -209,6 +251,7 @@ class LullApp(App[None]):
         from app.ui.shared.startup import with_local_server
 
         base = self.options
+        self._chosen = message.server
         self.status.change(state=f"connecting to {message.server.name}")
         self.load(with_local_server(base, message.server.base_url, message.model))
 
@@ -254,6 +297,28 @@ class LullApp(App[None]):
     def close_session(self) -> str | None:
         """Close the session file (after the app ended); the id to resume, if any."""
         return self._chat.close() if self._chat is not None else None
+
+
+def save_choice(server: LocalServer, runtime: Runtime) -> tuple[str, str]:
+    """Save the local server the user chose (and that works) to the user settings file;
+    the (text, level) note that says where, or why not."""
+    from settings.paths import user_settings_path
+    from settings.writer import WriteProblem, save_settings
+
+    config = runtime.provider_config
+    values = {
+        "model.provider": config.provider,
+        "model.baseUrl": config.base_url,
+        "model.name": config.model,
+    }
+    try:
+        path = save_settings(values, user_settings_path())
+    except WriteProblem as problem:
+        return f"{problem}; {server.name} is used for this session only", "warning"
+    return (
+        f"saved {', '.join(values)} to {path}: lull starts with {server.name} from now on",
+        "info",
+    )
 
 
 def bench_file_from_env() -> Path | None:

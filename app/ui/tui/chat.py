@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.worker import Worker
@@ -21,6 +21,7 @@ from textual.worker import Worker
 from app.model.events import (
     AssistantText,
     AssistantThinking,
+    AttemptDiscarded,
     ContextEdited,
     Event,
     Notice,
@@ -35,6 +36,8 @@ from app.model.messages import ToolCall
 from app.ui.shared.commands import is_command, is_quit
 from app.ui.shared.facts import facts_for
 from app.ui.shared.mentions import expand_mentions
+from app.ui.shared.status import StatusFacts
+from app.ui.shared.waiting import FirstTokenWait
 from app.ui.tui.approver import ModalApprover
 from app.ui.tui.renderer import TurnRenderer, transcript_widgets
 from app.ui.tui.widgets.command_output import CommandOutput
@@ -83,6 +86,7 @@ class Chat:
         self.idle.set()
         self._context_tokens: int | None = None
         self._asking_call: ToolCall | None = None  # the call the approval modal asks about
+        self.waits = FirstTokenWait(status.clock)  # "waiting 12s", then the time to first token
 
     @property
     def busy(self) -> bool:
@@ -128,7 +132,13 @@ class Chat:
             return
         facts = facts_for(self.runtime, state, self._context_tokens)
         self._context_tokens = facts.context_tokens  # an estimate is kept until the view changes
-        self.status.show(facts)
+        self.status.show(self._with_waits(facts))
+
+    def _with_waits(self, facts: StatusFacts) -> StatusFacts:
+        """``facts`` with the current wait for a first token and the last one's length."""
+        return replace(
+            facts, waiting_since=self.waits.since, first_token_seconds=self.waits.last_seconds
+        )
 
     def _asking(self, call: ToolCall | None) -> None:
         self._asking_call = call
@@ -245,11 +255,16 @@ class Chat:
         finally:
             self.worker = None
             self.idle.set()
+            self.waits.reset()
             self.refresh_status("ready")
             self.app.call_later(self.next)
 
     def _follow(self, event: Event) -> None:
-        """Keep the status bar's state word and context figure in step with the turn."""
+        """Keep the status bar's state word, wait and context figure in step with the turn."""
+        was_waiting = self.waits.since
+        self.waits.observe(event)
+        if self.waits.since != was_waiting:
+            self.status.show(self._with_waits(self.status.facts))
         match event:
             case AssistantThinking():
                 self._state("thinking")
@@ -257,7 +272,7 @@ class Chat:
                 self._state("answering")
             case ToolStarted(call):
                 self._state(f"running {call.name}")
-            case ToolFinished():
+            case ToolFinished() | AttemptDiscarded():
                 self._state("waiting for the model")
             case RequestFinished(context_tokens=tokens):
                 self._context_tokens = tokens  # the next prompt, as the engine sees it

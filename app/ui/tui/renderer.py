@@ -16,6 +16,7 @@ from textual.widget import Widget
 from app.model.events import (
     AssistantText,
     AssistantThinking,
+    AttemptDiscarded,
     ContextEdited,
     Event,
     Notice,
@@ -63,6 +64,8 @@ class TurnRenderer:
                 await block.finish(result, display)
             case RequestFinished():
                 await self.settle()
+            case AttemptDiscarded():
+                await self.discard()
             case ContextEdited(_, description):
                 await self.note(description, "edit")
             case Notice(level, text):
@@ -113,6 +116,15 @@ class TurnRenderer:
         if self.answer is not None:
             answer, self.answer = self.answer, None
             await answer.finish()
+
+    async def discard(self) -> None:
+        """The engine threw away what this request streamed: mark the partial answer."""
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+        if self.answer is not None:
+            answer, self.answer = self.answer, None
+            await answer.discard()
 
     async def interrupt(self, asked: ToolCall | None = None) -> None:
         """The user stopped the turn: keep partial text (marked) and mark unfinished tools.

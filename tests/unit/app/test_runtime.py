@@ -114,3 +114,59 @@ async def test_use_model_keeps_the_session_and_the_cache_break_detector(workspac
     assert detector is not None and detector.unexpected == []
     with pytest.raises(SwitchError, match="no spaces"):
         runtime.use_model("two words")
+
+
+def test_without_a_model_name_the_servers_only_model_is_used(workspace: Path) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def one_model(base_url: str, api_key: str) -> tuple[str, ...]:
+        asked.append((base_url, api_key))
+        return ("qwen2.5-coder:7b",)
+
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}
+    runtime = build_runtime(RunOptions(workspace=workspace), env=env, model_lister=one_model)
+    assert runtime.provider_config.model == "qwen2.5-coder:7b"
+    assert asked == [("http://127.0.0.1:8080/v1", "not-needed")]
+    assert runtime.start_notes == (
+        "using model qwen2.5-coder:7b, the only one the server at http://127.0.0.1:8080/v1 "
+        "serves (-m NAME or model.name chooses another)",
+    )
+    assert runtime.local_endpoint() and runtime.session_cost() == 0.0
+    runtime.close()
+    named = build_runtime(
+        RunOptions(workspace=workspace, model="mine"), env=env, model_lister=one_model
+    )
+    assert named.provider_config.model == "mine" and len(asked) == 1 and named.start_notes == ()
+    named.close()
+
+
+def test_without_a_model_name_several_models_are_an_error_that_lists_them(
+    workspace: Path,
+) -> None:
+    env = {"OPENAI_BASE_URL": "http://10.0.0.7:8000/v1", "OPENAI_API_KEY": "sk-local"}
+    with pytest.raises(StartupError) as error:
+        build_runtime(
+            RunOptions(workspace=workspace), env=env, model_lister=lambda url, key: ("a", "b")
+        )
+    assert str(error.value) == (
+        "the server at http://10.0.0.7:8000/v1 serves 2 models: a, b; "
+        "choose one with -m NAME (or model.name in settings.json)"
+    )
+    assert error.value.needs_setup
+
+
+def test_an_allowed_path_no_file_name_can_hold_is_left_out_with_a_warning(
+    workspace: Path, isolated_env: Path
+) -> None:
+    config = isolated_env / "config" / "lull"
+    config.mkdir(parents=True)
+    good = workspace.parent / "shared"
+    good.mkdir()
+    (config / "settings.json").write_text(
+        '{"tools": {"allowedPaths": ["%s", "/tmp/\\ud800x"]}}' % good
+    )
+    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    assert runtime.agent.tools.context.allowed_paths == (good.resolve(),)
+    [warning] = [d.message for d in runtime.loaded.diagnostics]
+    assert "tools.allowedPaths: '/tmp/\\ud800x' is left out" in warning
+    runtime.close()

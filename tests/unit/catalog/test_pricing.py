@@ -101,3 +101,12 @@ def test_a_bad_price_entry_is_reported_with_where_and_what(
     assert "MODEL=INPUT/OUTPUT" in problem.message
     assert "entry 1 ('gpt-x=cheap')" in problem.message
     assert loaded.settings.pricing == ()
+
+
+def test_an_unpriced_model_on_a_local_endpoint_is_free() -> None:
+    usage = Usage(input=MILLION, output=MILLION)
+    assert cost_usd(usage, "llama3.1:8b", local=True) == 0.0
+    assert cost_usd(usage, "llama3.1:8b") is None
+    # a known model behind a local proxy keeps its price; an override wins over both
+    assert cost_usd(usage, "claude-sonnet-4-5", local=True) == pytest.approx(18)
+    assert cost_usd(usage, "llama3.1:8b", ("llama3.1=0.1/0.2",), local=True) == pytest.approx(0.3)

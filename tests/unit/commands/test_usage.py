@@ -5,6 +5,7 @@ Against a real agent: the official SDK and the strict fake server, saved session
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from app.catalog.pricing import cost_usd
@@ -38,8 +39,11 @@ async def test_cost_reports_the_session_usage_by_kind(runtime: Runtime, fake: Fa
     prompt = sum(last[k] for k in ("input_tokens", "cache_read_input_tokens"))
     prompt += last["cache_creation_input_tokens"]
     assert lines[3].startswith(f"last request: {prompt:,} prompt tokens (")
-    assert runtime.session_cost() is None  # claude-test has no price
-    assert lines[4] == "cost: price unknown for claude-test"
+    assert runtime.session_cost() == 0  # claude-test has no price, and runs on loopback
+    assert lines[4] == (
+        "cost: $0.0000 at claude-test prices "
+        "(claude-test: $0 on a local server; the pricing setting sets a price)"
+    )
 
 
 async def test_cost_says_when_prompt_caching_is_off(
@@ -76,6 +80,12 @@ def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
         f"cost: {format_cost(sonnet + opus)} at claude-sonnet-4-5, claude-opus-4-5 prices"
     )
     session.record_response(3.0, Usage(input=10), "house-model")
-    assert run_command(runtime, "/cost").lines[-1] == (
+    assert run_command(runtime, "/cost").lines[-1] == (  # the fake is on loopback
+        f"cost: {format_cost(sonnet + opus)} at claude-sonnet-4-5, claude-opus-4-5, house-model "
+        "prices (house-model: $0 on a local server; the pricing setting sets a price)"
+    )
+    remote = replace(runtime.provider_config, base_url="https://api.anthropic.com")
+    elsewhere = Runtime(runtime.agent, runtime.loaded, remote, runtime.store)
+    assert run_command(elsewhere, "/cost").lines[-1] == (
         "cost: price unknown for claude-sonnet-4-5, claude-opus-4-5, house-model"
     )

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from app.catalog.local_servers import ModelListError
 from app.providers.config import (
     NO_KEY_PLACEHOLDER,
     ConfigError,
+    NoModelName,
     ProviderConfig,
     create_provider,
     detect_vendor,
+    model_from_server,
     resolve_provider_config,
 )
 
@@ -209,3 +212,31 @@ def test_building_a_provider_leaves_the_sdk_import_for_later_or_a_preload() -> N
 async def test_a_provider_never_used_closes_without_building_a_client() -> None:
     provider = create_provider(resolve({"OPENAI_API_KEY": "k"}))
     await provider.aclose()
+
+
+def test_a_compatible_server_without_a_model_says_so_with_its_url_and_key() -> None:
+    with pytest.raises(NoModelName) as missing:
+        resolve({"OPENAI_BASE_URL": "http://gpu-box:8000/v1", "OPENAI_API_KEY": "sk-1"})
+    assert missing.value.base_url == "http://gpu-box:8000/v1"
+    assert missing.value.api_key == "sk-1"
+    assert "set --model or model.name" in str(missing.value)
+
+
+def test_the_model_from_a_server_or_why_there_is_none() -> None:
+    missing = NoModelName("http://127.0.0.1:8000/v1", NO_KEY_PLACEHOLDER)
+    assert model_from_server(missing, lambda url, key: ("only",)) == "only"
+    with pytest.raises(ConfigError, match=r"lists no models \(GET http://127.0.0.1:8000/v1/models"):
+        model_from_server(missing, lambda url, key: ())
+    many = tuple(f"m{i}" for i in range(15))
+    with pytest.raises(ConfigError, match=r"serves 15 models: m0, .*, m11 and 3 more; choose"):
+        model_from_server(missing, lambda url, key: many)
+
+    def refused(url: str, key: str) -> tuple[str, ...]:
+        raise ModelListError("no answer (Connection refused)")
+
+    with pytest.raises(ConfigError) as error:
+        model_from_server(missing, refused)
+    assert str(error.value).endswith(
+        "asking the server (GET http://127.0.0.1:8000/v1/models) failed: "
+        "no answer (Connection refused)"
+    )

@@ -64,12 +64,3 @@ def test_text_list_from_json_and_text() -> None:
     assert paths.parse("/a, /b,") == ("/a", "/b")
     with pytest.raises(Invalid, match="a list of non-empty strings"):
         paths.check("/a")
-
-
-def test_a_path_no_file_system_can_hold_is_refused_by_entry() -> None:
-    from settings.checks import PathList
-
-    assert PathList().check(["/tmp/a", "~/b"]) == ("/tmp/a", "~/b")
-    assert PathList().check(["/tmp/\udcffx"]) == ("/tmp/\udcffx",)  # an undecodable byte is fine
-    with pytest.raises(Invalid, match=r"entry 1 .* holds a character no file name can have"):
-        PathList().check(["/tmp/a", "/tmp/\ud800x"])

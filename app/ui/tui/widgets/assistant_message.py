@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
 INTERRUPTED = "⏸ interrupted — this partial answer was not sent to the model"
+DISCARDED = "✗ discarded — the stream broke; this partial answer was not kept"
 FLUSH_SECONDS = 0.08  # text reaches the markdown at most this often: fewer layout passes
 SLOWER_PER_CHAR = 1 / 20_000  # +50 ms per 1,000 characters already shown
 MAX_FLUSH_SECONDS = 1.0
@@ -48,6 +49,9 @@ class AssistantMessage(Vertical):
         padding: 0 1;
         text-style: italic;
     }
+    AssistantMessage.discarded > Markdown {
+        opacity: 50%;
+    }
     """
 
     def __init__(self, text: str = "") -> None:
@@ -59,6 +63,7 @@ class AssistantMessage(Vertical):
         self.text = text
         self.finished = bool(text)
         self.interrupted = False
+        self.discarded = False
 
     def compose(self) -> ComposeResult:
         """A markdown document (filled at once for a replayed message)."""
@@ -98,6 +103,14 @@ class AssistantMessage(Vertical):
         if interrupted and not self.interrupted:
             self.interrupted = True
             await self.mount(Static(Text(INTERRUPTED), markup=False, classes="interrupted"))
+
+    async def discard(self) -> None:
+        """The engine threw this partial answer away (a cut stream): settle and mark it."""
+        await self.finish()
+        if not self.discarded:
+            self.discarded = True
+            self.add_class("discarded")
+            await self.mount(Static(Text(DISCARDED), markup=False, classes="interrupted"))
 
 
 async def _stop(stream: MarkdownStream) -> None:

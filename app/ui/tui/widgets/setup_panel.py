@@ -1,8 +1,9 @@
 """First run: no provider is configured, so show how to set one up.
 
 The panel lists the environment variables and settings keys, and offers a
-local OpenAI-compatible server (Ollama, LM Studio, vLLM) if one answers on
-127.0.0.1 — as the default choice, one button press away.
+local OpenAI-compatible server (Ollama, LM Studio, vLLM, llama.cpp, ...) if one
+answers on 127.0.0.1 — as the default choice, one button press away. The app
+saves the choice to the user settings once it works.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from app.catalog.local_servers import CANDIDATES, LocalServer
 from app.ui.shared.startup import setup_hints
 
 SEARCHING = "Looking for a local model server on 127.0.0.1 ({})…".format(
-    ", ".join(f"{c.name} :{c.base_url.split(':')[-1].split('/')[0]}" for c in CANDIDATES)
+    ", ".join(f":{c.port} {c.usual}" for c in CANDIDATES)
 )
-NONE_FOUND = "No local model server answered on 127.0.0.1 (Ollama, LM Studio, vLLM)."
+NONE_FOUND = "No local model server answered on 127.0.0.1 (ports {}).".format(
+    ", ".join(c.port for c in CANDIDATES)
+)
 
 
 def server_label(server: LocalServer) -> str:

@@ -33,6 +33,11 @@ class StatusBar(Static):
         self._clock = clock
         self._shown = ""
 
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock the line's times (waits, countdowns) are measured on."""
+        return self._clock
+
     def on_mount(self) -> None:
         """Draw now and then every second."""
         self.set_interval(REFRESH_SECONDS, self._draw)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from app.model.edits import ClearToolResults
@@ -109,3 +110,45 @@ def test_markup_in_text_is_printed_literally() -> None:
     printer.line("[bold]not markup[/bold]")
     printer.lines(["[red]hint[/red]"], error=True)
     assert _lines(out) == ["[bold]not markup[/bold]", "[red]hint[/red]"]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_terminal_sees_a_waiting_line_until_the_first_token() -> None:
+    out = io.StringIO()
+    clock = Clock()
+    console = Console(file=out, width=80, force_terminal=True, color_system=None)
+    printer = EventPrinter(console, clock=clock)
+    printer.render(TurnStarted("hi"))
+    clock.now += 0.5
+    printer.tick()
+    assert "waiting" not in out.getvalue()  # a short wait is not worth a line
+    clock.now += 2.6
+    printer.tick()
+    assert "waiting for the model · 3s (no token yet)" in out.getvalue()
+    clock.now += 1
+    printer.tick()
+    assert "waiting for the model · 4s" in out.getvalue()
+    printer.render(AssistantText("here it is"))
+    printer.render(TurnFinished("here it is", "end_turn"))
+    assert not printer.wait.waiting and printer.wait.last_seconds == pytest.approx(4.1)
+    assert out.getvalue().rstrip().endswith("here it is")
+
+
+def test_a_log_is_told_once_per_wait() -> None:
+    printer, out = _printer()
+    clock = Clock()
+    printer.wait.clock = clock
+    printer.render(TurnStarted("hi"))
+    for _ in range(5):
+        clock.now += 1
+        printer.tick()
+    printer.render(AssistantText("answer"))
+    printer.render(TurnFinished("answer", "end_turn"))
+    assert _lines(out) == ["· waiting for the model · 1s (no token yet)", "answer"]

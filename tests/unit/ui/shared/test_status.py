@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.ui.shared.status import (
     StatusFacts,
     duration,
@@ -94,3 +96,20 @@ def test_narrow_lines_shorten_then_drop_the_least_important() -> None:
 
 def test_before_the_runtime_exists_only_the_state_shows() -> None:
     assert status_line(StatusFacts(state="starting"), NOW, 80) == "starting"
+
+
+def test_waiting_replaces_the_state_and_counts_seconds() -> None:
+    line = status_line(facts(state="waiting for the model", waiting_since=NOW - 42), NOW, 200)
+    assert line.startswith("waiting 42s │ anthropic · claude-sonnet-4-6")
+    narrow = status_line(facts(waiting_since=NOW - 75), NOW, 30)
+    assert narrow.startswith("waiting 1m")
+
+
+def test_a_noticeable_time_to_first_token_shows_after_the_wait() -> None:
+    shown = facts(first_token_seconds=12.34)
+    wide = status_line(shown, NOW, 200)
+    assert "│ first token 12.3s │" in wide
+    assert "first token" not in status_line(replace(shown, waiting_since=NOW), NOW, 200)
+    assert "first token" not in status_line(facts(first_token_seconds=0.4), NOW, 200)
+    narrower = status_line(shown, NOW, len(wide) - 1)
+    assert "first token" not in narrower and "tidy in" in narrower and "$0.012" in narrower
