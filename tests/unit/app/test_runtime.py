@@ -3,6 +3,7 @@ through the runtime's methods."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -162,9 +163,8 @@ def test_an_allowed_path_no_file_name_can_hold_is_left_out_with_a_warning(
     config.mkdir(parents=True)
     good = workspace.parent / "shared"
     good.mkdir()
-    (config / "settings.json").write_text(
-        '{"tools": {"allowedPaths": ["%s", "/tmp/\\ud800x"]}}' % good
-    )
+    text = json.dumps({"tools": {"allowedPaths": [str(good), "/tmp/\ud800x"]}})
+    (config / "settings.json").write_text(text)  # json.dumps escapes the lone surrogate
     runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
     assert runtime.agent.tools.context.allowed_paths == (good.resolve(),)
     [warning] = [d.message for d in runtime.loaded.diagnostics]
