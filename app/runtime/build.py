@@ -1,0 +1,143 @@
+"""Building a :class:`Runtime` from the run options: settings, provider, session, tools."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Mapping
+
+from app.catalog.local_servers import list_models
+from app.context.cachebreak import CacheBreakDetector
+from app.engine.agent import Agent
+from app.engine.session import Session
+from app.engine.store import SessionNotFound, SessionStorageError, SessionStore
+from app.engine.tool_runner import ToolRunner
+from app.engine.writer import SessionLocked
+from app.model.approvals import ApprovalMode
+from app.providers.config import (
+    ConfigError,
+    ModelLister,
+    NoModelName,
+    ProviderConfig,
+    create_provider,
+    demo_config,
+    model_from_server,
+    resolve_provider_config,
+)
+from app.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
+from app.runtime.runtime import Runtime
+from app.runtime.wiring import (
+    ProviderFactory,
+    agent_config,
+    session_environment,
+    summary_provider,
+    tool_context,
+)
+from settings.loader import load_settings
+from settings.model import Settings
+from settings.paths import pending_writes_dir, sessions_dir
+from tools.pending_writes import clean_stale
+from tools.registry import default_registry
+
+
+def build_runtime(
+    options: RunOptions,
+    env: Mapping[str, str] | None = None,
+    *,
+    provider_factory: ProviderFactory = create_provider,
+    model_lister: ModelLister = list_models,
+) -> Runtime:
+    """Load settings, resolve the provider and open (or resume) a session.
+
+    Without a model name for a server that has no default model, the server is asked
+    (``model_lister``): its only model is used, several are listed in the error.
+    Raises ``settings.errors.SettingsError`` for a bad flag value (exit 2) and
+    :class:`StartupError` for anything else that stops a start (exit 1).
+    """
+    env = dict(os.environ if env is None else env)
+    loaded = load_settings(options.workspace, env=env, cli=cli_overrides(options))
+    settings = loaded.settings
+    notes: list[str] = []
+    if options.demo:
+        config = demo_config(options.model)
+    else:
+        config = _provider_config(settings, env, model_lister, notes)
+    store = SessionStore(sessions_dir(), options.workspace)
+    session, resumed = _open_session(store, options, config)
+    clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
+    registry = default_registry()
+    context = tool_context(settings, options.workspace, loaded)
+    runner = ToolRunner(registry, context, _mode(settings))
+    agent = Agent(
+        session,
+        provider_factory(config),
+        runner,
+        agent_config(settings, config, registry, session_environment(session, options.workspace)),
+        summary_provider=summary_provider(settings, config, provider_factory),
+    )
+    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
+    return Runtime(
+        agent,
+        loaded,
+        config,
+        store,
+        resumed=resumed,
+        forked=resumed and options.fork_session,
+        provider_factory=provider_factory,
+        start_notes=tuple(notes),
+    )
+
+
+def _provider_config(
+    settings: Settings, env: Mapping[str, str], lister: ModelLister, notes: list[str]
+) -> ProviderConfig:
+    """The endpoint from settings and env; a server's only model when none is named (said
+    in ``notes``)."""
+
+    def resolve(model: str | None) -> ProviderConfig:
+        config = resolve_provider_config(
+            provider=settings.model.provider,
+            model=model,
+            base_url=settings.model.base_url,
+            vendor=settings.model.vendor,
+            env=env,
+        )
+        return dataclasses.replace(config, timeout_seconds=settings.model.timeout_seconds)
+
+    try:
+        try:
+            return resolve(settings.model.name)
+        except NoModelName as missing:
+            model = model_from_server(missing, lister)
+            notes.append(
+                f"using model {model}, the only one the server at {missing.base_url} serves "
+                "(-m NAME or model.name chooses another)"
+            )
+            return resolve(model)
+    except ConfigError as error:
+        raise StartupError(str(error), needs_setup=True) from error
+
+
+def _open_session(
+    store: SessionStore, options: RunOptions, config: ProviderConfig
+) -> tuple[Session, bool]:
+    try:
+        if options.resume or options.continue_last:
+            path = store.find(options.resume) if options.resume else store.latest()
+            if options.fork_session:
+                path = store.fork(path)
+            return Session.resume(store, path), True
+        return Session.create(
+            store, provider=config.provider, model=config.model, clock=time.time
+        ), False
+    except SessionLocked as error:
+        raise StartupError(locked_message(error)) from error
+    except (SessionNotFound, SessionStorageError) as error:
+        raise StartupError(str(error)) from error
+    except OSError as error:
+        raise StartupError(f"cannot read the session: {error}") from error
+
+
+def _mode(settings: Settings) -> ApprovalMode:
+    return settings.tools.approval_mode

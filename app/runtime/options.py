@@ -1,0 +1,63 @@
+"""What a runtime is built from (the command line's run options) and why it could not be."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.engine.writer import SessionLocked
+from app.model.approvals import ApprovalMode
+from app.model.provider import ProviderName
+
+
+class StartupError(Exception):
+    """lull cannot start a session; the message is one line saying why and what to do.
+
+    ``needs_setup`` is True when no usable provider is configured (a first run), as opposed
+    to a bad session id: front ends then show how to configure one.
+    """
+
+    def __init__(self, message: str, *, needs_setup: bool = False) -> None:
+        super().__init__(message)
+        self.needs_setup = needs_setup
+
+
+class SwitchError(Exception):
+    """A session or model switch was refused; the message is one line saying why."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line asked for (None = not given)."""
+
+    workspace: Path
+    model: str | None = None
+    provider: ProviderName | None = None
+    base_url: str | None = None
+    approval_mode: ApprovalMode | None = None
+    max_turns: int | None = None
+    resume: str | None = None
+    continue_last: bool = False
+    fork_session: bool = False
+    demo: bool = False
+
+
+def cli_overrides(options: RunOptions) -> dict[str, Any]:
+    """CLI flags as dotted settings keys (highest precedence)."""
+    pairs: dict[str, Any] = {
+        "model.name": options.model,
+        "model.provider": options.provider,
+        "model.baseUrl": options.base_url,
+        "tools.approvalMode": options.approval_mode,
+        "maxTurns": options.max_turns,
+    }
+    return {k: v for k, v in pairs.items() if v is not None}
+
+
+def locked_message(error: SessionLocked) -> str:
+    """What to say when a session is open in another process: who has it, and the fork."""
+    return (
+        f"{error}; wait for it to finish, or continue in a copy: "
+        f"lull --resume {error.session_id} --fork-session"
+    )

@@ -1,0 +1,255 @@
+"""The :class:`Runtime`: a ready agent, what it was built from, and the only ways to switch
+its session or model."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+from app.catalog.cache_policy import CacheSetup
+from app.catalog.local_servers import is_local_url
+from app.catalog.pricing import cost_by_model
+from app.catalog.windows import context_window_for
+from app.engine.agent import Agent, AgentConfig
+from app.engine.session import Session
+from app.engine.store import SessionNotFound, SessionStorageError, SessionStore, load_notes
+from app.engine.writer import SessionLocked
+from app.model.provider import Provider
+from app.providers.config import (
+    ProviderConfig,
+    create_provider,
+)
+from app.runtime.options import SwitchError, locked_message
+from app.runtime.wiring import (
+    ProviderFactory,
+    hooks_for_session,
+    session_environment,
+    summary_provider,
+)
+from settings.loader import LoadedSettings
+from settings.model import Settings
+
+
+class Runtime:
+    """A ready agent, what it was built from, and the ways to switch session or model.
+
+    ``provider_factory`` builds a provider for a config (the official SDKs by default; tests
+    and ``--demo`` pass an in-process one). ``start_notes`` are lines for the user about how the
+    start-up went (e.g. which model was chosen for them), shown once by the front end.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        loaded: LoadedSettings,
+        provider_config: ProviderConfig,
+        store: SessionStore,
+        *,
+        resumed: bool = False,
+        forked: bool = False,
+        provider_factory: ProviderFactory = create_provider,
+        start_notes: tuple[str, ...] = (),
+    ) -> None:
+        self._agent = agent
+        self._forked = forked
+        self.loaded = loaded
+        self._provider_config = provider_config
+        self.store = store
+        self._resumed = resumed
+        self._provider_factory = provider_factory
+        self.start_notes = start_notes
+        self._closing: set[asyncio.Task[None]] = set()
+        self._unsaved: str | None = None
+
+    # --- what front ends read ---------------------------------------------------------------
+
+    @property
+    def agent(self) -> Agent:
+        """The agent turns run on (replaced by a session or model switch)."""
+        return self._agent
+
+    @property
+    def provider_config(self) -> ProviderConfig:
+        """The endpoint and model requests go to now."""
+        return self._provider_config
+
+    @property
+    def resumed(self) -> bool:
+        """Whether the current session was resumed (not started empty)."""
+        return self._resumed
+
+    @property
+    def settings(self) -> Settings:
+        """The effective settings (read afresh: ``loaded`` may change while running)."""
+        return self.loaded.settings
+
+    @property
+    def workspace(self) -> Path:
+        """The directory tools work in."""
+        return self._agent.tools.context.workspace
+
+    def session_notes(self) -> list[str]:
+        """What opening the session had to say: a fork made, lines skipped, history repaired."""
+        session = self._agent.session
+        notes = load_notes(session.record, session.path)
+        if self._forked:
+            notes.insert(
+                0,
+                f"continuing in a copy of session {session.record.forked_from}: {session.id} "
+                "(the original is unchanged)",
+            )
+        return notes
+
+    def context_window(self) -> int:
+        """The current model's context window (``model.contextWindow`` wins over the table)."""
+        return int(
+            context_window_for(self._provider_config.model, self.settings.model.context_window)
+        )
+
+    def local_endpoint(self) -> bool:
+        """Whether requests go to this machine or a private network (an unpriced model
+        costs $0 there)."""
+        config = self._provider_config
+        return config.provider != "scripted" and is_local_url(config.effective_base_url)
+
+    def session_cost(self) -> float | None:
+        """The session's cost so far in USD, each model's usage at its own prices (None when
+        a model's price is unknown)."""
+        usage = self._agent.session.usage_by_model
+        return cost_by_model(usage, self.settings.pricing, local=self.local_endpoint())
+
+    def cache_setup(self) -> CacheSetup:
+        """How idle cleanup and the prompt cache are set up (for TTL warnings)."""
+        settings = self.settings
+        idle = settings.context.clear_context_on_idle
+        provider = self._provider_config.provider
+        return CacheSetup(
+            provider=None if provider == "scripted" else provider,
+            enabled=settings.context.cache.enabled,
+            ttl=settings.context.cache.ttl,
+            thinking_minutes=idle.thinking_threshold_minutes,
+            tool_results_minutes=idle.tool_results_threshold_minutes,
+        )
+
+    # --- switching ---------------------------------------------------------------------------
+
+    def new_session(self) -> Session:
+        """Close the current session and continue in a new, empty one (same model and tools;
+        "allow always" answers are forgotten). Raises :class:`SwitchError` when sessions
+        cannot be saved (the current one stays)."""
+        config = self._provider_config
+        try:
+            fresh = Session.create(
+                self.store, provider=config.provider, model=config.model, clock=self._agent.clock
+            )
+        except SessionStorageError as error:
+            raise SwitchError(str(error)) from error
+        self._switch_session(fresh)
+        self._resumed = False
+        return fresh
+
+    def resume(self, session_id: str) -> Session:
+        """Close the current session and continue a saved one of this workspace (an id
+        prefix is enough); the current session itself is returned unchanged. Raises
+        :class:`SwitchError` saying why it cannot."""
+        try:
+            path = self.store.find(session_id)
+        except SessionNotFound as error:
+            raise SwitchError(str(error)) from error
+        if path.stem == self._agent.session.id:
+            return self._agent.session
+        if path.parent != self.store.dir:
+            raise SwitchError(
+                f"session {path.stem} belongs to another workspace; "
+                f"run `lull -C DIR --resume {path.stem}` there"
+            )
+        try:
+            session = Session.resume(self.store, path)
+        except SessionLocked as error:
+            raise SwitchError(locked_message(error)) from error
+        except (OSError, SessionNotFound, SessionStorageError) as error:
+            raise SwitchError(f"cannot resume {path.stem}: {error}") from error
+        self._switch_session(session)
+        self._resumed = True
+        return session
+
+    def use_model(self, name: str) -> None:
+        """Send the next requests to model ``name`` (same session, same provider settings;
+        the current model: nothing changes). Raises :class:`SwitchError` for a name that
+        cannot be a model."""
+        name = name.strip()
+        if not name or len(name.split()) > 1:
+            raise SwitchError(f"a model name has no spaces (got {name!r}); usage: /model NAME")
+        if name == self._provider_config.model:
+            return
+        config = dataclasses.replace(self._provider_config, model=name)
+        old = self._agent
+        provider, summary = self._provider_factory(config), self._summary_provider(config)
+        self._agent = self._rebuild(old.session, provider, summary, old.config)
+        self._agent.request_hooks = old.request_hooks  # one detector sees the switch
+        self._provider_config = config
+        self._close_later(old.provider)
+
+    @property
+    def unsaved_on_switch(self) -> str | None:
+        """What the session left by the last switch could not save (one line), if anything."""
+        return self._unsaved
+
+    def _switch_session(self, session: Session) -> None:
+        old = self._agent
+        self._unsaved = old.session.close()
+        old.tools.always_allowed.clear()
+        environment = session_environment(session, self.workspace)
+        config = dataclasses.replace(old.config, environment=environment)
+        agent = self._rebuild(session, old.provider, old.summary_provider, config)
+        agent.request_hooks = hooks_for_session(session, old.request_hooks)
+        self._agent = agent
+
+    def _rebuild(
+        self,
+        session: Session,
+        provider: Provider,
+        summary_provider: Provider | None,
+        config: AgentConfig,
+    ) -> Agent:
+        """A new agent on ``session`` and ``provider``: fresh per-session engine state (token
+        accounting, compression guard); tools (with the front end's approver) and the clock
+        carry over."""
+        old = self._agent
+        return Agent(
+            session, provider, old.tools, config, old.clock, summary_provider=summary_provider
+        )
+
+    def _summary_provider(self, config: ProviderConfig) -> Provider | None:
+        return summary_provider(self.settings, config, self._provider_factory)
+
+    def _close_later(self, provider: Provider) -> None:
+        """Release a replaced provider's connections if an event loop runs (else GC does)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(provider.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    # --- the provider's SDK ------------------------------------------------------------------
+
+    def import_sdk(self) -> None:
+        """Import the provider's SDK now, in this thread (the TUI does it off the UI thread)."""
+        from app.providers.sdk import import_sdk
+
+        import_sdk(self._provider_config.provider)
+
+    def preload_sdk(self) -> None:
+        """Start importing the provider's SDK in a background thread (line mode, while the
+        user types); a failure is reported by the first request."""
+        from app.providers.sdk import preload_sdk
+
+        preload_sdk(self._provider_config.provider)
+
+    def close(self) -> str | None:
+        """Close the session file (the session stays resumable); returns what could not be
+        saved, in one line (None when everything is on disk)."""
+        return self._agent.session.close()

@@ -1,0 +1,147 @@
+"""Settings turned into the engine's parts: tool context, agent configuration, the summary
+provider, request hooks and the environment block of a session."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
+from app.context.cachebreak import CacheBreakDetector
+from app.context.compress_plan import CompressionPolicy
+from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
+from app.engine.agent import AgentConfig, RequestHook
+from app.engine.session import Session
+from app.model import defaults
+from app.model.provider import Provider, ThinkingConfig
+from app.providers.config import (
+    ProviderConfig,
+    create_provider,
+)
+from settings.loader import LoadedSettings
+from settings.model import Settings
+from settings.paths import pending_writes_dir, tool_output_dir
+from tools.base import ToolContext
+from tools.registry import ToolRegistry
+
+# Within the longest cache lifetime (1 h) a resume reuses the saved environment block, so the
+# provider's cached prefix still matches even if the date or git status changed meanwhile.
+ENVIRONMENT_REUSE_SECONDS = 3600.0
+
+ProviderFactory = Callable[[ProviderConfig], Provider]
+
+
+def hooks_for_session(session: Session, hooks: list[RequestHook]) -> list[RequestHook]:
+    """The request hooks for another session: a cache-break detector starts afresh on it."""
+    return [
+        CacheBreakDetector(lambda: session.edits) if isinstance(h, CacheBreakDetector) else h
+        for h in hooks
+    ]
+
+
+def summary_provider(
+    settings: Settings, config: ProviderConfig, factory: ProviderFactory = create_provider
+) -> Provider | None:
+    """A separate provider for summaries when ``context.compression.model`` names another model."""
+    model = settings.context.compression.model
+    if not model or model == config.model:
+        return None
+    return factory(dataclasses.replace(config, model=model))
+
+
+def tool_context(
+    settings: Settings, workspace: Path, loaded: LoadedSettings | None = None
+) -> ToolContext:
+    """Where tools run and what they may touch, from settings (an unusable
+    ``tools.allowedPaths`` entry is left out, with a warning in ``loaded``)."""
+    allowed = allowed_paths(settings, loaded)
+    return ToolContext(
+        workspace=workspace.resolve(),
+        output_dir=tool_output_dir(),
+        allowed_paths=allowed,
+        max_output_chars=settings.tools.max_output_chars,
+        shell_timeout_seconds=settings.tools.shell_timeout_seconds,
+        allow_private_network=settings.tools.allow_private_network,
+        env_passthrough=settings.tools.env_passthrough,
+        pending_writes_dir=pending_writes_dir(),
+    )
+
+
+def allowed_paths(settings: Settings, loaded: LoadedSettings | None = None) -> tuple[Path, ...]:
+    """``tools.allowedPaths`` resolved; an entry no file name can hold (a lone surrogate
+    escaped in JSON) is left out and said in ``loaded``'s diagnostics."""
+    paths: list[Path] = []
+    for entry in settings.tools.allowed_paths:
+        try:
+            paths.append(Path(entry).expanduser().resolve())
+        except (OSError, ValueError) as error:  # UnicodeEncodeError is a ValueError
+            if loaded is not None:
+                source = loaded.sources.get("tools.allowedPaths", "settings")
+                message = (
+                    f"{source}: tools.allowedPaths: {entry!r} is left out: it is no usable "
+                    f"path ({error})"
+                )
+                loaded.report("warning", message, source)
+    return tuple(paths)
+
+
+def session_environment(session: Session, workspace: Path, now: float | None = None) -> str:
+    """The environment block: the saved one on a quick resume (the cache may still be warm),
+    else computed afresh (date, git status) and saved with the session."""
+    now = time.time() if now is None else now
+    last = session.last_response_at
+    saved = session.record.environment
+    if saved and last is not None and now - last < ENVIRONMENT_REUSE_SECONDS:
+        return saved
+    text = environment_prompt(workspace.resolve())
+    session.use_environment(text)
+    return text
+
+
+def agent_config(
+    settings: Settings, config: ProviderConfig, registry: ToolRegistry, environment: str
+) -> AgentConfig:
+    """The agent's per-session configuration."""
+    idle = settings.context.clear_context_on_idle
+    compactable = (
+        frozenset(name for name in registry.names() if registry.is_compactable(name))
+        | DEFAULT_COMPACTABLE
+        | frozenset(idle.compactable_tools)
+    )
+    max_output = settings.model.max_output_tokens or defaults.MAX_OUTPUT_TOKENS
+    compression = settings.context.compression
+    return AgentConfig(
+        system=STATIC_SYSTEM_PROMPT,
+        environment=environment,
+        max_turns=settings.max_turns,
+        max_output_tokens=max_output,
+        thinking=thinking_config(settings.model.thinking, max_output),
+        idle=IdlePolicy(
+            thinking_threshold_minutes=idle.thinking_threshold_minutes,
+            tool_results_threshold_minutes=idle.tool_results_threshold_minutes,
+            tool_results_num_to_keep=idle.tool_results_num_to_keep,
+            compactable=compactable,
+        ),
+        vendor=config.vendor,
+        prompt_caching=settings.context.cache.enabled,
+        cache_ttl=settings.context.cache.ttl,
+        prompt_cache_key=settings.context.cache.prompt_cache_key,
+        context_window=settings.model.context_window,
+        compression=CompressionPolicy(
+            threshold=compression.threshold,
+            keep_recent_fraction=compression.keep_recent_fraction,
+            model=compression.model,
+        ),
+        tool_output_max_tokens=settings.context.tool_output.max_tokens,
+    )
+
+
+def thinking_config(value: bool | int, max_output: int) -> ThinkingConfig:
+    """``model.thinking`` (false / true / a budget) as a ThinkingConfig."""
+    if value is False:
+        return ThinkingConfig(False)
+    if value is True:
+        return ThinkingConfig(True)
+    return ThinkingConfig(True, min(int(value), max(1024, max_output - 1)))
