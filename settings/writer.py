@@ -38,7 +38,7 @@ def save_settings(values: Mapping[str, Any], path: Path) -> Path:
         raise WriteProblem(f"not saved: {reason}; fix the file, then choose again") from None
     for key, value in values.items():
         _set(data, key, value, path)
-    _replace(path, _dump(data))
+    replace_file(path, dump_json(data))
     return path
 
 
@@ -58,7 +58,7 @@ def _set(data: dict[str, Any], key: str, value: Any, path: Path) -> None:
     node[leaf] = value
 
 
-def _dump(data: dict[str, Any]) -> bytes:
+def dump_json(data: dict[str, Any]) -> bytes:
     """The file's new bytes: readable UTF-8, or escapes where a string cannot be UTF-8."""
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
@@ -67,7 +67,7 @@ def _dump(data: dict[str, Any]) -> bytes:
         return (json.dumps(data, indent=2) + "\n").encode("ascii")
 
 
-def _replace(path: Path, content: bytes) -> None:
+def replace_file(path: Path, content: bytes) -> None:
     """Write ``content`` to a temporary file next to ``path``, then rename it over ``path``
     (keeping the old file's permissions)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")

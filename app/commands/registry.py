@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from app.commands.base import CommandResult, Handler, hint
 from app.commands.config import model_command, settings_command
 from app.commands.sessions import clear_command, resume_command
+from app.commands.trust import trust_command
 from app.commands.usage import cost_report
 from app.commands.view import compact, context_report
 
@@ -58,6 +59,12 @@ _TABLE = (
         "/settings [PREFIX]",
         "effective settings and where each came from",
         settings_command,
+    ),
+    Command(
+        "trust",
+        "/trust [status|revoke]",
+        "trust this workspace: its MCP servers, hooks and allow rules may apply",
+        trust_command,
     ),
     Command("quit", "/quit", "leave lull", _quit),
     Command("exit", "/exit", "leave lull", _quit, hidden=True),
