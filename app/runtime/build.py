@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping
 
 from app.catalog.local_servers import list_models
+from app.catalog.vision import accepts_images
 from app.context.cachebreak import CacheBreakDetector
 from app.engine.agent import Agent
 from app.engine.session import Session
@@ -30,6 +31,7 @@ from app.runtime.runtime import Runtime
 from app.runtime.wiring import (
     ProviderFactory,
     agent_config,
+    mcp_manager,
     session_environment,
     summary_provider,
     tool_context,
@@ -69,14 +71,21 @@ def build_runtime(
     registry = default_registry()
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
+    runner.images_allowed = accepts_images(config.model)
+    servers = mcp_manager(settings, registry, options, config.provider, env)
+    if servers is not None:
+        runner.sources.append(servers)
+    environment = session_environment(session, options.workspace)
+    extra = servers.compactable_patterns() if servers else frozenset()
     agent = Agent(
         session,
         provider_factory(config),
         runner,
-        agent_config(settings, config, registry, session_environment(session, options.workspace)),
+        agent_config(settings, config, registry, environment, extra),
         summary_provider=summary_provider(settings, config, provider_factory),
     )
-    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
+    added = (lambda: servers.added_tools) if servers is not None else None
+    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits, added))
     return Runtime(
         agent,
         loaded,
@@ -86,6 +95,7 @@ def build_runtime(
         forked=resumed and options.fork_session,
         provider_factory=provider_factory,
         start_notes=tuple(notes),
+        mcp=servers,
     )
 
 

@@ -38,7 +38,7 @@ from app.model.events import (
 )
 from app.model.provider import Usage
 from app.model.text import json_text, wire_text
-from app.runtime import RunOptions
+from app.runtime import RunOptions, Runtime
 from app.ui.formats import OutputFormat
 from app.ui.shared.hangup import HANGUP_EXIT, HangupWatch
 from app.ui.shared.startup import open_runtime
@@ -190,7 +190,7 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
     unsaved: str | None = None
     hung_up = False
     try:
-        hung_up = asyncio.run(_drive(agent.run_turn(prompt), result, output_format))
+        hung_up = asyncio.run(_drive(agent.run_turn(prompt), result, output_format, runtime))
     except KeyboardInterrupt:
         result.error, result.error_kind = "interrupted by the user", "cancelled"
     finally:
@@ -208,9 +208,15 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
 
 
 async def _drive(
-    events: AsyncIterator[Event], result: RunResult, output_format: OutputFormat
+    events: AsyncIterator[Event],
+    result: RunResult,
+    output_format: OutputFormat,
+    runtime: Runtime | None = None,
 ) -> bool:
-    """Run the turn, printing as it goes; True if SIGHUP stopped it."""
+    """Run the turn, printing as it goes; True if SIGHUP stopped it. MCP servers start now,
+    while the first request is prepared, and that request waits for them."""
+    if runtime is not None:
+        runtime.start_tools(wait=True)
     task = asyncio.create_task(_consume(events, result, output_format))
 
     def stop_turn() -> None:
@@ -225,6 +231,8 @@ async def _drive(
             raise
     finally:
         watch.stop()
+        if runtime is not None:
+            await runtime.stop_tools()
     return watch.fired
 
 
