@@ -92,12 +92,12 @@ def _list(workspace: Path, out: TextIO) -> int:
 
     servers = _servers(workspace)
     if not servers:
-        print("no MCP servers configured; add one with: lull mcp add NAME COMMAND [ARGS...]")
+        print("no MCP servers configured; add one: lull mcp add NAME COMMAND [ARGS...]", file=out)
         return EXIT_OK
     trusted = is_trusted(workspace)
     for server in servers:
         target = server.url or " ".join((server.command, *server.args))
-        notes = [server.transport, server.scope]
+        notes: list[str] = [server.transport, server.scope]
         if not server.enabled:
             notes.append("disabled")
         if server.scope == "project" and not trusted:
