@@ -13,6 +13,7 @@ from app.context.cachebreak import CacheBreakDetector
 from app.engine.agent import Agent
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStorageError, SessionStore
+from app.engine.subagents import SubagentSetup, TaskTool
 from app.engine.tool_runner import ToolRunner
 from app.engine.writer import SessionLocked
 from app.model.approvals import ApprovalMode
@@ -33,6 +34,8 @@ from app.runtime.wiring import (
     agent_config,
     mcp_manager,
     session_environment,
+    subagent_profiles,
+    subagent_providers,
     summary_provider,
     tool_context,
 )
@@ -77,16 +80,27 @@ def build_runtime(
         runner.sources.append(servers)
     environment = session_environment(session, options.workspace)
     extra = servers.compactable_patterns() if servers else frozenset()
+    configured = agent_config(settings, config, registry, environment, extra)
+    provider = provider_factory(config)
+    runtime: Runtime | None = None
+
+    def current() -> Agent:
+        return runtime.agent if runtime is not None else agent
+
+    profiles = subagent_profiles(options.workspace, notes)
+    setup = SubagentSetup(store, subagent_providers(config, provider_factory, current), configured)
+    task = TaskTool(setup, lambda: current().tools, lambda: current().session, profiles)
+    registry.add(task)
     agent = Agent(
         session,
-        provider_factory(config),
+        provider,
         runner,
-        agent_config(settings, config, registry, environment, extra),
+        configured,
         summary_provider=summary_provider(settings, config, provider_factory),
     )
     added = (lambda: servers.added_tools) if servers is not None else None
     agent.request_hooks.append(CacheBreakDetector(lambda: session.edits, added))
-    return Runtime(
+    runtime = Runtime(
         agent,
         loaded,
         config,
@@ -97,6 +111,7 @@ def build_runtime(
         start_notes=tuple(notes),
         mcp=servers,
     )
+    return runtime
 
 
 def _provider_config(

@@ -13,8 +13,9 @@ from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.engine.agent import AgentConfig, RequestHook
+from app.engine.agent import Agent, AgentConfig, RequestHook
 from app.engine.session import Session
+from app.engine.subagents import AgentProfile
 from app.model import defaults
 from app.model.provider import Provider, ThinkingConfig
 from app.providers.config import (
@@ -73,6 +74,38 @@ def mcp_manager(
         allow_project=options.allow_project_mcp,
         env=env,
     )
+
+
+def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
+    """The task tool's kinds of sub-agent: the built-in one, then the user's and the
+    project's ``agents/*.md`` (a skipped file is said in ``notes``)."""
+    from app.engine.subagent_profiles import load_profiles
+    from settings.paths import project_agents_dir, user_agents_dir
+    from settings.workspaces import is_trusted
+
+    loaded = load_profiles(
+        user_agents_dir(), project_agents_dir(workspace), project_trusted=is_trusted(workspace)
+    )
+    notes.extend(loaded.notes)
+    return loaded.profiles
+
+
+def subagent_providers(
+    config: ProviderConfig, factory: ProviderFactory, agent: Callable[[], Agent]
+) -> Callable[[str | None], Provider]:
+    """How a sub-agent gets its provider: the current agent's, or one for the model its
+    profile names (made once per model)."""
+    made: dict[str, Provider] = {}
+
+    def provider_for(model: str | None) -> Provider:
+        current = agent().provider
+        if not model or model == current.model:
+            return current
+        if model not in made:
+            made[model] = factory(dataclasses.replace(config, model=model))
+        return made[model]
+
+    return provider_for
 
 
 def summary_provider(

@@ -26,6 +26,7 @@ from app.model.events import (
     Event,
     Notice,
     RequestFinished,
+    SubagentUpdate,
     ToolFinished,
     ToolStarted,
     TurnFailed,
@@ -281,6 +282,10 @@ class Chat:
             case ContextEdited():
                 self._context_tokens = None  # the view shrank: estimate it again
                 self.refresh_status()
+            case SubagentUpdate(step="request"):
+                self.refresh_status()  # the sub-agent's cost counts
+            case SubagentUpdate(agent=agent):
+                self._state(f"sub-agent {agent} working")
             case TurnStarted() | Notice() | TurnFinished() | TurnFailed():
                 pass
             case _:
