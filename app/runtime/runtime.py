@@ -123,7 +123,17 @@ class Runtime:
     def session_cost(self) -> float | None:
         """The session's cost so far in USD, each model's usage at its own prices (None when
         a model's price is unknown)."""
-        usage = self._agent.session.usage_by_model
+        record = self._agent.session.record
+        own = cost_by_model(
+            record.usage_by_model, self.settings.pricing, local=self.local_endpoint()
+        )
+        subagents = self.subagent_cost()
+        return None if own is None or subagents is None else own + subagents
+
+    def subagent_cost(self) -> float | None:
+        """What the session's sub-agents cost (their usage is kept apart; None when a
+        model's price is unknown)."""
+        usage = self._agent.session.record.subagent_usage_by_model
         return cost_by_model(usage, self.settings.pricing, local=self.local_endpoint())
 
     def cache_setup(self) -> CacheSetup:
