@@ -159,7 +159,6 @@ class Subagent:
             self.parent_runner.mode,
             self.parent_runner.approver,
         )
-        runner.progress = self.parent_runner.progress
         config = replace(setup.config, system=profile.prompt, max_turns=setup.max_turns)
         agent = Agent(session, provider, runner, config)
         self._emit("started", description or profile.name, session.id)
