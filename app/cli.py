@@ -29,6 +29,7 @@ lull: a terminal coding assistant whose context tidies itself while you are away
 
 Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,
 or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).
+`lull mcp list|add|remove|get` manages your MCP servers (`lull mcp --help`).
 """
 
 EPILOG = """\
@@ -133,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="try lull without an API key: a built-in scripted model echoes what you say "
         'and lists the workspace when asked to "list files"',
     )
+    parser.add_argument(
+        "--allow-project-mcp",
+        action="store_true",
+        help="start the MCP servers this workspace's project files name (.mcp.json, "
+        ".lull/settings.json) without trusting the workspace (/trust trusts it for good)",
+    )
     parser.add_argument("-C", "--cwd", metavar="DIR", help="workspace directory (default: current)")
     parser.add_argument("--debug", action="store_true", help="print the debug log to stderr")
     parser.add_argument("-v", "--version", action=_VersionAction)
@@ -185,6 +192,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         continue_last=args.continue_last,
         fork_session=args.fork_session,
         demo=args.demo,
+        allow_project_mcp=args.allow_project_mcp,
     )
     return CommandLine(run, prompt, args.output_format, args.plain, args.debug)
 
@@ -192,6 +200,11 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lull`` console script; returns the exit code."""
     _replace_unprintable()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["mcp"]:
+        from app.ui.mcp_command import run_mcp_command
+
+        return run_mcp_command(arguments[1:])
     line = parse_command_line(argv)
     from app.log import setup_logging
     from settings.paths import log_path

@@ -78,6 +78,10 @@ class Check(ABC):
         """The error to raise for a value that does not fit."""
         return Invalid(self.describe())
 
+    def to_json(self, value: object) -> object:
+        """A checked value as JSON (messages, ``/settings``, the schema's default)."""
+        return list(value) if isinstance(value, tuple) else value
+
     def schema(self) -> dict[str, Any]:
         """The JSON Schema fragment for this setting, null included when allowed."""
         fragment = self.value_schema()

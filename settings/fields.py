@@ -27,15 +27,17 @@ from settings.checks import (
     TextList,
     Thinking,
 )
+from settings.mcp_servers import McpServers
 from settings.model import Settings
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
-ProjectRule = Literal["yes", "narrow", "no"]
+ProjectRule = Literal["yes", "narrow", "trusted", "no"]
 """What a project file (``.lull/settings.json``, untrusted) may do with a key: ``yes`` set it
-freely, ``narrow`` only make it stricter than the user's value, ``no`` nothing (user only)."""
-PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "no")
+freely, ``narrow`` only make it stricter than the user's value, ``trusted`` add entries that
+apply only once the user trusts the workspace (``/trust``), ``no`` nothing (user only)."""
+PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "trusted", "no")
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,11 @@ _TABLE = (
           "Price overrides for /cost, USD per million tokens: \"MODEL=INPUT/OUTPUT[/CACHE_READ"
           "[/CACHE_WRITE[/CACHE_WRITE_1H]]]\" (MODEL matches names containing it; missing "
           "cache prices default to 0.1x, 1.25x and 2x INPUT).", project="no"),
+    Field("mcpServers", McpServers(),
+          "MCP servers by name: {\"command\", \"args\", \"env\", \"cwd\"} for a local (stdio) "
+          "server, {\"url\", \"headers\"} for streamable HTTP (\"type\": \"sse\" for legacy "
+          "SSE); each may set enabled, timeoutSeconds, includeTools, excludeTools and "
+          "compactable. Their tools appear as mcp__<server>__<tool>.", project="trusted"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

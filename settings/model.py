@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from app.model import defaults
 from app.model.approvals import ApprovalMode
+from app.model.mcp import McpServerConfig
 from app.model.provider import CacheTtl, ProviderName, Vendor
 
 __all__ = ["ApprovalMode", "CacheTtl", "ProviderName", "Settings", "Vendor"]
@@ -96,3 +97,4 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     max_turns: int = defaults.MAX_TURNS
     pricing: tuple[str, ...] = ()
+    mcp_servers: tuple[McpServerConfig, ...] = ()

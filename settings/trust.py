@@ -10,6 +10,7 @@ that one attribute.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,8 +37,9 @@ class Judgement:
     dropped: tuple[str, ...] = ()
 
 
-def judge(spec: Field, value: object, standing: object) -> Judgement:
-    """Judge a project file's (checked) ``value`` for ``spec`` against the user's ``standing``."""
+def judge(spec: Field, value: object, standing: object, source: str = "") -> Judgement:
+    """Judge a project file's (checked) ``value`` for ``spec`` against the user's ``standing``
+    (``source``: the project file, recorded on entries that apply only when trusted)."""
     match spec.project:
         case "yes":
             return Judgement("accepted", value)
@@ -45,8 +47,28 @@ def judge(spec: Field, value: object, standing: object) -> Judgement:
             return Judgement("refused")
         case "narrow":
             return _narrow(spec, value, standing)
+        case "trusted":
+            return _added(value, standing, source)
         case unreachable:
             assert_never(unreachable)
+
+
+def _added(value: object, standing: object, source: str) -> Judgement:
+    """The user's entries plus the project's new ones, marked as the project's (they apply
+    only in a trusted workspace); a project entry may not replace one of the user's."""
+    assert isinstance(value, tuple) and isinstance(standing, tuple)
+    taken = {entry.name: entry for entry in standing}
+    merged = list(standing)
+    dropped: list[str] = []
+    for entry in value:
+        if entry.name in taken and taken[entry.name].scope == "user":
+            dropped.append(entry.name)
+            continue
+        marked = dataclasses.replace(entry, scope="project", source=source)
+        merged = [e for e in merged if e.name != entry.name] + [marked]
+        taken[entry.name] = marked
+    outcome: Outcome = "narrowed" if dropped else "accepted"
+    return Judgement(outcome, tuple(merged), tuple(dropped))
 
 
 def _narrow(spec: Field, value: object, standing: object) -> Judgement:
@@ -132,6 +154,9 @@ def narrowing_rule(spec: Field) -> str:
             raise TypeError(f"{spec.key}: {type(spec.check).__name__} has no narrowing order")
 
 
+TRUSTED_RULE = "adds entries; they apply once you trust the workspace with /trust"
+
+
 def rule_text(spec: Field) -> str:
     """What a project file may do with ``spec``, in a few words (README, schema)."""
     match spec.project:
@@ -139,6 +164,8 @@ def rule_text(spec: Field) -> str:
             return "yes"
         case "narrow":
             return f"narrow ({narrowing_rule(spec)})"
+        case "trusted":
+            return f"trusted ({TRUSTED_RULE})"
         case "no":
             return "no (user only)"
         case unreachable:
@@ -152,6 +179,11 @@ def schema_sentence(spec: Field) -> str:
             return "Project files may set it."
         case "narrow":
             return f"Project files may only narrow it ({narrowing_rule(spec)})."
+        case "trusted":
+            return (
+                "Project files (and .mcp.json) may add entries; they apply only in a workspace "
+                "the user trusts (/trust), and never replace one of the user's."
+            )
         case "no":
             return "Ignored in project files (user settings, environment or flag only)."
         case unreachable:
@@ -187,6 +219,13 @@ def refused_message(source: str, spec: Field, value: object, standing: str) -> s
 
 def narrowed_message(source: str, spec: Field, judgement: Judgement, standing: str) -> str:
     """The one-line warning for a project list whose widening entries were dropped."""
+    if spec.project == "trusted":
+        names = ", ".join(judgement.dropped)
+        return (
+            f"{source}: {spec.key}: {names} ignored: your user settings name a server of the "
+            f"same name, and a project file may only add entries; rename it in {source} to use "
+            "both"
+        )
     dropped = ", ".join(show(entry, limit=None) for entry in judgement.dropped)
     kept = show(judgement.value, limit=None)
     return (

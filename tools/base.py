@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.model import defaults
+from app.model.messages import Image
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +64,14 @@ class ApprovalNeed:
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
-    """A tool's result: ``content`` goes to the model, ``display`` to the user."""
+    """A tool's result: ``content`` goes to the model, ``display`` to the user; ``images``
+    go to the model after the result when it accepts images (an MCP tool's screenshot)."""
 
     content: str
     is_error: bool = False
     display: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[Image, ...] = ()
 
 
 class ToolError(Exception):
@@ -80,6 +83,9 @@ class Tool(ABC):
 
     ``read_only`` tools never change anything (allowed in plan mode, never
     asked about); ``compactable`` tools have outputs that idle cleanup may clear.
+    ``read_only_hint`` is a third party's word that a tool changes nothing (an MCP server's
+    ``readOnlyHint``): such a tool may run in plan mode, but is still asked about in
+    ``default`` mode.
     """
 
     name: str = ""
@@ -87,6 +93,7 @@ class Tool(ABC):
     parameters: Mapping[str, Any] = {}
     read_only: bool = False
     compactable: bool = False
+    read_only_hint: bool = False
 
     @abstractmethod
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, Handler, hint
 from app.commands.config import model_command, settings_command
+from app.commands.mcp import mcp_command
 from app.commands.sessions import clear_command, resume_command
 from app.commands.trust import trust_command
 from app.commands.usage import cost_report
@@ -60,6 +61,7 @@ _TABLE = (
         "effective settings and where each came from",
         settings_command,
     ),
+    Command("mcp", "/mcp", "MCP servers: status, tools and last error", mcp_command),
     Command(
         "trust",
         "/trust [status|revoke]",

@@ -4,8 +4,9 @@ Between context edits the conversation only grows, so every request should start
 whole previous request, byte for byte, and read it from the provider's cache. When it does
 not, the first block that differs (the model, a tool, the system prompt, the environment, the
 thinking settings, a message) says where the cache stopped matching. A break explained by a
-context edit made since the previous request (idle cleanup, compression, restore) or by a
-model switch is expected and
+context edit made since the previous request (idle cleanup, compression, restore), by a
+model switch, or by tools appended that a tool source announced (an MCP server that came up
+late adds its tools once, after the existing ones) is expected and
 logged at info level; any other break is a bug or an outside change, logged as a warning.
 Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
 """
@@ -13,7 +14,7 @@ Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -51,11 +52,18 @@ class CacheBreakDetector:
     """A request hook (``agent.request_hooks``) that finds and explains prefix changes.
 
     ``edits`` returns the session's context edits (an append-only list), so the detector
-    knows which edits were made since the previous request.
+    knows which edits were made since the previous request; ``added_tools`` (optional) maps
+    the names of tools added after start-up to why they were added ("MCP server github came
+    up"), so appending them is an expected break.
     """
 
-    def __init__(self, edits: Callable[[], Sequence[ContextEdit]]) -> None:
+    def __init__(
+        self,
+        edits: Callable[[], Sequence[ContextEdit]],
+        added_tools: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         self._edits = edits
+        self.added_tools = added_tools
         self._previous: list[PrefixBlock] | None = None
         self._seen_edits = len(edits())
         self.requests = 0
@@ -75,6 +83,8 @@ class CacheBreakDetector:
             return
         block, change = found
         cause = explain(block, new_edits)
+        if not cause and block.kind == "tool" and change == "added" and self.added_tools:
+            cause = self.added_tools().get(block.label.removeprefix("tool "), "")
         brk = CacheBreak(self.requests, block.label, change, bool(cause), cause)
         self.breaks.append(brk)
         if brk.expected:

@@ -192,8 +192,16 @@ def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
         not result.is_error
         and not result.cleared
         and result.content != CLEARED_TOOL_RESULT
-        and result.name in compactable
+        and is_compactable(result.name, compactable)
     )
+
+
+def is_compactable(name: str, compactable: Collection[str]) -> bool:
+    """Whether tool ``name`` is in ``compactable``, where an entry ending in ``*`` names every
+    tool starting so (``mcp__github__*``: all tools of one MCP server)."""
+    if name in compactable:
+        return True
+    return any(entry.endswith("*") and name.startswith(entry[:-1]) for entry in compactable)
 
 
 def _clear_saving(result: ToolResult) -> int:

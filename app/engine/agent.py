@@ -301,6 +301,7 @@ class Agent:
         )
 
     async def _stream_once(self, index: int) -> AsyncIterator[Event | Completed]:
+        await self.tools.settle()  # tool sources still starting (lull -p waits for them)
         started = time.perf_counter()
         request = self.fitter.sending(self.shape())
         self.pipeline_ms += (time.perf_counter() - started) * 1000

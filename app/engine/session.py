@@ -10,7 +10,7 @@ from pathlib import Path
 from app.context.estimate import estimate_message_tokens
 from app.context.view import build_view
 from app.engine.pairing import unique_call_ids
-from app.engine.store import SessionRecord, SessionStore
+from app.engine.store import SessionRecord, SessionStore, SubagentRun
 from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit
 from app.model.events import Notice
@@ -50,6 +50,38 @@ class Session:
         )
         writer = store.open_writer(record) if store else None
         return cls(record, writer)
+
+    @classmethod
+    def create_child(
+        cls,
+        store: SessionStore | None,
+        parent: Session,
+        call_id: str,
+        agent: str,
+        *,
+        provider: str,
+        model: str,
+        clock: Clock = time.time,
+    ) -> Session:
+        """A new session for a sub-agent, its header naming the parent session and call."""
+        record = SessionRecord(
+            id=str(uuid.uuid4()),
+            workspace=str(store.workspace) if store else "",
+            created_at=clock(),
+            provider=provider,
+            model=model,
+            parent_id=parent.id,
+            parent_call_id=call_id,
+            agent=agent,
+        )
+        writer = store.open_writer(record) if store else None
+        return cls(record, writer)
+
+    def record_subagent(self, run: SubagentRun) -> None:
+        """Note a finished sub-agent (its session and usage) in this session and its file."""
+        self.record.add_subagent(run)
+        if self._writer:
+            self._writer.append(run.to_record())
 
     @classmethod
     def resume(cls, store: SessionStore, path: Path) -> Session:

@@ -65,6 +65,11 @@ class SessionRecord:
     repairs: list[str] = field(default_factory=list)
     environment: str = ""
     forked_from: str = ""
+    parent_id: str = ""
+    parent_call_id: str = ""
+    agent: str = ""
+    subagents: list[SubagentRun] = field(default_factory=list)
+    subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
 
     @property
     def skipped_lines(self) -> int:
@@ -83,6 +88,14 @@ class SessionRecord:
             self.calibration = (usage.prompt_tokens, local_prompt)
         self.num_requests += 1
 
+    def add_subagent(self, run: SubagentRun) -> None:
+        """Count one finished sub-agent: its session and its usage (kept apart from the
+        session's own requests, so ``/cost`` can show the split)."""
+        self.subagents.append(run)
+        for model, usage in run.usage_by_model.items():
+            before = self.subagent_usage_by_model.get(model, Usage())
+            self.subagent_usage_by_model[model] = before + usage
+
     def header(self) -> dict[str, Any]:
         """The ``session`` line that starts this record's file."""
         data: dict[str, Any] = {
@@ -96,7 +109,40 @@ class SessionRecord:
         }
         if self.forked_from:
             data["forked_from"] = self.forked_from
+        if self.parent_id:
+            data["parent_id"] = self.parent_id
+            data["parent_call_id"] = self.parent_call_id
+            data["agent"] = self.agent
         return data
+
+
+@dataclass(frozen=True)
+class SubagentRun:
+    """A sub-agent a session ran: the parent's call, the child's session and its usage."""
+
+    call_id: str
+    session_id: str
+    agent: str
+    usage_by_model: dict[str, Usage]
+
+    def to_record(self) -> dict[str, Any]:
+        """The ``subagent`` line of the parent's session file."""
+        return {
+            "type": "subagent",
+            "call_id": self.call_id,
+            "session_id": self.session_id,
+            "agent": self.agent,
+            "usage": {
+                model: {**usage.to_dict(), "reported": usage.reported}
+                for model, usage in self.usage_by_model.items()
+            },
+        }
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> SubagentRun:
+        """The run a ``subagent`` line stands for."""
+        usage = {str(model): Usage(**dict(u)) for model, u in dict(data["usage"]).items()}
+        return cls(str(data["call_id"]), str(data["session_id"]), str(data["agent"]), usage)
 
 
 def workspace_key(workspace: Path) -> str:
@@ -133,8 +179,9 @@ class SessionStore:
         return sorted(_session_files(self.dir), key=_mtime, reverse=True)
 
     def latest(self) -> Path:
-        """The most recently written session of this workspace."""
-        sessions = self.list_sessions()
+        """The most recently written session of this workspace (a sub-agent's own session is
+        not one to continue: it is skipped)."""
+        sessions = [path for path in self.list_sessions() if not _is_child(path)]
         if not sessions:
             raise SessionNotFound(
                 f"no saved session for {self.workspace}; start one with `lull` or `lull -p`"
@@ -234,6 +281,17 @@ class SessionStore:
         return target
 
 
+def _is_child(path: Path) -> bool:
+    """Whether the session at ``path`` is a sub-agent's (its header names a parent)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(65536)
+        header = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(header, dict) and bool(header.get("parent_id"))
+
+
 def _is_header(line: bytes) -> bool:
     try:
         value = json.loads(line)
@@ -299,6 +357,8 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.edits.append(edit_from_dict(data["edit"]))
     elif kind == "environment":
         record.environment = str(data["text"])
+    elif kind == "subagent":
+        record.add_subagent(SubagentRun.from_record(data))
     elif kind == "response":
         usage = Usage(**data.get("usage", {}), reported=data.get("usage_reported") is not False)
         model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
@@ -316,6 +376,9 @@ def _header(data: dict[str, Any]) -> SessionRecord:
         provider=str(data.get("provider", "")),
         model=str(data.get("model", "")),
         forked_from=str(data.get("forked_from", "")),
+        parent_id=str(data.get("parent_id", "")),
+        parent_call_id=str(data.get("parent_call_id", "")),
+        agent=str(data.get("agent", "")),
     )
 
 

@@ -2,7 +2,13 @@
 
 This is the one place that enforces the pairing invariant for a batch: every
 call of an assistant message gets exactly one result, appended as a single
-user message, whether the call ran, was denied, failed or was cancelled.
+user message, whether the call ran, was denied, failed or was cancelled. Images a tool
+returned (an MCP screenshot) follow the results in that message when the model accepts
+images (:attr:`ToolRunner.images_allowed`); otherwise the result says they were left out.
+Tool sources (MCP servers) add tools in the background; :meth:`ToolRunner.settle` lets
+them finish starting where the run waits for them. Tools that report progress while they run
+(the ``task`` tool's sub-agents) put events on :attr:`ToolRunner.progress`, which the batch
+yields as they come.
 """
 
 from __future__ import annotations
@@ -16,11 +22,12 @@ from app.engine.approvals import DenyApprover
 from app.engine.session import Session
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, ToolFinished, ToolStarted
-from app.model.messages import RAW_ARGUMENTS_KEY, Message, ToolCall, ToolResult
+from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
 from app.model.provider import ToolSpec
 from tools.base import ToolContext, ToolOutput
 from tools.permissions import decide, denial_message
 from tools.registry import ToolRegistry
+from tools.sources import ToolSource
 
 CANCELLED = "Cancelled by the user before it finished; no result."
 
@@ -40,14 +47,24 @@ class ToolRunner:
         self.mode: ApprovalMode = mode
         self.approver: Approver = approver or DenyApprover("no one to ask for approval")
         self.always_allowed: set[str] = set()
+        self.sources: list[ToolSource] = []
+        self.images_allowed = False
+        self.progress: asyncio.Queue[Event] = asyncio.Queue()
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
         return self.registry.specs()
 
+    async def settle(self) -> None:
+        """Let the tool sources finish starting where the run waits for them (``-p``)."""
+        for source in self.sources:
+            source.start()
+            await source.settle()
+
     async def run_calls(self, session: Session, calls: list[ToolCall]) -> AsyncIterator[Event]:
         """Run one assistant message's calls and append their results to ``session``."""
         results: dict[str, ToolResult] = {}
+        images: dict[str, tuple[Image, ...]] = {}
         try:
             cleared: list[tuple[ToolCall, bool]] = []
             for call in calls:
@@ -57,13 +74,14 @@ class ToolRunner:
                     continue
                 results[call.id] = verdict
                 yield ToolFinished(call, verdict)
-            async for event in self._run_allowed(cleared, results):
+            async for event in self._run_allowed(cleared, results, images):
                 yield event
         finally:
-            parts = tuple(
+            parts: tuple[Part, ...] = tuple(
                 results.get(c.id) or ToolResult(c.id, c.name, CANCELLED, is_error=True)
                 for c in calls
             )
+            parts += tuple(image for c in calls for image in images.get(c.id, ()))
             session.add(Message("user", parts, origin="tool"))
 
     async def _check(self, call: ToolCall) -> ToolResult | bool:
@@ -99,7 +117,10 @@ class ToolRunner:
         )
 
     async def _run_allowed(
-        self, calls: list[tuple[ToolCall, bool]], results: dict[str, ToolResult]
+        self,
+        calls: list[tuple[ToolCall, bool]],
+        results: dict[str, ToolResult],
+        images: dict[str, tuple[Image, ...]],
     ) -> AsyncIterator[Event]:
         tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
         for call, approved in calls:
@@ -109,21 +130,43 @@ class ToolRunner:
             ctx = replace(self.context, call_id=call.id, approved=approved)
             task = asyncio.create_task(self._execute(call.name, call.arguments, ctx))
             tasks[task] = call
+        waiter: asyncio.Task[Event] | None = None
         try:
             pending: set[asyncio.Task[ToolOutput]] = set(tasks)
             while pending:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
+                waiter = waiter or asyncio.create_task(self.progress.get())
+                done, _ = await asyncio.wait(
+                    {*pending, waiter}, return_when=asyncio.FIRST_COMPLETED
+                )
+                if waiter in done:
+                    yield waiter.result()
+                    waiter = None
+                for task in pending & done:
+                    pending.discard(task)
                     call = tasks[task]
                     output = task.result()
-                    result = ToolResult(call.id, call.name, output.content, output.is_error)
+                    content = output.content + self._image_note(output)
+                    result = ToolResult(call.id, call.name, content, output.is_error)
                     results[call.id] = result
+                    if output.images and self.images_allowed:
+                        images[call.id] = output.images
                     yield ToolFinished(call, result, output.display)
+            while not self.progress.empty():
+                yield self.progress.get_nowait()
         finally:
+            if waiter is not None:
+                waiter.cancel()
             for task in tasks:
                 if not task.done():
                     task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _image_note(self, output: ToolOutput) -> str:
+        """What the result says about images the model will not see."""
+        if not output.images or self.images_allowed:
+            return ""
+        count = len(output.images)
+        return f"\n[{count} image(s) left out: the current model does not accept images]"
 
     async def _execute(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         return await self.registry.execute(name, args, ctx)

@@ -39,3 +39,7 @@ TOOL_OUTPUT_MAX_TOKENS: Final = 12_000
 PROMPT_CACHING: Final = True
 CACHE_TTL: Final[CacheTtl] = "5m"
 PROMPT_CACHE_KEY: Final = True
+# mcpServers.<name>.*
+MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server, and each call of one of its tools
+# the task tool (sub-agents)
+SUBAGENT_MAX_TURNS: Final = 30

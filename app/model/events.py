@@ -18,6 +18,8 @@ RequestPurpose = Literal["turn", "summary"]
 """A request the user's turn made, or a summary request of a compression."""
 TurnStop = StopReason | Literal["max_turns"]
 """Why a turn ended: the model's stop reason, or lull's ``maxTurns`` limit."""
+SubagentStep = Literal["started", "tool", "request", "finished"]
+"""What a sub-agent did: began, started a tool call, finished a model request, ended."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,26 @@ class RequestFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentUpdate:
+    """A sub-agent (the ``task`` tool) made progress inside the parent's call ``call_id``.
+
+    ``step`` says what: ``started`` (``text`` is the task's description), ``tool`` (``text``
+    is the child's call, e.g. ``read_file(app.py)``), ``request`` (``usage`` and ``model`` of
+    one child request, for costs), ``finished`` (``text`` is a one-line outcome).
+    ``session_id`` is the child's own saved session. Front ends show the steps nested in the
+    task call's block, collapsed.
+    """
+
+    call_id: str
+    agent: str
+    step: SubagentStep
+    text: str
+    session_id: str
+    usage: Usage | None = None
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ContextEdited:
     """The view changed (idle cleanup, compression, emergency clear, restore).
 
@@ -132,6 +154,7 @@ Event = (
     | AttemptDiscarded
     | ToolStarted
     | ToolFinished
+    | SubagentUpdate
     | RequestFinished
     | ContextEdited
     | Notice

@@ -41,6 +41,7 @@ class RunOptions:
     continue_last: bool = False
     fork_session: bool = False
     demo: bool = False
+    allow_project_mcp: bool = False
 
 
 def cli_overrides(options: RunOptions) -> dict[str, Any]:

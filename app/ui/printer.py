@@ -29,6 +29,7 @@ from app.model.events import (
     Event,
     Notice,
     RequestFinished,
+    SubagentUpdate,
     ToolFinished,
     ToolStarted,
     TurnFailed,
@@ -38,7 +39,7 @@ from app.model.events import (
 )
 from app.model.provider import Usage
 from app.model.text import json_text, wire_text
-from app.runtime import RunOptions
+from app.runtime import RunOptions, Runtime
 from app.ui.formats import OutputFormat
 from app.ui.shared.hangup import HANGUP_EXIT, HangupWatch
 from app.ui.shared.startup import open_runtime
@@ -112,6 +113,13 @@ class RunResult:
                 self.cost_usd = None if cost is None or total is None else total + cost
             case ContextEdited(edit, description):
                 self.context_edits.append({**edit_to_dict(edit), "description": description})
+            case SubagentUpdate(step="request", usage=usage, model=model) if usage is not None:
+                self.usage = self.usage + usage  # a sub-agent's requests count in the run's cost
+                cost = _usage_cost(usage, model, self.pricing, local=self.local)
+                total = self.cost_usd
+                self.cost_usd = None if cost is None or total is None else total + cost
+            case SubagentUpdate():
+                pass
             case TurnFinished(text, stop_reason):
                 self.final_text, self.stop_reason = text, stop_reason
             case TurnFailed(message, kind):
@@ -190,7 +198,7 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
     unsaved: str | None = None
     hung_up = False
     try:
-        hung_up = asyncio.run(_drive(agent.run_turn(prompt), result, output_format))
+        hung_up = asyncio.run(_drive(agent.run_turn(prompt), result, output_format, runtime))
     except KeyboardInterrupt:
         result.error, result.error_kind = "interrupted by the user", "cancelled"
     finally:
@@ -208,9 +216,15 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
 
 
 async def _drive(
-    events: AsyncIterator[Event], result: RunResult, output_format: OutputFormat
+    events: AsyncIterator[Event],
+    result: RunResult,
+    output_format: OutputFormat,
+    runtime: Runtime | None = None,
 ) -> bool:
-    """Run the turn, printing as it goes; True if SIGHUP stopped it."""
+    """Run the turn, printing as it goes; True if SIGHUP stopped it. MCP servers start now,
+    while the first request is prepared, and that request waits for them."""
+    if runtime is not None:
+        runtime.start_tools(wait=True)
     task = asyncio.create_task(_consume(events, result, output_format))
 
     def stop_turn() -> None:
@@ -225,6 +239,8 @@ async def _drive(
             raise
     finally:
         watch.stop()
+        if runtime is not None:
+            await runtime.stop_tools()
     return watch.fired
 
 
@@ -284,9 +300,15 @@ def _request_cost(
 ) -> float | None:
     """What one request cost; None when its price or its usage is unknown (a server that
     reports no usage has not told us what it counted)."""
-    if not event.usage.reported:
+    return _usage_cost(event.usage, event.model, pricing, local=local)
+
+
+def _usage_cost(
+    usage: Usage, model: str, pricing: Sequence[str], *, local: bool = False
+) -> float | None:
+    if not usage.reported:
         return None
-    return cost_usd(event.usage, event.model, pricing, local=local)
+    return cost_usd(usage, model, pricing, local=local)
 
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
@@ -330,6 +352,22 @@ def event_to_json(
             return {"type": "context_edit", "description": description, "edit": edit_to_dict(edit)}
         case AttemptDiscarded(text, reason):
             return {"type": "discarded", "text": text, "reason": reason}
+        case SubagentUpdate(usage=usage):
+            data: dict[str, Any] = {
+                "type": "subagent",
+                "id": event.call_id,
+                "agent": event.agent,
+                "step": event.step,
+                "text": event.text,
+                "session_id": event.session_id,
+            }
+            if usage is not None:
+                data["usage"] = usage.to_dict()
+                data["model"] = event.model
+                data["cost_usd"] = _rounded(
+                    _usage_cost(usage, event.model, pricing, local=local), 6
+                )
+            return data
         case (
             TurnStarted()
             | AssistantText()

@@ -142,6 +142,11 @@ def _check_tools(body: dict[str, Any]) -> None:
                 raise bad_request(f"tools.{i}.custom.input_schema: Field required")
             if schema.get("type") != "object":
                 raise bad_request(f"tools.{i}.custom.input_schema.type: Input should be 'object'")
+            if any(key in schema for key in ("oneOf", "anyOf", "allOf")):
+                raise bad_request(
+                    f"tools.{i}.custom.input_schema: input_schema does not support oneOf, "
+                    "allOf, or anyOf at the top level"
+                )
 
 
 def _check_block(where: str, block: dict[str, Any], signer: Signer) -> None:

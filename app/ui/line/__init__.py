@@ -73,11 +73,14 @@ def run_line(options: RunOptions) -> int:
 async def _chat(chat: LineChat, watch: HangupWatch) -> None:
     # The SDK imports while the user types, once the first prompt is on screen.
     asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, chat.runtime.preload_sdk)
+    chat.runtime.start_tools()  # MCP servers start in the background while the user types
     watch.start()
     try:
         await chat.run()
     finally:
         watch.stop()
+        with contextlib.suppress(Exception):
+            await chat.runtime.stop_tools()
         with contextlib.suppress(Exception):  # closing must not hide how the chat ended
             await chat.agent.provider.aclose()
 

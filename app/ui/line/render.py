@@ -19,6 +19,7 @@ from app.model.events import (
     Event,
     Notice,
     RequestFinished,
+    SubagentUpdate,
     ToolFinished,
     ToolStarted,
     TurnFailed,
@@ -147,6 +148,8 @@ class EventPrinter:
                 self.line(f"⏺ {call.name}({summary})", "bold")
             case ToolFinished():
                 self._tool_finished(event)
+            case SubagentUpdate():
+                self._subagent(event)
             case ContextEdited(_, description):
                 self.note(description)
             case Notice(level, text):
@@ -192,6 +195,20 @@ class EventPrinter:
             self.line(f"  ✗ {first}", "red")
         else:
             self.line(f"  ✓ {first}", "dim")
+
+    def _subagent(self, event: SubagentUpdate) -> None:
+        """A sub-agent's steps, indented under its task call (its requests are not shown)."""
+        match event.step:
+            case "started":
+                self.line(f"  ↳ sub-agent {event.agent}: {event.text}", "dim")
+            case "tool":
+                self.line(f"    ↳ {event.text}", "dim")
+            case "finished":
+                self.line(f"  ↳ sub-agent {event.agent} {event.text}", "dim")
+            case "request":
+                pass
+            case _:
+                assert_never(event.step)
 
     def _diff(self, diff: str) -> None:
         rows = diff.splitlines()

@@ -32,6 +32,8 @@ def open_runtime(
         print(f"lull: {note}", file=sys.stderr)
     for note in runtime.session_notes():
         print(f"lull: warning: {note}", file=sys.stderr)
+    for note in runtime.mcp_notes():
+        print(f"lull: warning: {note}", file=sys.stderr)
     return runtime, 0
 
 

@@ -20,6 +20,7 @@ from app.model.events import (
     Event,
     Notice,
     RequestFinished,
+    SubagentUpdate,
     ToolFinished,
     ToolStarted,
     TurnFailed,
@@ -73,7 +74,7 @@ class FirstTokenWait:
                     self._arrived()
             case ToolStarted() | TurnFinished() | TurnFailed():
                 self.since = None
-            case ContextEdited() | Notice():
+            case ContextEdited() | Notice() | SubagentUpdate():
                 pass
             case _:
                 assert_never(event)

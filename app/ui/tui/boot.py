@@ -78,5 +78,6 @@ def startup_notes(runtime: Runtime) -> list[tuple[str, str]]:
     start-up went (e.g. the model chosen), torn files."""
     notes: list[tuple[str, str]] = [(d.message, d.level) for d in runtime.loaded.diagnostics]
     notes.extend((note, "info") for note in runtime.start_notes)
+    notes.extend((note, "warning") for note in runtime.mcp_notes())
     notes.extend((note, "warning") for note in runtime.session_notes())
     return notes

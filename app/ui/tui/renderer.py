@@ -21,6 +21,7 @@ from app.model.events import (
     Event,
     Notice,
     RequestFinished,
+    SubagentUpdate,
     ToolFinished,
     ToolStarted,
     TurnFailed,
@@ -62,6 +63,10 @@ class TurnRenderer:
             case ToolFinished(call, result, display):
                 block = await self._block(call, None)
                 await block.finish(result, display)
+            case SubagentUpdate(call_id=call_id, step=step, text=text):
+                task_block = self.tools.get(call_id)
+                if task_block is not None and step in ("tool", "finished"):
+                    await task_block.add_step(text if step == "tool" else f"sub-agent {text}")
             case RequestFinished():
                 await self.settle()
             case AttemptDiscarded():

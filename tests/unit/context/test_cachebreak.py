@@ -189,3 +189,20 @@ def test_the_detector_is_found_among_request_hooks() -> None:
     detector = CacheBreakDetector(list)
     assert find_detector([print, detector]) is detector
     assert find_detector([print]) is None
+
+
+def test_tools_a_source_announced_are_an_expected_break() -> None:
+    from app.context.cachebreak import CacheBreakDetector
+    from app.model.provider import ModelRequest, ToolSpec
+
+    added: dict[str, str] = {}
+    detector = CacheBreakDetector(lambda: [], lambda: added)
+    first = ToolSpec("read_file", "read", {"type": "object"})
+    late = ToolSpec("mcp__gh__search", "search", {"type": "object"})
+    detector(ModelRequest(system="s", messages=(), tools=(first,)), 1)
+    added["mcp__gh__search"] = "MCP server gh came up and added its tools"
+    detector(ModelRequest(system="s", messages=(), tools=(first, late)), 2)
+    assert detector.breaks[-1].expected and "gh came up" in detector.breaks[-1].cause
+    other = ToolSpec("mystery", "?", {"type": "object"})
+    detector(ModelRequest(system="s", messages=(), tools=(first, late, other)), 3)
+    assert not detector.breaks[-1].expected

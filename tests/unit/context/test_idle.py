@@ -354,3 +354,10 @@ def test_a_call_id_shared_with_an_error_is_never_cleared() -> None:
     history = [user("q"), *tool_step("dup"), *tool_step("dup", error=True), *tool_step("b")]
     history += tool_step("c")
     assert tool_edit(plan(history)).call_ids == ("b",)
+
+
+def test_compactable_entries_may_name_a_prefix() -> None:
+    from app.context.idle import is_compactable
+
+    assert is_compactable("mcp__gh__search", frozenset({"mcp__gh__*"}))
+    assert not is_compactable("mcp__other__x", frozenset({"mcp__gh__*", "read_file"}))
