@@ -129,12 +129,13 @@ def test_clears_old_compactable_results_and_keeps_recent() -> None:
     assert tool_edit(edits).kept == 1
 
 
-def test_non_compactable_tools_untouched_and_keep_floored() -> None:
+def test_non_compactable_tools_untouched_and_keep_zero_clears_the_rest() -> None:
     history = [user("q")]
     history += tool_step("ask", "ask_user_question", "y" * 400)
     history += tool_step("r1", "read_file")
     policy = IdlePolicy(tool_results_threshold_minutes=5, tool_results_num_to_keep=0)
-    assert plan(history, policy) == []
+    edit = tool_edit(plan(history, policy))
+    assert edit.call_ids == ("r1",) and edit.kept == 0  # the reference floors 0 to 1
 
 
 def test_already_cleared_results_are_skipped() -> None:
@@ -153,11 +154,11 @@ def test_keep_count_larger_than_results_is_a_no_op() -> None:
 
 
 @pytest.mark.parametrize("keep", [0, -3])
-def test_keep_count_is_floored_to_one(keep: int) -> None:
+def test_keep_count_zero_keeps_none(keep: int) -> None:
     policy = IdlePolicy(tool_results_threshold_minutes=5, tool_results_num_to_keep=keep)
     edit = tool_edit(plan(reads("a", "b", "c"), policy))
-    assert edit.call_ids == ("a", "b")
-    assert edit.kept == 1
+    assert edit.call_ids == ("a", "b", "c")
+    assert edit.kept == 0
 
 
 def test_other_parts_of_a_cleared_message_are_preserved() -> None:
@@ -288,12 +289,14 @@ def test_results_smaller_than_the_sentinel_are_left_alone() -> None:
     assert estimate_messages_tokens(view) < estimate_messages_tokens(history)
 
 
-def test_a_small_recent_result_still_takes_its_keep_slot() -> None:
-    # The keep slots go to the N newest successful compactable results, whatever their size.
+def test_a_small_result_takes_no_keep_slot() -> None:
+    # As the module docstring says: only clearable results (larger than the sentinel) take
+    # a slot, so a tiny newest result does not push a real one out of the kept window.
     history = [user("q"), *tool_step("a"), *tool_step("b"), *tool_step("tiny", content="ok")]
-    edits = plan(history)  # keep 1: "tiny" is the newest, so both older reads are cleared
-    assert tool_edit(edits).call_ids == ("a", "b")
+    edits = plan(history)  # keep 1: "b" is the newest clearable result
+    assert tool_edit(edits).call_ids == ("a",)
     assert tool_edit(edits).kept == 1
+    assert result_by_id(build_view(history, edits), "b").content == "x" * 400
 
 
 def test_nothing_worth_clearing_returns_no_edit() -> None:
