@@ -22,15 +22,10 @@ from app.model.notes import (
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DESCRIPTION = f"""\
-Keep a short session note: a fact that must survive for the rest of this session (the user \
-wants tabs, tests run with `make check`, the bug is in parse_date). Notes are never cleared \
-or summarised away, and are restated after the context is compressed.
-- `key`: a few words naming the note (at most {MAX_KEY_CHARS} characters, no ':'); writing \
-the same key again updates it.
-- `text`: the note (at most {MAX_NOTE_CHARS} characters); not needed to delete.
-- `action`: "write" (default) or "delete".
-Keep notes few and short: they are for facts you must not lose, not for plans or file \
-contents."""
+Keep a short session note that must survive the whole session (the user wants tabs; tests \
+run with `make check`). Notes are never cleared or summarised away. `key` names it (same key \
+updates it; at most {MAX_KEY_CHARS} characters, no ':'), `text` is the note (at most \
+{MAX_NOTE_CHARS} characters), `action` "delete" removes it."""
 
 
 class NoteTool(Tool):
@@ -41,13 +36,9 @@ class NoteTool(Tool):
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "key": {"type": "string", "description": "What the note is about (its name)."},
-            "text": {"type": "string", "description": "The note; omit it to delete."},
-            "action": {
-                "type": "string",
-                "enum": list(NOTE_ACTIONS),
-                "description": "write (default: create or update) or delete.",
-            },
+            "key": {"type": "string"},
+            "text": {"type": "string"},
+            "action": {"type": "string", "enum": list(NOTE_ACTIONS)},
         },
         "required": ["key"],
         "additionalProperties": False,

@@ -15,7 +15,7 @@ from app.commands import (
 from app.context.cachebreak import CacheBreakDetector, find_detector
 from app.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.support import run
+from tests.support import run, summary_of
 from tests.unit.commands.support import drive
 
 
@@ -56,7 +56,7 @@ async def test_compact_returns_a_stream_the_front_end_drives(
 ) -> None:
     if not hasattr(runtime.agent, "compact"):
         pytest.skip("Agent.compact is not in this build")
-    fake.script(Reply(text="a long answer " * 50), Reply(text="## Goal\nsummary of the talk"))
+    fake.script(Reply(text="a long answer " * 50), Reply(text=summary_of("summary of the talk")))
     await run(runtime.agent, "tell me a lot " * 20)
     result = run_command(runtime, "/compact the goal")
     assert result.lines == ("compacting the conversation (focus: the goal)",)
