@@ -14,12 +14,6 @@ from app.engine.fit import ContextFitter
 from app.model.edits import ContextEdit, Restore, Summary
 from app.model.provider import ModelRequest
 
-_WHAT: dict[RestoreScope, str] = {
-    "all": "the cleared content and the latest compression",
-    "clears": "the cleared content",
-    "compression": "the latest compression",
-}
-
 
 @dataclass(frozen=True)
 class RestoreOutcome:
@@ -50,12 +44,22 @@ def restore_context(
         hint = _narrower(fitter, shape, scope, now)
         return RestoreOutcome(
             None,
-            f"cannot restore {_WHAT[scope]}: the context would be ~{after:,} tokens "
+            f"cannot restore {_what(undo)}: the context would be ~{after:,} tokens "
             f"({budget.percent(after)}% of the {budget.window:,}-token window), {why}; "
             f"nothing was changed{hint}",
         )
     session.add_edit(edit)
     return RestoreOutcome(edit, _done(undo, after, budget.percent(after)))
+
+
+def _what(undo: list[ContextEdit]) -> str:
+    """What a restore of ``undo`` brings back, in words."""
+    names = []
+    if any(not isinstance(e, Summary) for e in undo):
+        names.append("the cleared content")
+    if any(isinstance(e, Summary) for e in undo):
+        names.append("the latest compression")
+    return " and ".join(names)
 
 
 def _nothing(scope: RestoreScope) -> str:
