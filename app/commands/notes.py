@@ -47,8 +47,8 @@ def _show(runtime: Runtime) -> CommandResult:
 
 def split_note(text: str, taken: set[str]) -> tuple[str, str]:
     """(key, text) of ``/notes add`` input: ``KEY: TEXT`` when the part before the first
-    colon is a one-word key, else an unused ``note-N`` key and the whole text."""
-    head, colon, body = text.partition(":")
+    ": " is a one-word key, else an unused ``note-N`` key and the whole text."""
+    head, colon, body = text.partition(": ")
     if colon and head.strip() and " " not in head.strip() and body.strip():
         return head.strip(), body.strip()
     number = 1
