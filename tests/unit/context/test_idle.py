@@ -12,17 +12,19 @@ from app.context.idle import (
     DEFAULT_COMPACTABLE,
     IdlePolicy,
     describe_edit,
+    gap_starts,
     idle_gap_minutes,
     plan_idle_cleanup,
 )
 from app.context.view import build_view
-from app.model.edits import ClearThinking, ClearToolResults
+from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 from tests.unit.context.builders import (
     NOW,
     REF,
     THINKING_ONLY,
     TOOLS_ONLY,
+    ago,
     assistant,
     call,
     plan,
@@ -357,3 +359,42 @@ def test_a_call_id_shared_with_an_error_is_never_cleared() -> None:
     history = [user("q"), *tool_step("dup"), *tool_step("dup", error=True), *tool_step("b")]
     history += tool_step("c")
     assert tool_edit(plan(history)).call_ids == ("b",)
+
+
+# --- one cleanup per kind and gap -----------------------------------------------------------
+
+
+def test_each_kind_has_its_own_gap() -> None:
+    last = ago(30)
+    assert gap_starts([], None) == {"tool_results": None, "thinking": None}
+    assert gap_starts([], last) == {"tool_results": last, "thinking": last}
+    thinking_clear = ClearThinking(("m",), at=ago(20))
+    starts = gap_starts([thinking_clear], last)
+    assert starts == {"tool_results": last, "thinking": None}  # the other kind stays open
+    old_clear = ClearToolResults(("c",), at=ago(100))  # an earlier gap's clear
+    restore = Restore((thinking_clear.id, old_clear.id), at=ago(10))
+    starts = gap_starts([old_clear, thinking_clear, restore], last)
+    assert starts == {"tool_results": ago(10), "thinking": ago(10)}  # afresh from the restore
+    emergency = ClearToolResults(("d",), reason="emergency", at=ago(5))
+    summary = Summary("x", "s", at=ago(5))
+    light = Supersede(("e",), ("[p]",), at=ago(5))
+    assert gap_starts([emergency, summary, light], last) == {"tool_results": last, "thinking": last}
+    undo_summary = Restore((summary.id,), at=ago(4))
+    assert gap_starts([summary, undo_summary], last)["tool_results"] == last
+
+
+def test_a_later_longer_gap_still_clears_after_an_earlier_partial_cleanup() -> None:
+    history = [*reads("a", "b", "c"), assistant(thinking(), Text("done"))]
+    policy = IdlePolicy(5, 60, 1)
+    first = plan(history, policy, idle=10)
+    assert [type(e) for e in first] == [ClearThinking]
+    earlier = [ClearThinking(first[0].message_ids, at=ago(110))]  # made 10 min into the gap
+    later = plan_idle_cleanup(
+        build_view(history, earlier),
+        policy=policy,
+        last_response_at=ago(120),
+        now=NOW,
+        thinking_rule="all",
+        edits=earlier,
+    )
+    assert [type(e) for e in later] == [ClearToolResults]
