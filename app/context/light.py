@@ -12,7 +12,10 @@ lightThreshold``, see ``stages.py``). A successful tool result is superseded whe
 
 The newest copy always stays; errors, notes, cleared results and results that are no larger
 than their pointer are never touched. The step returns one :class:`Supersede` context edit
-(reversible with ``/context restore``, like idle clears), or None.
+(reversible with ``/context restore``, like idle clears), or None — also when it would free
+less than ``min_saving`` tokens: every rewrite costs a prompt-cache write of what follows the
+first changed block, which a small saving does not pay back (anti-thrash, like a compression
+that frees little).
 """
 
 from __future__ import annotations
@@ -46,8 +49,15 @@ def duplicate_pointer(tool: str, call_id: str) -> str:
     return f"[Same output as the later {tool} call {call_id}; omitted here]"
 
 
-def plan_light(view: Sequence[Message], saving: Saving, *, at: float) -> Supersede | None:
-    """The light step's edit for ``view`` (None when nothing is superseded)."""
+MIN_SHARE = 0.25
+"""The least share of the prompt a light step must free to be worth a cache rewrite."""
+
+
+def plan_light(
+    view: Sequence[Message], saving: Saving, *, at: float, min_saving: int = 0
+) -> Supersede | None:
+    """The light step's edit for ``view`` (None when nothing is superseded, or when it would
+    free less than ``min_saving`` tokens)."""
     calls = calls_by_id(view)
     results = [
         (r, calls[r.call_id])
@@ -60,9 +70,9 @@ def plan_light(view: Sequence[Message], saving: Saving, *, at: float) -> Superse
         pointer = _superseded_by(result, call, results[index + 1 :])
         if pointer is not None and saving(result, pointer) > 0:
             pointers[result.call_id] = pointer
-    if not pointers:
-        return None
     saved = sum(saving(r, pointers[r.call_id]) for r, _ in results if r.call_id in pointers)
+    if not pointers or saved < min_saving:
+        return None
     return Supersede(tuple(pointers), tuple(pointers.values()), tokens_saved=saved, at=at)
 
 

@@ -10,11 +10,14 @@ Lines are fractions of the model's window (``context.compression.*``, see
 
 Every light or full step rewrites the conversation and so costs one prompt-cache write; to
 keep that rare, each runs **at most once per crossing** of its line, never on every request:
-the light step re-arms only once the context has fallen back under the light line (after a
-compression), and full compression follows :class:`CompressionGuard` (after an attempt that
-failed or left the context above the line, it waits until the context has grown by 5% of
-the window). :class:`StageSchedule` is the only place that decides this; ``engine/fit.py``
-asks it before every request.
+the light step re-arms only once a compression has brought the context back under the light
+line (the light step itself does not: falling back under the line because of what it freed
+and crossing again a few requests later would rewrite the cache over and over), and full
+compression follows :class:`CompressionGuard` (after an attempt that failed or left the
+context above the line, it waits until the context has grown by 5% of the window). A light
+step that would free less than a quarter of the prompt is skipped for the crossing
+(``light.MIN_SHARE``). :class:`StageSchedule` is the only place that decides when;
+``engine/fit.py`` asks it before every request.
 """
 
 from __future__ import annotations
@@ -30,12 +33,18 @@ class StageSchedule:
 
     guard: CompressionGuard = field(default_factory=CompressionGuard)
     light_armed: bool = True
+    compressed_since_light: bool = False
 
     def seen(self, estimate: int, budget: Budget) -> None:
-        """Note the current context size: back under the light line re-arms the light step."""
+        """Note the current context size: back under the light line after a compression
+        re-arms the light step."""
         self.guard.seen(estimate)
-        if estimate < budget.light:
-            self.light_armed = True
+        if self.compressed_since_light and estimate < budget.light:
+            self.light_armed, self.compressed_since_light = True, False
+
+    def compressed(self) -> None:
+        """A summary was accepted: the light step may run at the next crossing."""
+        self.compressed_since_light = True
 
     def light_due(self, estimate: int, budget: Budget) -> bool:
         """True when the context has crossed the light line since the light step last ran."""

@@ -199,7 +199,10 @@ class ContextFitter:
         )
         if self.stages.light_due(estimate, budget):
             self.stages.light_ran()
-            for event in light_step(self.session, self.model_view(), self.counter, self.clock()):
+            view, now = self.model_view(), self.clock()
+            for event in light_step(
+                self.session, view, self.counter, now, self.local_tokens(shape)
+            ):
                 yield event
             estimate = self.estimate(shape)
             self.stages.seen(estimate, budget)
@@ -256,6 +259,7 @@ class ContextFitter:
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
             self.guard.succeeded(self.estimate(shape), budget)
+            self.stages.compressed()
             log.info(attempt.detail)
             yield ContextEdited(attempt.edit, attempt.detail)
             return

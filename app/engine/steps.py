@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from app.context.light import plan_light
+from app.context.light import MIN_SHARE, plan_light
 from app.context.notes import notes_from
 from app.context.pinning import pinned_block
 from app.context.tiers import calls_by_id, current_reads, file_path, unresolved_errors
@@ -20,18 +20,18 @@ log = logging.getLogger("lull.compress")
 
 
 def light_step(
-    session: Session, view: Sequence[Message], counter: TokenCounter, now: float
+    session: Session, view: Sequence[Message], counter: TokenCounter, now: float, prompt: int
 ) -> list[Event]:
-    """Replace superseded tool outputs of ``view`` by pointers: one recorded edit (none when
-    nothing is superseded), no model call."""
+    """Replace superseded tool outputs of ``view`` by pointers: one recorded edit, no model
+    call; none when what it frees is under :data:`MIN_SHARE` of the ``prompt`` (local tokens)."""
 
     def saving(result: ToolResult, pointer: str) -> int:
         replaced = ToolResult(result.call_id, result.name, pointer, result.is_error, True)
         return counter.part(result) - counter.part(replaced)
 
-    edit = plan_light(view, saving, at=now)
+    edit = plan_light(view, saving, at=now, min_saving=int(MIN_SHARE * prompt))
     if edit is None:
-        log.info("light step: nothing superseded")
+        log.info("light step: nothing superseded worth a cache rewrite")
         return []
     session.add_edit(edit)
     line = (

@@ -29,26 +29,41 @@ async def test_rereads_become_pointers_once_per_crossing_never_per_request(
     provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
 ) -> None:
     (workspace / "a.txt").write_text(f"a.txt\n{FILE_TEXT}")
-    (workspace / "big.txt").write_text(f"big.txt\n{FILE_TEXT * 4}")
+    (workspace / "big.txt").write_text(f"big.txt\n{FILE_TEXT * 8}")
     agent = make_agent()
-    provider.script(*reads("a.txt", "a.txt", "a.txt"))
-    below = await run(agent, "read a three times")
+    provider.script(*reads(*["a.txt"] * 6))
+    below = await run(agent, "read a six times")
     assert not light_edits(below)  # far under the line of a 200k window
     agent.fitter.window_cap = 2 * (agent.estimate_context() + 300)  # the line: 300 tokens on
 
     provider.script(*reads("big.txt"))
     crossing = await run(agent, "read the big one")
     [edit] = light_edits(crossing)  # one edit, no model call
-    assert len(edit.call_ids) == 2 and all(
+    assert len(edit.call_ids) == 5 and all(
         "a.txt was read again in full" in p for p in edit.pointers
     )
     assert [e.purpose for e in crossing if isinstance(e, RequestFinished)] == ["turn", "turn"]
     sent = [r.content for m in provider.requests[-1].messages for r in m.tool_results]
-    assert sum(1 for text in sent if text.startswith("[Superseded: a.txt")) == 2
+    assert sum(1 for text in sent if text.startswith("[Superseded: a.txt")) == 5
     assert agent.estimate_context() >= agent.fitter.budget(agent.shape()).light  # still above
 
     provider.script(*reads("a.txt", "a.txt"))
     above = await run(agent, "a again, twice")  # three requests above the line
     assert not light_edits(above)  # not per request: the line was not crossed again
     sent = [r.content for m in provider.requests[-1].messages for r in m.tool_results]
-    assert sum(1 for text in sent if text.startswith("[Superseded: a.txt")) == 2
+    assert sum(1 for text in sent if text.startswith("[Superseded: a.txt")) == 5
+
+
+async def test_a_light_step_that_frees_little_is_skipped_for_the_crossing(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text(f"a.txt\n{FILE_TEXT}")
+    (workspace / "big.txt").write_text(f"big.txt\n{FILE_TEXT * 8}")
+    agent = make_agent()
+    provider.script(*reads("a.txt", "a.txt"))
+    await run(agent, "read a twice")
+    agent.fitter.window_cap = 2 * (agent.estimate_context() + 300)
+    provider.script(*reads("big.txt"))
+    crossing = await run(agent, "read the big one")  # one superseded copy: under a quarter
+    assert not light_edits(crossing)
+    assert not agent.fitter.stages.light_armed  # this crossing is spent: no retry per request
