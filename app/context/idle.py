@@ -18,8 +18,9 @@ Rules (DESIGN.md §3), where they go beyond the reference design:
 * Inline images: by the same threshold, the newest N images stay (their own
   count, like the reference) and older ones become
   ``[Old inline media cleared: <mime>]``, in the same edit.
-* Thinking: removed per provider rule; never from a message whose only
-  substantive content is thinking (it would leave an empty assistant message),
+* Thinking (``idle_thinking.py``): removed per provider rule; never from a
+  message whose only substantive content is thinking (it would leave an empty
+  assistant message),
   never from tool-call messages under ``keep_tool_calls`` (DeepSeek, Kimi), and
   never from the tool loop the view ends inside (an interrupted turn: the API
   still needs that loop's reasoning).
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from app.context.estimate import estimate_part_tokens
+from app.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
 from app.model import defaults
 from app.model.edits import (
     ClearThinking,
@@ -53,15 +55,23 @@ from app.model.messages import (
     CLEARED_TOOL_RESULT,
     Image,
     Message,
-    Part,
     Text,
-    Thinking,
     ToolResult,
     cleared_image_text,
 )
 from app.model.notes import NOTE_TOOL
 
-ThinkingRule = Literal["all", "keep_tool_calls", "none"]
+__all__ = [
+    "DEFAULT_COMPACTABLE",
+    "IdlePolicy",
+    "ThinkingRule",
+    "describe_edit",
+    "gap_starts",
+    "idle_gap_minutes",
+    "plan_idle_cleanup",
+    "thinking_rule_for",
+]
+
 IdleKind = Literal["tool_results", "thinking"]
 IDLE_KINDS: tuple[IdleKind, ...] = ("tool_results", "thinking")
 
@@ -78,22 +88,6 @@ DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
     }
 )
 DEFAULT_NUM_TO_KEEP = defaults.TOOL_RESULTS_NUM_TO_KEEP
-
-_RULES_BY_VENDOR: dict[str, ThinkingRule] = {
-    "anthropic": "all",
-    "deepseek": "keep_tool_calls",
-    "kimi": "keep_tool_calls",
-}
-
-
-def thinking_rule_for(vendor: str) -> ThinkingRule:
-    """How thinking may be removed from history for ``vendor`` (case-insensitive).
-
-    "anthropic" -> "all"; "deepseek" and "kimi" -> "keep_tool_calls" (their APIs
-    answer HTTP 400 when a tool-call message lacks its reasoning); any other
-    vendor -> "none" (removal is unsafe or pointless there).
-    """
-    return _RULES_BY_VENDOR.get(vendor.strip().lower(), "none")
 
 
 @dataclass(frozen=True)
@@ -194,7 +188,7 @@ def plan_idle_cleanup(
             planned.append(tool_edit)
     gap = _gap(starts["thinking"], now)
     if gap is not None and _reached(gap, policy.thinking_threshold_minutes):
-        thinking_edit = _plan_thinking(view, thinking_rule, gap, now)
+        thinking_edit = plan_thinking(view, thinking_rule, gap, now)
         if thinking_edit is not None:
             planned.append(thinking_edit)
     return planned
@@ -314,60 +308,6 @@ def _keep_count(value: int) -> int:
     except (TypeError, ValueError, OverflowError):
         return DEFAULT_NUM_TO_KEEP
     return max(0, count)
-
-
-# --- thinking --------------------------------------------------------------------------------
-
-
-def _plan_thinking(
-    view: Sequence[Message], rule: ThinkingRule, gap: float, now: float
-) -> ClearThinking | None:
-    if rule not in ("all", "keep_tool_calls"):
-        return None
-    protected = _open_tool_loop_ids(view)
-    message_ids: list[str] = []
-    saved = 0
-    for message in view:
-        if message.role != "assistant" or message.id in protected:
-            continue
-        thinking = [p for p in message.parts if isinstance(p, Thinking)]
-        if not thinking or not any(_is_substantive(p) for p in message.parts):
-            continue
-        if rule == "keep_tool_calls" and message.tool_calls:
-            continue
-        message_ids.append(message.id)
-        saved += sum(estimate_part_tokens(p) for p in thinking)
-    if not message_ids:
-        return None
-    return ClearThinking(
-        message_ids=tuple(message_ids), reason="idle", tokens_saved=saved, gap_minutes=gap, at=now
-    )
-
-
-def _is_substantive(part: Part) -> bool:
-    """A part that keeps an assistant message sendable once its thinking is gone."""
-    if isinstance(part, Thinking):
-        return False
-    if isinstance(part, Text):
-        return bool(part.text.strip())
-    return True
-
-
-def _open_tool_loop_ids(view: Sequence[Message]) -> frozenset[str]:
-    """Assistant messages of the tool loop ``view`` ends inside (an interrupted turn).
-
-    A new user message after tool results continues that loop for the API, so
-    its reasoning must be sent back unchanged (Anthropic answers HTTP 400).
-    """
-    if not view or not (view[-1].tool_results or view[-1].tool_calls):
-        return frozenset()
-    ids: set[str] = set()
-    for message in reversed(view):
-        if message.is_user_prompt:
-            break
-        if message.role == "assistant":
-            ids.add(message.id)
-    return frozenset(ids)
 
 
 # --- helpers ---------------------------------------------------------------------------------
