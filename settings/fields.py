@@ -70,7 +70,10 @@ GROUPS: dict[str, str] = {
         "Idle cleanup: after a gap since the last model response, clear stale thinking and "
         "old tool results before the next request (the prompt cache is cold by then anyway)."
     ),
-    "context.compression": "LLM summary compression when the prompt nears the context window.",
+    "context.compression": (
+        "Staged thresholds as fractions of the context window: watch (warning colour), light "
+        "step (pointers, no model call), full compression (an LLM summary), emergency clear."
+    ),
     "context.toolOutput": "Limits on one tool result as the model sees it.",
     "context.cache": "Provider prompt caching.",
 }
@@ -128,15 +131,27 @@ _TABLE = (
     Field(f"{_IDLE}.toolResultsThresholdMinutes", _MINUTES,
           "Idle minutes after which old tool results are cleared; < 0 disables.",
           env="LULL_TOOL_RESULTS_THRESHOLD_MINUTES", project="yes"),
-    Field(f"{_IDLE}.toolResultsNumToKeep", Integer(1),
-          "How many of the newest compactable tool results an idle cleanup keeps.",
+    Field(f"{_IDLE}.toolResultsNumToKeep", Integer(0),
+          "How many of the newest compactable tool results (and inline images) an idle "
+          "cleanup keeps; 0 keeps none.",
           env="LULL_TOOL_RESULTS_NUM_TO_KEEP", project="yes"),
     Field(f"{_IDLE}.compactableTools", TextList(),
           "Extra tool names (e.g. MCP tools) whose results idle cleanup may clear.",
           project="yes"),
+    Field("context.compression.watchThreshold", Number(0, 1, exclusive_minimum=True),
+          "Show the context in a warning colour (status bar, line-mode toolbar) from this "
+          "fraction of the context window.", project="yes"),
+    Field("context.compression.lightThreshold", Number(0, 1, exclusive_minimum=True),
+          "Light step (no model call) once the prompt crosses this fraction of the window: "
+          "superseded tool outputs (a file read again, a read made stale by a write, exact "
+          "duplicates) become pointers; reversible with /context restore.", project="yes"),
     Field("context.compression.threshold", Number(0, 1, exclusive_minimum=True),
-          "Compress when the prompt exceeds this fraction of the context window.",
+          "Full compression (an LLM summary) when the prompt exceeds this fraction of the "
+          "context window.",
           project="yes"),
+    Field("context.compression.emergencyThreshold", Number(0, 1, exclusive_minimum=True),
+          "Safety net: clear the oldest tool outputs (never errors or notes) when the prompt "
+          "still reaches this fraction of the window after compression.", project="yes"),
     Field("context.compression.keepRecentFraction",
           Number(0, 1, exclusive_minimum=True, exclusive_maximum=True),
           "Fraction of the budget kept verbatim as the recent tail when compressing.",

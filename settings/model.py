@@ -55,11 +55,14 @@ class IdleSettings:
 
 @dataclass(frozen=True, slots=True)
 class CompressionSettings:
-    """When and how LLM summary compression runs (``context.compression.*``)."""
+    """The staged thresholds and how LLM summary compression runs (``context.compression.*``)."""
 
     threshold: float = defaults.COMPRESSION_THRESHOLD
     keep_recent_fraction: float = defaults.KEEP_RECENT_FRACTION
     model: str | None = None
+    watch_threshold: float = defaults.WATCH_THRESHOLD
+    light_threshold: float = defaults.LIGHT_THRESHOLD
+    emergency_threshold: float = defaults.EMERGENCY_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)

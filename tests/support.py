@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from app.context.compress_prompt import SECTIONS
 from app.context.idle import IdlePolicy
 from app.engine.agent import Agent, AgentConfig
 from app.engine.session import Session
@@ -24,6 +25,13 @@ VENDOR_PROVIDER = {
     "deepseek": "openai",
     "kimi": "openai",
 }
+
+
+def summary_of(goal: str, next_step: str = "Carry on.") -> str:
+    """A summary with every section the compressor checks for: ``goal`` under the first
+    heading, ``next_step`` under the last, "none" under the others."""
+    bodies = {SECTIONS[0]: goal, SECTIONS[-1]: next_step}
+    return "\n".join(f"## {name}\n{bodies.get(name, 'none')}" for name in SECTIONS)
 
 
 class Clock:

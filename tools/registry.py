@@ -11,6 +11,7 @@ from tools.edit import EditTool
 from tools.glob_files import GlobTool
 from tools.grep_search import GrepSearchTool
 from tools.list_directory import ListDirectoryTool
+from tools.note import NoteTool
 from tools.read_file import ReadFileTool
 from tools.shell import ShellTool
 from tools.validation import validate_arguments
@@ -90,5 +91,6 @@ def default_registry() -> ToolRegistry:
             GlobTool(),
             ListDirectoryTool(),
             WebFetchTool(),
+            NoteTool(),
         ]
     )

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from app.context.assemble import PrefixBlock, prefix_blocks
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Restore,
+    Summary,
+    Supersede,
+)
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ToolSpec
 
@@ -205,16 +212,20 @@ def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
         return ""
     for edit in edits:
         match edit:
-            case ClearToolResults(call_ids=ids) if set(ids) & set(block.call_ids):
-                return f"idle cleanup cleared {len(ids)} tool results"
+            case ClearToolResults(call_ids=ids, images=images) if set(ids) & set(
+                block.call_ids
+            ) or any(ref.startswith(f"{block.message_id}#") for ref in images):
+                return f"{edit.reason} cleanup cleared {len(ids) + len(images)} old outputs"
             case ClearThinking(message_ids=ids) if block.message_id in ids:
                 return f"idle cleanup cleared thinking of {len(ids)} messages"
+            case Supersede(call_ids=ids) if set(ids) & set(block.call_ids):
+                return f"the light step replaced {len(ids)} superseded tool outputs"
             case Summary():
                 return "compression replaced earlier messages with a summary"
             case Restore(edit_ids=ids):
-                return f"/context restore brought back {len(ids)} cleared edit(s)"
-            case ClearToolResults() | ClearThinking():
-                continue  # it cleared something else
+                return f"/context restore brought back {len(ids)} edit(s)"
+            case ClearToolResults() | ClearThinking() | Supersede():
+                continue  # it changed something else
             case _:
                 assert_never(edit)
     return ""

@@ -24,7 +24,6 @@ from app.engine.tool_runner import ToolRunner
 from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.approvals import Approver
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.events import (
     AssistantText,
     AssistantThinking,
@@ -176,12 +175,8 @@ class Agent:
             yield event
 
     def _tidy_on_idle(self) -> list[Event]:
-        """Idle cleanup: only here, when a user message starts a turn; once per idle episode."""
-        last = self.session.last_response_at
-        if last is not None and any(
-            edit.at >= last and _idle_episode_edit(edit) for edit in self.session.edits
-        ):
-            return []  # this episode was already handled (a cleanup, or a restore since)
+        """Idle cleanup: only here, when a user message starts a turn; each kind at most once
+        per idle gap (``context/idle.gap_starts``)."""
         rule = thinking_rule_for(self.config.vendor)
         edits = plan_idle_cleanup(
             self.session.view(),
@@ -189,6 +184,7 @@ class Agent:
             last_response_at=self.session.last_response_at,
             now=self.clock(),
             thinking_rule=rule,
+            edits=self.session.edits,
         )
         events: list[Event] = []
         for edit in edits:
@@ -344,16 +340,3 @@ class _Tries:
     cut: int = 0
     empty: int = 0
     overflow: bool = False
-
-
-def _idle_episode_edit(edit: ContextEdit) -> bool:
-    """Edits that mark an idle episode as handled: idle clears and restores."""
-    match edit:
-        case Restore():
-            return True
-        case ClearToolResults(reason=reason) | ClearThinking(reason=reason):
-            return reason == "idle"
-        case Summary():
-            return False
-        case _:
-            assert_never(edit)

@@ -131,6 +131,10 @@ class Session:
         """What the model sees: the transcript with the context edits applied."""
         return build_view(self.record.messages, self.record.edits)
 
+    def view_with(self, edit: ContextEdit) -> list[Message]:
+        """The view if ``edit`` were recorded too (for checks before recording it)."""
+        return build_view(self.record.messages, [*self.record.edits, edit])
+
     def context_tokens(self) -> int:
         """Estimated tokens of the current view's messages."""
         return sum(estimate_message_tokens(m) for m in self.view())

@@ -31,7 +31,10 @@ THINKING_THRESHOLD_MINUTES: Final = 5.0
 TOOL_RESULTS_THRESHOLD_MINUTES: Final = 60.0
 TOOL_RESULTS_NUM_TO_KEEP: Final = 5
 # context.compression.*
-COMPRESSION_THRESHOLD: Final = 0.8
+COMPRESSION_THRESHOLD: Final = 0.8  # full compression (an LLM summary)
+WATCH_THRESHOLD: Final = 0.4  # the status bar shows the context in a warning colour
+LIGHT_THRESHOLD: Final = 0.5  # the light step: superseded outputs become pointers
+EMERGENCY_THRESHOLD: Final = 0.9  # the safety net: the oldest outputs are cleared
 KEEP_RECENT_FRACTION: Final = 0.3
 # context.toolOutput.*
 TOOL_OUTPUT_MAX_TOKENS: Final = 12_000

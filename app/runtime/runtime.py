@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.catalog.cache_policy import CacheSetup
+from app.catalog.cache_policy import CacheSetup, ttl_warnings
 from app.catalog.local_servers import is_local_url
 from app.catalog.pricing import cost_by_model
 from app.catalog.vision import accepts_images
@@ -148,6 +148,11 @@ class Runtime:
             thinking_minutes=idle.thinking_threshold_minutes,
             tool_results_minutes=idle.tool_results_threshold_minutes,
         )
+
+    def cache_warnings(self) -> list[str]:
+        """Idle thresholds shorter than the prompt-cache lifetime in use (0 included): each
+        cleanup would discard a warm cache. Front ends say these once at start."""
+        return ttl_warnings(self.cache_setup())
 
     # --- switching ---------------------------------------------------------------------------
 

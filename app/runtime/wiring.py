@@ -207,6 +207,9 @@ def agent_config(
             threshold=compression.threshold,
             keep_recent_fraction=compression.keep_recent_fraction,
             model=compression.model,
+            watch_threshold=compression.watch_threshold,
+            light_threshold=compression.light_threshold,
+            emergency_threshold=compression.emergency_threshold,
         ),
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
     )

@@ -25,7 +25,7 @@ from app.ui.line.approve import TerminalApprover
 from app.ui.line.chat import LineChat, Reader
 from app.ui.line.launch import open_line_runtime
 from app.ui.line.render import EventPrinter
-from app.ui.line.status import banner_lines, recap_lines
+from app.ui.line.status import Fragments, banner_lines, recap_lines
 from app.ui.shared.hangup import HANGUP_EXIT, GuardedOutput, HangupWatch
 from app.ui.shared.history import History
 from app.version import version
@@ -85,7 +85,9 @@ async def _chat(chat: LineChat, watch: HangupWatch) -> None:
             await chat.agent.provider.aclose()
 
 
-def _reader(workspace: Path, toolbar: Callable[[], str], at_end: Callable[[], object]) -> Reader:
+def _reader(
+    workspace: Path, toolbar: Callable[[], Fragments], at_end: Callable[[], object]
+) -> Reader:
     """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs); ``at_end``
     runs when the terminal's input ends (it may have gone away)."""
     if sys.stdin.isatty() and sys.stdout.isatty():

@@ -9,7 +9,7 @@ import pytest
 
 from app.context.cachebreak import CacheBreakDetector, find_detector
 from app.context.view import build_view
-from app.model.edits import ContextEdit, Restore, Summary
+from app.model.edits import ContextEdit, Restore, Summary, Supersede
 from app.model.messages import Message, Text, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
 from tests.unit.context.builders import NOW, assistant, plan, thinking, user
@@ -206,3 +206,22 @@ def test_tools_a_source_announced_are_an_expected_break() -> None:
     other = ToolSpec("mystery", "?", {"type": "object"})
     detector(ModelRequest(system="s", messages=(), tools=(first, late, other)), 3)
     assert not detector.breaks[-1].expected
+
+
+def test_the_light_step_and_a_restored_compression_are_expected_breaks() -> None:
+    s = Session()
+    for n in range(4):
+        s.transcript += loop_step(f"c{n}")
+        s.send()
+    s.edits.append(Supersede(("c0",), ("[Superseded: pointer]",)))
+    s.transcript.append(user("More."))
+    s.send()
+    [brk] = s.detector.breaks
+    assert brk.expected and brk.cause == "the light step replaced 1 superseded tool outputs"
+    summary = Summary(s.transcript[2].id, "summary")
+    s.edits.append(summary)
+    s.send()
+    s.edits.append(Restore((summary.id,)))
+    s.send()
+    assert [b.expected for b in s.detector.breaks] == [True, True, True]
+    assert s.detector.breaks[-1].cause == "/context restore brought back 1 edit(s)"

@@ -14,11 +14,11 @@ from app.model.events import ContextEdited, Event, Notice, RequestFinished, Turn
 from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
 from app.model.provider import ModelRequest, ProviderError
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import run
+from tests.support import run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 
 WINDOW = 6_000
-SUMMARY = "## Goal\nRead every file.\n## Next step\nKeep reading."
+SUMMARY = summary_of("Read every file.", "Keep reading.")
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))  # ~2 KB
 
 

@@ -111,7 +111,8 @@ def test_every_default_is_valid_under_the_schema() -> None:
 def test_schema_rejects_unknown_keys_and_wrong_types() -> None:
     assert not is_valid(SCHEMA, {"modle": {}})
     assert not is_valid(SCHEMA, {"model": {"contextWindow": True}})
-    assert not is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"toolResultsNumToKeep": 0}}})
+    assert not is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"toolResultsNumToKeep": -1}}})
+    assert is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"toolResultsNumToKeep": 0}}})
     assert is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"thinkingThresholdMinutes": -1}}})
 
 

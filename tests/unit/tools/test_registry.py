@@ -19,6 +19,7 @@ ALL_TOOLS = [
     "glob",
     "list_directory",
     "web_fetch",
+    "note",
 ]
 
 
@@ -54,7 +55,7 @@ class Behaving(Tool):
 def test_default_registry_has_all_tools_in_a_fixed_order() -> None:
     registry = default_registry()
     assert registry.names() == ALL_TOOLS
-    assert len(registry) == 8
+    assert len(registry) == 9
     assert [t.name for t in registry] == ALL_TOOLS
 
 
@@ -80,14 +81,15 @@ def test_argument_names_are_the_public_contract() -> None:
         "glob": {"pattern", "path"},
         "list_directory": {"path"},
         "web_fetch": {"url"},
+        "note": {"key", "text", "action"},
     }
 
 
 def test_flags() -> None:
     registry = default_registry()
     read_only = {tool.name for tool in registry if tool.read_only}
-    assert read_only == {"read_file", "grep_search", "glob", "list_directory", "web_fetch"}
-    assert [n for n in ALL_TOOLS if not registry.is_compactable(n)] == ["list_directory"]
+    assert read_only == {"read_file", "grep_search", "glob", "list_directory", "web_fetch", "note"}
+    assert [n for n in ALL_TOOLS if not registry.is_compactable(n)] == ["list_directory", "note"]
     assert not registry.is_compactable("no_such_tool")
     assert registry.get("no_such_tool") is None
 
