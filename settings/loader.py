@@ -71,6 +71,7 @@ def load_settings(
     """
     loaded = LoadedSettings()
     apply_file(loaded, user_settings_path())
+    apply_workspace_rules(loaded, workspace)
     apply_file(loaded, project_settings_path(workspace), trusted=False)
     apply_mcp_json(loaded, mcp_json_path(workspace))
     apply_env(loaded, os.environ if env is None else env)
@@ -139,7 +140,7 @@ def _apply_value(loaded: LoadedSettings, spec: Field, value: object, source: str
     """Check one file value; keep the lower-precedence value when it is wrong."""
     checked = _checked(loaded, spec, value, source)
     if checked is not _INVALID:
-        loaded.set(spec.key, checked, source)
+        loaded.set(spec.key, spec.check.stamped(checked, source, project=False), source)
 
 
 def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
@@ -154,6 +155,7 @@ def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, sou
     checked = _checked(loaded, spec, value, source)
     if checked is _INVALID:
         return
+    checked = spec.check.stamped(checked, source, project=True)
     judgement = judge(spec, checked, standing, source)
     match judgement.outcome:
         case "accepted":
@@ -220,7 +222,28 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
         except Invalid as exc:
             shown = repr(raw) if isinstance(raw, str) else show(raw)
             raise SettingsError(f"{label}: expected {exc}, got {shown}") from None
-        loaded.set(key, value, label)
+        loaded.set(key, spec.check.stamped(value, label, project=False), label)
+
+
+def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:
+    """Add the user's permission rules for ``workspace`` (kept in the user's config
+    directory: "allow always ... this workspace"); a broken file is reported and skipped."""
+    from settings.rule_files import workspace_rules, workspace_rules_path
+
+    source = str(workspace_rules_path())
+    try:
+        found = workspace_rules(workspace)
+    except FileProblem as exc:
+        loaded.report("error", str(exc), source)
+        return
+    except Invalid as exc:
+        loaded.report("error", f"{source}: expected {exc}; its rules are ignored", source)
+        return
+    for effect, rules in found.items():
+        if rules:
+            key = f"permissions.{effect}"
+            standing = get_value(loaded.settings, key)
+            loaded.set(key, standing + tuple(r for r in rules if r not in standing), source)
 
 
 def cli_label(spec: Field) -> str:

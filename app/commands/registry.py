@@ -11,6 +11,7 @@ from app.commands.base import CommandResult, Handler, hint
 from app.commands.config import model_command, settings_command
 from app.commands.mcp import mcp_command
 from app.commands.notes import notes_command
+from app.commands.permissions import permissions_command
 from app.commands.sessions import clear_command, resume_command
 from app.commands.trust import trust_command
 from app.commands.usage import cost_report
@@ -69,6 +70,12 @@ _TABLE = (
         settings_command,
     ),
     Command("mcp", "/mcp", "MCP servers: status, tools and last error", mcp_command),
+    Command(
+        "permissions",
+        "/permissions [allow|ask|deny RULE]",
+        "the permission rules in force and where each came from; add one for this session",
+        permissions_command,
+    ),
     Command(
         "trust",
         "/trust [status|revoke]",

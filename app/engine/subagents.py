@@ -153,11 +153,8 @@ class Subagent:
             provider=provider.name,
             model=provider.model,
         )
-        runner = ToolRunner(
-            child_registry(profile.tools),
-            replace(self.ctx, call_id="", approved=False),
-            self.parent_runner.mode,
-            self.parent_runner.approver,
+        runner = self.parent_runner.child(
+            child_registry(profile.tools), replace(self.ctx, call_id="", approved=False)
         )
         config = replace(setup.config, system=profile.prompt, max_turns=setup.max_turns)
         agent = Agent(session, provider, runner, config)

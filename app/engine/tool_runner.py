@@ -21,12 +21,13 @@ from typing import Any
 from app.engine.approvals import DenyApprover
 from app.engine.session import Session
 from app.model.approvals import ApprovalMode, Approver
-from app.model.events import Event, ToolFinished, ToolStarted
+from app.model.events import Event, Notice, ToolFinished, ToolStarted
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
 from app.model.provider import ToolSpec
 from tools.base import ToolContext, ToolOutput
 from tools.permissions import decide, denial_message
 from tools.registry import ToolRegistry
+from tools.rules import RuleBook, suggest_rules
 from tools.sources import ToolSource
 
 CANCELLED = "Cancelled by the user before it finished; no result."
@@ -46,10 +47,17 @@ class ToolRunner:
         self.context = context
         self.mode: ApprovalMode = mode
         self.approver: Approver = approver or DenyApprover("no one to ask for approval")
-        self.always_allowed: set[str] = set()
+        self.rules = RuleBook()
         self.sources: list[ToolSource] = []
         self.images_allowed = False
         self.progress: asyncio.Queue[Event] = asyncio.Queue()
+
+    def child(self, registry: ToolRegistry, context: ToolContext) -> ToolRunner:
+        """A runner for a sub-agent's calls: its own tools, this runner's approval mode,
+        approver and permission rules (its answers count here too)."""
+        runner = ToolRunner(registry, context, self.mode, self.approver)
+        runner.rules = self.rules
+        return runner
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
@@ -98,23 +106,29 @@ class ToolRunner:
         if tool is None:
             return False  # the registry answers unknown tools with a clear error
         need = await tool.approval_need(call.arguments, self.context)
-        verdict = decide(tool, self.mode, need)
-        scope = need.scope if need is not None else call.name
-        if verdict == "allow" or scope in self.always_allowed:
+        rule = self.rules.match(tool, call.arguments, self.context)
+        verdict = decide(tool, self.mode, need, rule)
+        if verdict == "allow" or (
+            verdict == "ask" and rule is None and self.rules.allowed_exactly(tool, call.arguments)
+        ):
             return need is not None
         if verdict == "deny":
-            return ToolResult(call.id, call.name, denial_message(tool, self.mode, None, need), True)
+            message = denial_message(tool, self.mode, None, need, rule)
+            return ToolResult(call.id, call.name, message, True)
         summary = tool.describe_call(call.arguments)
         if need is not None:
             summary = f"{summary} ({need.reason})"
-        approval = await self.approver.ask(call, summary)
+        if rule is not None:
+            summary = f"{summary} (asked by the {rule.rule.described()})"
+        rules = suggest_rules(tool, call.arguments, need)
+        approval = await self.approver.ask(call, summary, rules)
         if approval.decision == "allow_always":
-            self.always_allowed.add(scope)
+            for line in self.rules.remember(tool, call.arguments, rules, approval.remember):
+                self.progress.put_nowait(Notice("info", line))
         if approval.decision in ("allow", "allow_always"):
             return need is not None
-        return ToolResult(
-            call.id, call.name, denial_message(tool, self.mode, approval.reason, need), True
-        )
+        message = denial_message(tool, self.mode, approval.reason, need, rule)
+        return ToolResult(call.id, call.name, message, True)
 
     async def _run_allowed(
         self,

@@ -33,6 +33,7 @@ from app.runtime.wiring import (
     ProviderFactory,
     agent_config,
     mcp_manager,
+    rule_book,
     session_environment,
     subagent_profiles,
     subagent_providers,
@@ -42,6 +43,7 @@ from app.runtime.wiring import (
 from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
+from settings.workspaces import TrustCheck
 from tools.pending_writes import clean_stale
 from tools.registry import default_registry
 
@@ -74,6 +76,8 @@ def build_runtime(
     registry = default_registry()
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
+    trusted = TrustCheck(options.workspace)
+    runner.rules = rule_book(settings, options.workspace, trusted)
     runner.images_allowed = accepts_images(config.model)
     servers = mcp_manager(settings, registry, options, config.provider, env)
     if servers is not None:
@@ -110,6 +114,7 @@ def build_runtime(
         provider_factory=provider_factory,
         start_notes=tuple(notes),
         mcp=servers,
+        trust=trusted,
     )
     return runtime
 

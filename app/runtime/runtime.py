@@ -31,6 +31,7 @@ from app.runtime.wiring import (
 )
 from settings.loader import LoadedSettings
 from settings.model import Settings
+from settings.workspaces import TrustCheck
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -56,6 +57,7 @@ class Runtime:
         provider_factory: ProviderFactory = create_provider,
         start_notes: tuple[str, ...] = (),
         mcp: McpManager | None = None,
+        trust: TrustCheck | None = None,
     ) -> None:
         self._agent = agent
         self._forked = forked
@@ -68,6 +70,7 @@ class Runtime:
         self._closing: set[asyncio.Task[None]] = set()
         self._unsaved: str | None = None
         self.mcp = mcp
+        self.trust = trust
 
     # --- what front ends read ---------------------------------------------------------------
 
@@ -222,7 +225,7 @@ class Runtime:
     def _switch_session(self, session: Session) -> None:
         old = self._agent
         self._unsaved = old.session.close()
-        old.tools.always_allowed.clear()
+        old.tools.rules.forget_session()
         environment = session_environment(session, self.workspace)
         config = dataclasses.replace(old.config, environment=environment)
         agent = self._rebuild(session, old.provider, old.summary_provider, config)
@@ -273,11 +276,19 @@ class Runtime:
             await self.mcp.aclose()
 
     def workspace_trusted(self) -> list[str]:
-        """The user trusted the workspace: its project MCP servers start now; returns their
-        names (empty when it names none)."""
+        """The user trusted the workspace: its project hooks and allow rules apply from now
+        on, its project MCP servers start now; returns their names (empty when it names
+        none)."""
+        self.trust_changed()
         if self.mcp is None:
             return []
         return self.mcp.trust_changed()
+
+    def trust_changed(self) -> None:
+        """The trusted list changed (``/trust``, ``/trust revoke``): project hooks and allow
+        rules follow it from the next tool call on."""
+        if self.trust is not None:
+            self.trust.refresh()
 
     def mcp_notes(self) -> list[str]:
         """What the user should know at start: project MCP servers that wait for /trust."""

@@ -17,6 +17,7 @@ from app.engine.agent import Agent, AgentConfig, RequestHook
 from app.engine.session import Session
 from app.engine.subagents import AgentProfile
 from app.model import defaults
+from app.model.permissions import SaveScope
 from app.model.provider import Provider, ThinkingConfig
 from app.providers.config import (
     ProviderConfig,
@@ -27,6 +28,7 @@ from settings.model import Settings
 from settings.paths import pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
 from tools.registry import ToolRegistry
+from tools.rules import RuleBook, RuleNotSaved
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -106,6 +108,23 @@ def subagent_providers(
         return made[model]
 
     return provider_for
+
+
+def rule_book(settings: Settings, workspace: Path, trusted: Callable[[], bool]) -> RuleBook:
+    """The saved permission rules in force (a project's allow rules wait for ``trusted``),
+    saving "allow always" answers to the user's files."""
+    from settings.rule_files import save_rule
+    from settings.writer import WriteProblem
+
+    resolved = workspace.resolve()
+
+    def save(text: str, scope: SaveScope) -> str:
+        try:
+            return save_rule(text, resolved if scope == "workspace" else None)
+        except WriteProblem as problem:
+            raise RuleNotSaved(str(problem)) from None
+
+    return RuleBook(settings.permissions.rules(), trusted=trusted, saver=save)
 
 
 def summary_provider(

@@ -15,6 +15,7 @@ SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy
 SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "context": ("restore",),
     "notes": ("add", "delete"),
+    "permissions": ("allow", "ask", "deny"),
 }
 
 CommandTable = Sequence[tuple[str, str]]

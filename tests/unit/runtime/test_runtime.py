@@ -23,6 +23,9 @@ from app.runtime import (
     session_environment,
 )
 from tests.support import run
+from tools.shell import ShellTool
+
+SHELL = ShellTool()
 
 
 def _saved_session(tmp_path: Path, workspace: Path) -> tuple[SessionStore, str]:
@@ -86,11 +89,11 @@ async def test_new_session_and_resume_replace_the_agent_and_keep_the_tools(
     runtime = _demo(workspace)
     first, tools = runtime.agent, runtime.agent.tools
     await run(first, "remember tangerine")
-    tools.always_allowed.add("run_shell_command")
+    tools.rules.remember(SHELL, {"command": "ls"}, ("run_shell_command",), "session")
 
     fresh = runtime.new_session()
     assert runtime.agent is not first and runtime.agent.session is fresh
-    assert runtime.agent.tools is tools and not tools.always_allowed
+    assert runtime.agent.tools is tools and not tools.rules.session
     assert not fresh.transcript and not runtime.resumed
     assert runtime.store.path_for(first.session.id).is_file()
 

@@ -157,6 +157,7 @@ def test_every_key_says_what_a_project_file_may_do_with_it() -> None:
         assert leaf[PROJECT_KEYWORD] == rule, key
         sentence = {"yes": "Project files may set it.", "narrow": "Project files may only narrow",
                     "trusted": "may add entries; they apply only in a workspace the user trusts",
+                    "adds": "Project files may add entries: added to yours",
                     "no": "Ignored in project files"}[rule]  # fmt: skip
         assert sentence in leaf["description"], key
 
