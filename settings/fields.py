@@ -27,6 +27,7 @@ from settings.checks import (
     TextList,
     Thinking,
 )
+from settings.hooks import Hooks
 from settings.mcp_servers import McpServers
 from settings.model import Settings
 from settings.permission_rules import RuleList
@@ -205,6 +206,14 @@ _TABLE = (
     Field("permissions.deny", RuleList(effect="deny"),
           "Rules for calls that never run (the model is told which rule refused it).",
           project="adds", project_note=_AT_ONCE),
+    Field("hooks", Hooks(),
+          "Commands run at lifecycle events, in Claude Code's shape: {\"PreToolUse\": "
+          "[{\"matcher\": \"Bash|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": "
+          "\"./check.sh\", \"timeout\": 60}]}]}; events PreToolUse, PostToolUse, "
+          "UserPromptSubmit, Stop, SessionStart, PreCompact, Notification. Each command gets "
+          "the event as JSON on stdin; exit 2 blocks (stderr goes to the model).",
+          project="adds", project_note="added to yours; they run once you trust the workspace "
+          "with /trust"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

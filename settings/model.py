@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from app.model import defaults
 from app.model.approvals import ApprovalMode
+from app.model.hooks import HookCommand
 from app.model.mcp import McpServerConfig
 from app.model.permissions import PermissionRule
 from app.model.provider import CacheTtl, ProviderName, Vendor
@@ -117,3 +118,4 @@ class Settings:
     pricing: tuple[str, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()
     permissions: PermissionsSettings = field(default_factory=PermissionsSettings)
+    hooks: tuple[HookCommand, ...] = ()

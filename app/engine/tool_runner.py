@@ -19,12 +19,21 @@ from dataclasses import replace
 from typing import Any
 
 from app.engine.approvals import DenyApprover
+from app.engine.hooks import (
+    HookOutcome,
+    HookRunner,
+    Permission,
+    hook_tool_input,
+    input_from_hook,
+    tool_response,
+)
 from app.engine.session import Session
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, Notice, ToolFinished, ToolStarted
+from app.model.hooks import HookEvent
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
 from app.model.provider import ToolSpec
-from tools.base import ToolContext, ToolOutput
+from tools.base import Tool, ToolContext, ToolOutput
 from tools.permissions import decide, denial_message
 from tools.registry import ToolRegistry
 from tools.rules import RuleBook, suggest_rules
@@ -48,6 +57,8 @@ class ToolRunner:
         self.mode: ApprovalMode = mode
         self.approver: Approver = approver or DenyApprover("no one to ask for approval")
         self.rules = RuleBook()
+        self.hooks = HookRunner()
+        self._background: set[asyncio.Task[HookOutcome]] = set()
         self.sources: list[ToolSource] = []
         self.images_allowed = False
         self.progress: asyncio.Queue[Event] = asyncio.Queue()
@@ -57,6 +68,7 @@ class ToolRunner:
         approver and permission rules (its answers count here too)."""
         runner = ToolRunner(registry, context, self.mode, self.approver)
         runner.rules = self.rules
+        runner.hooks = self.hooks.only(frozenset({"PreToolUse", "PostToolUse", "Notification"}))
         return runner
 
     def specs(self) -> list[ToolSpec]:
@@ -76,13 +88,13 @@ class ToolRunner:
         try:
             cleared: list[tuple[ToolCall, bool]] = []
             for call in calls:
-                verdict = await self._check(call)
+                call, verdict = await self._check(session, call)
                 if isinstance(verdict, bool):
                     cleared.append((call, verdict))
                     continue
                 results[call.id] = verdict
                 yield ToolFinished(call, verdict)
-            async for event in self._run_allowed(cleared, results, images):
+            async for event in self._run_allowed(session, cleared, results, images):
                 yield event
         finally:
             parts: tuple[Part, ...] = tuple(
@@ -92,22 +104,38 @@ class ToolRunner:
             parts += tuple(image for c in calls for image in images.get(c.id, ()))
             session.add(Message("user", parts, origin="tool"))
 
-    async def _check(self, call: ToolCall) -> ToolResult | bool:
-        """The denial result the model will see, or whether the call may run *approved*
-        (True: the call had an approval need, and the user or the approval mode allowed it)."""
+    async def _check(self, session: Session, call: ToolCall) -> tuple[ToolCall, ToolResult | bool]:
+        """The call as it will run (a PreToolUse hook may change its input) and the denial
+        result the model will see, or whether it may run *approved* (True: the call had an
+        approval need, and the user or the approval mode allowed it)."""
         raw = call.arguments.get(RAW_ARGUMENTS_KEY)
         if isinstance(raw, str) and len(call.arguments) == 1:
             message = (
                 f"{call.name}: the arguments were not valid JSON, so the call did not run; "
                 f"send a JSON object (received: {raw[:200]!r})"
             )
-            return ToolResult(call.id, call.name, message, True)
+            return call, ToolResult(call.id, call.name, message, True)
         tool = self.registry.get(call.name)
         if tool is None:
-            return False  # the registry answers unknown tools with a clear error
+            return call, False  # the registry answers unknown tools with a clear error
+        fields = {"tool_name": call.name, "tool_input": hook_tool_input(call, self.context)}
+        hooked = await self.hook("PreToolUse", session, fields, call.name)
+        if hooked.blocked:
+            message = f"{call.name} was not run: a PreToolUse hook blocked it: {hooked.reason}"
+            return call, ToolResult(call.id, call.name, message, True)
+        if hooked.updated_input is not None:
+            call = replace(call, arguments=input_from_hook(hooked.updated_input, call.arguments))
+        return call, await self._permission(session, call, tool, hooked.permission)
+
+    async def _permission(
+        self, session: Session, call: ToolCall, tool: Tool, hook: Permission | None
+    ) -> ToolResult | bool:
+        """Saved rules, a hook's decision and the approval mode; then the user, if asked."""
         need = await tool.approval_need(call.arguments, self.context)
         rule = self.rules.match(tool, call.arguments, self.context)
         verdict = decide(tool, self.mode, need, rule)
+        if hook is not None and verdict != "deny" and (rule is None or rule.effect == "allow"):
+            verdict = hook if hook != "deny" else verdict  # a hook's deny blocked it already
         if verdict == "allow" or (
             verdict == "ask" and rule is None and self.rules.allowed_exactly(tool, call.arguments)
         ):
@@ -121,6 +149,7 @@ class ToolRunner:
         if rule is not None:
             summary = f"{summary} (asked by the {rule.rule.described()})"
         rules = suggest_rules(tool, call.arguments, need)
+        self._notify(session, f"lull needs your permission to use {call.name}")
         approval = await self.approver.ask(call, summary, rules)
         if approval.decision == "allow_always":
             for line in self.rules.remember(tool, call.arguments, rules, approval.remember):
@@ -130,8 +159,59 @@ class ToolRunner:
         message = denial_message(tool, self.mode, approval.reason, need, rule)
         return ToolResult(call.id, call.name, message, True)
 
+    # --- hooks ---------------------------------------------------------------------------
+
+    async def hook(
+        self, event: HookEvent, session: Session, fields: Mapping[str, Any], target: str = ""
+    ) -> HookOutcome:
+        """Run ``event``'s hooks for ``session`` (their notices go to :attr:`progress`)."""
+        outcome = await self.hooks.run(
+            event,
+            fields,
+            target=target,
+            session_id=session.id,
+            transcript=session.path,
+            mode=self.mode,
+        )
+        for notice in outcome.notices:
+            self.progress.put_nowait(notice)
+        return outcome
+
+    def _notify(self, session: Session, message: str) -> None:
+        """Run the Notification hooks in the background (the question does not wait)."""
+        if not self.hooks.matching("Notification", "permission_prompt"):
+            return
+        fields = {"message": message, "notification_type": "permission_prompt"}
+        task = asyncio.create_task(self.hook("Notification", session, fields, "permission_prompt"))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain_background(self) -> None:
+        """Wait for the Notification hooks still running (before lull exits)."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def _post_tool_use(
+        self, session: Session, call: ToolCall, output: ToolOutput
+    ) -> ToolOutput:
+        """PostToolUse hooks: a block or added context is appended to what the model sees."""
+        if not self.hooks.matching("PostToolUse", call.name):
+            return output
+        fields = {
+            "tool_name": call.name,
+            "tool_input": hook_tool_input(call, self.context),
+            "tool_response": tool_response(output),
+        }
+        hooked = await self.hook("PostToolUse", session, fields, call.name)
+        notes = [f"[PostToolUse hook: {hooked.reason}]"] if hooked.blocked else []
+        notes += [f"[PostToolUse hook context: {text}]" for text in hooked.context]
+        if not notes:
+            return output
+        return replace(output, content="\n".join([output.content, *notes]))
+
     async def _run_allowed(
         self,
+        session: Session,
         calls: list[tuple[ToolCall, bool]],
         results: dict[str, ToolResult],
         images: dict[str, tuple[Image, ...]],
@@ -158,7 +238,7 @@ class ToolRunner:
                 for task in pending & done:
                     pending.discard(task)
                     call = tasks[task]
-                    output = task.result()
+                    output = await self._post_tool_use(session, call, task.result())
                     content = output.content + self._image_note(output)
                     result = ToolResult(call.id, call.name, content, output.is_error)
                     results[call.id] = result

@@ -171,6 +171,7 @@ class Runtime:
         except SessionStorageError as error:
             raise SwitchError(str(error)) from error
         self._switch_session(fresh)
+        self._agent.lifecycle.source = "clear"
         self._resumed = False
         return fresh
 

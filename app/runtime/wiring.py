@@ -14,6 +14,7 @@ from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
 from app.engine.agent import Agent, AgentConfig, RequestHook
+from app.engine.hooks import HookRunner
 from app.engine.session import Session
 from app.engine.subagents import AgentProfile
 from app.model import defaults
@@ -125,6 +126,27 @@ def rule_book(settings: Settings, workspace: Path, trusted: Callable[[], bool]) 
             raise RuleNotSaved(str(problem)) from None
 
     return RuleBook(settings.permissions.rules(), trusted=trusted, saver=save)
+
+
+def hook_runner(
+    settings: Settings, workspace: Path, trusted: Callable[[], bool], notes: list[str]
+) -> HookRunner:
+    """The ``hooks`` of the settings files; a project's run only in a trusted workspace (said
+    in ``notes`` when some wait)."""
+    runner = HookRunner(
+        settings.hooks,
+        workspace=workspace,
+        trusted=trusted,
+        env_passthrough=settings.tools.env_passthrough,
+    )
+    waiting = runner.waiting_for_trust()
+    if waiting:
+        shown = ", ".join(sorted({f"{hook.event}: {hook.command}" for hook in waiting}))
+        notes.append(
+            f"this workspace's project settings define hooks ({shown}); they run commands from "
+            "the repository, so they run only once you trust it: /trust"
+        )
+    return runner
 
 
 def summary_provider(

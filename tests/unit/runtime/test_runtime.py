@@ -190,3 +190,23 @@ def test_keep_zero_and_the_stage_thresholds_reach_the_agent(workspace: Path) -> 
     assert policy.emergency_threshold == 0.95
     assert runtime.loaded.diagnostics == []
     runtime.close()
+
+
+async def test_a_projects_hooks_wait_for_trust(workspace: Path) -> None:
+    from settings.workspaces import trust
+
+    marker = workspace / "hook-ran"
+    hook = {"type": "command", "command": f"echo ran >> '{marker}'"}
+    (workspace / ".lull").mkdir()
+    (workspace / ".lull" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}})
+    )
+    runtime = _demo(workspace)
+    assert any("define hooks" in n and "/trust" in n for n in runtime.start_notes)
+    await run(runtime.agent, "hello")
+    assert not marker.exists()
+    trust(workspace)
+    runtime.workspace_trusted()  # what /trust does after saving
+    await run(runtime.agent, "again")
+    assert marker.read_text() == "ran\n"
+    runtime.close()

@@ -70,7 +70,7 @@ def defaults_document(obj: Any = None) -> dict[str, Any]:
         if dataclasses.is_dataclass(value):
             value = defaults_document(value)
         elif isinstance(value, tuple):
-            value = {} if field.name == "mcp_servers" else list(value)
+            value = {} if field.name in ("mcp_servers", "hooks") else list(value)
         doc[_camel(field.name)] = value
     return doc
 
