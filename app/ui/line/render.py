@@ -15,8 +15,11 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     ToolFinished,
@@ -27,7 +30,7 @@ from app.model.events import (
 )
 from app.model.provider import Usage
 from app.ui.line.stream import StreamView
-from app.ui.shared.stop_notes import stop_note
+from app.ui.shared.stop_notes import stop_note, with_repairs
 from app.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
 
 if TYPE_CHECKING:
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
 
 DIFF_LINES = 30
 RESULT_WIDTH = 100
-DISCARDED = "✗ discarded: the partial answer above was not kept (the stream broke)"
+DISCARDED = "✗ discarded: the partial answer above was not kept"
 WAITING = "· waiting for the model · {seconds}s (no token yet)"
 
 
@@ -133,9 +136,9 @@ class EventPrinter:
                 self._feed(AssistantText, text, markdown=True, style="")
             case AssistantThinking(text):
                 self._feed(AssistantThinking, text, markdown=False, style="dim italic")
-            case AttemptDiscarded():
+            case AttemptDiscarded(_, reason):
                 self.end_stream()
-                self.line(DISCARDED, "yellow")
+                self.line(f"{DISCARDED} ({reason})", "yellow")
             case TurnStarted():
                 self.turn_usage, self.turn_requests = Usage(), 0
             case RequestFinished():
@@ -143,8 +146,8 @@ class EventPrinter:
                 self.turn_usage = self.turn_usage + event.usage
                 self.turn_requests += 1
                 self.context_tokens = event.context_tokens
-            case ToolStarted(call, summary):
-                self.line(f"⏺ {call.name}({summary})", "bold")
+            case ToolStarted(call, summary, repairs):
+                self.line(f"⏺ {call.name}({with_repairs(summary, repairs)})", "bold")
             case ToolFinished():
                 self._tool_finished(event)
             case ContextEdited(_, description):
@@ -153,9 +156,13 @@ class EventPrinter:
                 self.note(text if level == "info" else f"{level}: {text}")
             case TurnFailed(message):
                 self.error(message)
-            case TurnFinished(_, stop_reason):
+            case GuardrailTriggered(_, text):
+                self.note(f"guardrail: {text}")
+            case AttemptStarted() | AttemptFinished():
+                pass  # attempts belong to -p
+            case TurnFinished(_, stop_reason, detail):
                 self.end_stream()
-                if note := stop_note(stop_reason):
+                if note := stop_note(stop_reason, detail):
                     self.note(note)
             case _:
                 assert_never(event)

@@ -22,8 +22,11 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     ToolFinished,
@@ -280,6 +283,8 @@ class Chat:
             case ContextEdited():
                 self._context_tokens = None  # the view shrank: estimate it again
                 self.refresh_status()
+            case GuardrailTriggered() | AttemptStarted() | AttemptFinished():
+                pass
             case TurnStarted() | Notice() | TurnFinished() | TurnFailed():
                 pass
             case _:

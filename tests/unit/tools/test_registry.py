@@ -108,7 +108,7 @@ async def test_unknown_tool_names_the_available_ones(ctx: ToolContext) -> None:
     [
         ({}, "behave: missing required argument 'mode'"),
         ({"mode": 3}, "behave: argument 'mode' must be a string (got integer)"),
-        ({"mode": "x", "count": "2"}, "behave: argument 'count' must be an integer (got string)"),
+        ({"mode": "x", "count": "two"}, "behave: argument 'count' must be an integer (got string)"),
         ({"mode": "x", "count": True}, "behave: argument 'count' must be an integer (got boolean)"),
         ({"mode": "x", "colour": 1}, "behave: unknown argument 'colour' (allowed: mode, count)"),
         ([1, 2], "behave: arguments must be a JSON object (got array)"),
