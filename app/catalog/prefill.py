@@ -1,8 +1,10 @@
-"""Which Claude models accept an assistant prefill (a request ending with a partial answer).
+"""Which models and servers continue a partial answer (a request ending with one).
 
-Anthropic models up to the 4.5 generation continue a final assistant message; from Claude
-4.6 on (and the 5.x families) a trailing assistant message is a 400. Unknown names are
-assumed to accept it: a refusal is caught at run time and lull continues another way.
+Anthropic models up to the 4.5 generation continue a final assistant message (a prefill);
+from Claude 4.6 on (and the 5.x families) a trailing assistant message is a 400. Unknown
+names are assumed to accept it: a refusal is caught at run time and lull continues another
+way. Of the OpenAI-compatible servers, vLLM and SGLang continue one when asked with
+``continue_final_message``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,10 @@ from __future__ import annotations
 import re
 
 from app.catalog.windows import normalize_model
+from app.model.provider import Vendor
+
+CONTINUE_FINAL_VENDORS: frozenset[Vendor] = frozenset({"vllm", "sglang"})
+"""Dialects whose servers continue a final assistant message (``continue_final_message``)."""
 
 _CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d))?(?!\d)")
 _NO_PREFILL_FAMILIES = ("fable", "mythos")

@@ -26,6 +26,7 @@ Vendor = Literal[
     "kimi",
     "qwen",
     "vllm",
+    "sglang",
     "ollama",
     "generic",
 ]

@@ -19,14 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from app.catalog.prefill import supports_prefill
+from app.catalog.prefill import CONTINUE_FINAL_VENDORS, supports_prefill
 from app.model.messages import RAW_ARGUMENTS_KEY, Message, Part, Text, Thinking, ToolCall
 from app.model.provider import Completed, Vendor
 
 ContinuationMode = Literal["prefill", "continue_final_message", "larger_limit"]
-CONTINUE_FINAL_VENDORS: frozenset[Vendor] = frozenset({"vllm"})
-"""Dialects whose servers continue a final assistant message (vLLM and SGLang, which lull
-speaks as the vllm dialect)."""
 LIMIT_GROWTH = 1.1
 
 CutKind = Literal["text", "tool_arguments", "no_text", "complete"]
