@@ -66,8 +66,17 @@ def find_repetition(
         if tail[:-period] != tail[period:]:
             continue
         run = _run_length(text, period)
-        return Repetition(text[-period:], run // period, run)
+        return Repetition(_readable(text[-period:]), run // period, run)
     return None
+
+
+def _readable(unit: str) -> str:
+    """The repeating unit turned to start where a line starts, when it spans lines (any
+    rotation of it repeats just the same)."""
+    newline = unit.find("\n")
+    if newline < 0 or newline == len(unit) - 1:
+        return unit
+    return unit[newline + 1 :] + unit[: newline + 1]
 
 
 def _run_length(text: str, period: int) -> int:
