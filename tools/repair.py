@@ -45,7 +45,7 @@ def repair_arguments(args: Any, schema: Mapping[str, Any], aliases: Mapping[str,
     if not isinstance(value, Mapping):
         return Repaired(value, tuple(repairs))
     properties: Mapping[str, Any] = schema.get("properties", {})
-    fixed = _unwrapped(dict(value), properties, repairs)
+    fixed = _unwrapped(dict(value), properties, aliases, repairs)
     fixed = _renamed(fixed, properties, aliases, repairs)
     for name, spec in properties.items():
         if name in fixed and isinstance(spec, Mapping):
@@ -80,7 +80,10 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 
 def _unwrapped(
-    args: dict[str, Any], properties: Mapping[str, Any], repairs: list[str]
+    args: dict[str, Any],
+    properties: Mapping[str, Any],
+    aliases: Mapping[str, str],
+    repairs: list[str],
 ) -> dict[str, Any]:
     """The inner object when the only argument is an unknown key holding the real ones."""
     if len(args) != 1:
@@ -93,7 +96,7 @@ def _unwrapped(
         if isinstance(inner, dict)
         else (_json_object(inner) if isinstance(inner, str) else None)
     )
-    if not inner_object or not set(inner_object) & set(properties):
+    if not inner_object or not set(inner_object) & (set(properties) | set(aliases)):
         return args
     repairs.append(f"unwrapped the arguments from {key!r}")
     return dict(inner_object)
