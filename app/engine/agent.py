@@ -257,7 +257,7 @@ class Agent:
             model=self.provider.model,
             provider=self.provider.name,
             thinking=self.config.thinking.enabled,
-            offered=frozenset(spec.name for spec in self.tools.specs()),
+            offered=tuple(spec.name for spec in self.tools.specs()),
             facts=self.server_facts,
         )
         return TurnGuard(setup, CallLedger(self.tools.registry, self.config.guardrails))

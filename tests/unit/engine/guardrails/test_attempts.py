@@ -80,7 +80,7 @@ async def test_a_failed_attempt_is_summarised_and_the_task_starts_afresh(
     assert failed.path is not None
     failed.close()
     saved = load_session(failed.path)
-    assert [m.text for m in saved.messages][0] == "fix the parser"
+    assert saved.messages[0].text == "fix the parser"
 
 
 async def test_the_pool_keeps_each_attempts_last_answer_text(
