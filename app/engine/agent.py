@@ -22,7 +22,6 @@ from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, think
 from app.engine.fit import ContextFitter, FitSettings
 from app.engine.guardrails.calls import CallLedger
 from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.guardrails.steps import run_step_calls
 from app.engine.guardrails.turn import (
     Accept,
     Answered,
@@ -37,6 +36,7 @@ from app.engine.guardrails.turn import (
     with_plan,
 )
 from app.engine.session import Session
+from app.engine.step_calls import run_step_calls
 from app.engine.tool_runner import ToolRunner
 from app.engine.waits import wait_notice
 from app.model import defaults

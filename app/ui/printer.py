@@ -7,7 +7,7 @@ stream, a rolled-back reply) is never part of it. A turn that did not end with a
 (the output token limit, ``maxTurns``, a guardrail stop, nothing said) is an error: one
 line on stderr, ``is_error`` and its ``subtype`` in JSON, exit 1. With ``--max-attempts N``
 such a run is tried again in a fresh session with a summary of what failed
-(:mod:`app.engine.guardrails.attempts`). SIGHUP (the terminal went away) stops the turn and
+(:mod:`app.engine.attempts`). SIGHUP (the terminal went away) stops the turn and
 saves the session (exit 129).
 """
 
@@ -21,7 +21,7 @@ from typing import Any, TextIO, assert_never
 
 from app.engine.agent import Agent
 from app.engine.approvals import DenyApprover
-from app.engine.guardrails.attempts import AttemptUnavailable, run_attempts
+from app.engine.attempts import AttemptUnavailable, run_attempts
 from app.model.edits import edit_to_dict
 from app.model.events import (
     AssistantText,

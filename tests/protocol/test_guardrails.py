@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.guardrails.attempts import OutcomeWatch, failure_summary
+from app.engine.attempts import OutcomeWatch, failure_summary
 from app.engine.session import Session
 from app.engine.store import SessionStore
 from app.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished

@@ -10,7 +10,10 @@ One module per guard, called from the turn loop (``app/engine/agent.py``):
 - ``continuation``: answers cut at the output limit (prefill, continue_final_message, a
   larger limit);
 - ``repetition``: an answer that keeps repeating itself while it streams;
-- ``calls``: duplicate read-only calls, doom loops, failures in a row;
-- ``steps``: one step's tool calls under those guards;
-- ``attempts``: ``-p`` fresh attempts with a failure summary, and the answer pool.
+- ``calls``: duplicate read-only calls, doom loops, failures in a row.
+
+Beside the package (they drive engine parts, so they sit in ``app/engine`` itself):
+``app/engine/step_calls.py`` runs one step's tool calls under the loop and failure guards,
+``app/engine/attempts.py`` the ``-p`` fresh attempts with a failure summary and the answer
+pool. Nothing in this package imports the rest of the engine.
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.engine.agent import Agent
-from app.engine.guardrails.attempts import (
+from app.engine.attempts import (
     PREVIOUS_HEADER,
     AttemptUnavailable,
     parse_summary,
