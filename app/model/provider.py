@@ -71,7 +71,8 @@ class ModelRequest:
     ``continue_final`` says the last message is a partial assistant answer the model is to
     continue (Anthropic prefill; vLLM/SGLang ``continue_final_message``); ``tool_choice``
     "none" keeps the tools defined (the cached prefix stays) but lets the model answer in
-    text only.
+    text only. ``request_only`` counts the trailing messages that exist for this request only
+    (a corrective note, a partial answer to continue): the next request does not repeat them.
     """
 
     system: str
@@ -87,6 +88,7 @@ class ModelRequest:
     prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
     continue_final: bool = False
     tool_choice: ToolChoice = "auto"
+    request_only: int = 0
 
 
 @dataclass(frozen=True, slots=True)

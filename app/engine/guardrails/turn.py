@@ -328,10 +328,10 @@ def with_plan(request: ModelRequest, plan: RequestPlan) -> ModelRequest:
     never stored) or the partial answer to continue appended after the last message."""
     if plan.prefill is not None:
         messages = [*request.messages, plan.prefill]
-        return replace(request, messages=messages, continue_final=True)
+        return replace(request, messages=messages, continue_final=True, request_only=1)
     if plan.note is not None:
         note = Message("user", (Text(plan.note),), origin="synthetic")
-        return replace(request, messages=[*request.messages, note])
+        return replace(request, messages=[*request.messages, note], request_only=1)
     return request
 
 
