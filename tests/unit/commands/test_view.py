@@ -97,3 +97,17 @@ async def test_context_reports_prompt_cache_breaks_and_clear_starts_a_fresh_dete
     await run(runtime.agent, "new topic")
     await run(runtime.agent, "more")
     assert detector.unexpected == []  # the new session is not compared with the old one
+
+
+async def test_context_lists_the_replies_the_guardrails_rolled_back(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="<tool_call>{}</tool_call>"), Reply(text=""), Reply(text="done"))
+    await run(runtime.agent, "go")
+    lines = run_command(runtime, "/context").lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("rolled-back replies: 2"))
+    assert "never sent to the model" in lines[start]
+    assert lines[start + 1 : start + 3] == [
+        "  an empty reply: no text and no tool call",
+        "  a tool call written as text: <tool_call…> tag",
+    ]
