@@ -107,7 +107,7 @@ async def test_context_lists_the_replies_the_guardrails_rolled_back(
     lines = run_command(runtime, "/context").lines
     start = next(i for i, line in enumerate(lines) if line.startswith("rolled-back replies: 2"))
     assert "never sent to the model" in lines[start]
-    assert lines[start + 1 : start + 3] == [
+    assert list(lines[start + 1 : start + 3]) == [
         "  an empty reply: no text and no tool call",
         "  a tool call written as text: <tool_call…> tag",
     ]
