@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
-from app.engine.guardrails.calls import confirm_loop
+from app.engine.guardrails.calls import confirm_loop, loop_notice
 from app.engine.guardrails.turn import TurnGuard
 from app.engine.session import Session
 from app.engine.tool_runner import ToolRunner
@@ -23,8 +23,8 @@ async def run_step_calls(
     a turn the guardrails end here (a loop, failures in a row) ends with a TurnFinished."""
     loop = turn.calls.loop_in(calls)
     if loop is not None:
-        notice, stop = await confirm_loop(turn.calls, loop, runner.approver)
-        yield notice
+        yield loop_notice(turn.calls, loop)
+        stop = await confirm_loop(turn.calls, loop, runner.approver)
         if stop is not None:
             for event in _not_run(session, calls, stop):
                 yield event

@@ -138,24 +138,32 @@ def duplicate_pointer(earlier: EarlierCall) -> str:
     )
 
 
-async def confirm_loop(
-    ledger: CallLedger, loop: Loop, approver: Approver
-) -> tuple[GuardrailTriggered, str | None]:
-    """Ask whether to go on after the same call ``loop.repeats`` times in a row (the front
-    ends show it like an approval; ``-p`` cannot ask and stops). Returns the notice and,
-    when the loop stops the turn, one line saying why (None: go on)."""
+def loop_notice(ledger: CallLedger, loop: Loop) -> GuardrailTriggered:
+    """The notice that the model is making the same call over and over."""
     call = loop.call
     tool = ledger.registry.get(call.name)
     shown = f"{call.name}({tool.describe_call(call.arguments) if tool else ''})"
     found = f"the model made the same call {loop.repeats} times in a row: {shown}"
     log.warning("%s", found)
+    return GuardrailTriggered("doom_loop", found)
+
+
+async def confirm_loop(ledger: CallLedger, loop: Loop, approver: Approver) -> str | None:
+    """Ask whether to go on after the same call ``loop.repeats`` times in a row (the front
+    ends show it like an approval; ``-p`` cannot ask and stops). Returns one line saying why
+    the loop stops the turn, or None to go on."""
+    call = loop.call
+    tool = ledger.registry.get(call.name)
+    summary = tool.describe_call(call.arguments) if tool else ""
     question = (
-        f"{tool.describe_call(call.arguments) if tool else ''} - the same call "
-        f"{loop.repeats} times in a row; allow to go on, deny to stop the turn"
+        f"{summary} - the same call {loop.repeats} times in a row; allow to go on, deny to "
+        "stop the turn"
     ).lstrip(" -")
     approval = await approver.ask(call, question)
-    notice = GuardrailTriggered("doom_loop", found)
     if approval.decision == "deny":
-        return notice, f"stopped a loop: {found}"
+        shown = f"{call.name}({summary})"
+        return (
+            f"stopped a loop: the model made the same call {loop.repeats} times in a row: {shown}"
+        )
     ledger.go_on(always=approval.decision == "allow_always")
-    return notice, None
+    return None
