@@ -222,3 +222,59 @@ async def test_repaired_arguments_run_and_the_call_is_sent_back_as_the_model_mad
     [done] = [e for e in events if isinstance(e, ToolFinished)]
     assert not done.result.is_error and "alpha" in done.result.content
     assert "file_path" in str(fake.requests[1]["messages"])  # the model's own call, unchanged
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (Reply(text=""), "empty"),
+        (Reply(text="I can't help with that."), "refusal"),
+        (Reply(text='{"name": "glob", "arguments": {"pattern": "*"}}'), "tool_call_as_text"),
+        (Reply(text="<function=glob>\n<parameter=pattern>*</parameter>"), "tool_call_as_text"),
+        (Reply(text="<use_mcp_tool>\n<tool_name>glob</tool_name>"), "tool_call_as_text"),
+    ],
+)
+async def test_every_rollback_trigger_over_the_wire(
+    vendor: str, bad: Reply, reason: str, fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.script(bad, Reply(text="answered"))
+    agent = make_agent(vendor, max_turns=1)  # the rollback does not use up the one turn
+    events = await run(agent, "go")
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.text == "answered"
+    assert [e.reason for e in events if isinstance(e, GuardrailTriggered)] == [reason]
+    assert assistant_texts(fake.requests[1]) == []
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_duplicate_reads_get_a_pointer_and_loops_stop_over_the_wire(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("alpha " * 300)
+    read = Reply(tool_calls=[ToolUse("read_file", {"path": "a.txt"})])
+    fake.script(read, read, read, Reply(text="unreached"))
+    agent = make_agent(vendor)
+    events = await run(agent, "read")
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.stop_reason == "doom_loop"
+    assert "read_file(a.txt)" in finished.detail
+    kinds = [e.kind for e in events if isinstance(e, GuardrailTriggered)]
+    assert kinds == ["duplicate", "doom_loop"]
+    pointer = str(fake.requests[2]["messages"][-1])
+    assert "Not run again" in pointer and "alpha" not in pointer
+    assert len(fake.requests) == 3
+
+
+@pytest.mark.parametrize("vendor", PROVIDERS)
+async def test_a_looping_stream_is_cut_off_over_the_wire(
+    vendor: str, fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.script(Reply(text="check again. " * 3000, chunk_size=13), Reply(text="All good."))
+    agent = make_agent(vendor)
+    events = await run(agent, "check")
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.text == "All good."
+    assert [e.kind for e in events if isinstance(e, GuardrailTriggered)] == ["repetition"]
+    assert "check again." not in wire_texts(fake.requests[1])
+    assert len(fake.requests) == 2
