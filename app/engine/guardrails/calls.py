@@ -71,7 +71,12 @@ class CallLedger:
         tool = self.registry.get(call.name)
         if not self.policy.duplicate_calls or tool is None or not tool.read_only:
             return None
-        return self._ran.get(self.fingerprint(call, arguments))
+        earlier = self._ran.get(self.fingerprint(call, arguments))
+        if earlier is not None:
+            log.info(
+                "%s repeats %s (step %d): pointed to it", call.id, earlier.call_id, earlier.step
+            )
+        return earlier
 
     def ran(self, call: ToolCall, arguments: Any, result: ToolResult, step: int) -> None:
         """Note a call's result: a successful read-only call can be pointed to later; a
