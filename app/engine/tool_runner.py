@@ -5,6 +5,10 @@ call of an assistant message gets exactly one result, appended as a single
 user message, whether the call ran, was denied, failed or was cancelled. Images a tool
 returned (an MCP screenshot) follow the results in that message when the model accepts
 images (:attr:`ToolRunner.images_allowed`); otherwise the result says they were left out.
+
+Arguments are repaired first (:meth:`tools.registry.ToolRegistry.prepare`; what was fixed
+is shown with the call), and with a turn's :class:`~app.engine.guardrails.calls.CallLedger`
+a read-only call that repeats an earlier one of the turn gets a pointer instead of running.
 Tool sources (MCP servers) add tools in the background; :meth:`ToolRunner.settle` lets
 them finish starting where the run waits for them. Tools that report progress while they run
 (the ``task`` tool's sub-agents) put events on :attr:`ToolRunner.progress`, which the batch
@@ -19,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.engine.approvals import DenyApprover
+from app.engine.guardrails.calls import CallLedger, duplicate_pointer
 from app.engine.hooks import (
     HookOutcome,
     HookRunner,
@@ -29,13 +34,13 @@ from app.engine.hooks import (
 )
 from app.engine.session import Session
 from app.model.approvals import ApprovalMode, Approver
-from app.model.events import Event, Notice, ToolFinished, ToolStarted
+from app.model.events import Event, GuardrailTriggered, Notice, ToolFinished, ToolStarted
 from app.model.hooks import HookEvent
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
 from app.model.provider import ToolSpec
 from tools.base import Tool, ToolContext, ToolOutput
 from tools.permissions import decide, denial_message
-from tools.registry import ToolRegistry
+from tools.registry import RETRIES_KEY, PreparedCall, ToolRegistry
 from tools.rules import RuleBook, suggest_rules
 from tools.sources import ToolSource
 
@@ -81,51 +86,75 @@ class ToolRunner:
             source.start()
             await source.settle()
 
-    async def run_calls(self, session: Session, calls: list[ToolCall]) -> AsyncIterator[Event]:
-        """Run one assistant message's calls and append their results to ``session``."""
+    async def run_calls(
+        self,
+        session: Session,
+        calls: list[ToolCall],
+        ledger: CallLedger | None = None,
+        step: int = 0,
+    ) -> AsyncIterator[Event]:
+        """Run one assistant message's calls and append their results to ``session``
+        (``ledger``: the turn's calls so far, for duplicates; ``step``: this reply's number)."""
         results: dict[str, ToolResult] = {}
         images: dict[str, tuple[Image, ...]] = {}
+        prepared = {c.id: self.registry.prepare(c.name, c.arguments) for c in calls}
         try:
             cleared: list[tuple[ToolCall, bool]] = []
             for call in calls:
-                call, verdict = await self._check(session, call)
+                earlier = ledger.duplicate(call, prepared[call.id].arguments) if ledger else None
+                if earlier is not None:
+                    result = ToolResult(call.id, call.name, duplicate_pointer(earlier))
+                    results[call.id] = result
+                    line = f"{call.name}: same call as {earlier.call_id}; pointed to its result"
+                    yield GuardrailTriggered("duplicate", line)
+                    yield ToolFinished(call, result)
+                    continue
+                arguments, verdict = await self._check(session, call, prepared[call.id].arguments)
+                prepared[call.id] = replace(prepared[call.id], arguments=arguments)
                 if isinstance(verdict, bool):
                     cleared.append((call, verdict))
                     continue
                 results[call.id] = verdict
                 yield ToolFinished(call, verdict)
-            async for event in self._run_allowed(session, cleared, results, images):
+            async for event in self._run_allowed(session, cleared, results, prepared, images):
                 yield event
         finally:
-            parts: tuple[Part, ...] = tuple(
+            answers = tuple(
                 results.get(c.id) or ToolResult(c.id, c.name, CANCELLED, is_error=True)
                 for c in calls
             )
+            parts: tuple[Part, ...] = answers
             parts += tuple(image for c in calls for image in images.get(c.id, ()))
             session.add(Message("user", parts, origin="tool"))
+            if ledger is not None:
+                for call, result in zip(calls, answers, strict=True):
+                    ledger.ran(call, prepared[call.id].arguments, result, step)
 
-    async def _check(self, session: Session, call: ToolCall) -> tuple[ToolCall, ToolResult | bool]:
-        """The call as it will run (a PreToolUse hook may change its input) and the denial
-        result the model will see, or whether it may run *approved* (True: the call had an
-        approval need, and the user or the approval mode allowed it)."""
-        raw = call.arguments.get(RAW_ARGUMENTS_KEY)
-        if isinstance(raw, str) and len(call.arguments) == 1:
+    async def _check(
+        self, session: Session, call: ToolCall, arguments: Any
+    ) -> tuple[Any, ToolResult | bool]:
+        """The arguments the call will run with (after repair; a PreToolUse hook may change
+        them) and the denial result the model will see, or whether it may run *approved*
+        (True: the call had an approval need, and the user or the approval mode allowed it)."""
+        raw = arguments.get(RAW_ARGUMENTS_KEY) if isinstance(arguments, Mapping) else None
+        if isinstance(raw, str) and len(arguments) == 1:
             message = (
                 f"{call.name}: the arguments were not valid JSON, so the call did not run; "
                 f"send a JSON object (received: {raw[:200]!r})"
             )
-            return call, ToolResult(call.id, call.name, message, True)
+            return arguments, ToolResult(call.id, call.name, message, True)
         tool = self.registry.get(call.name)
-        if tool is None:
-            return call, False  # the registry answers unknown tools with a clear error
+        if tool is None or not isinstance(arguments, Mapping):
+            return arguments, False  # the registry answers unknown tools and odd arguments
+        call = replace(call, arguments=dict(arguments))
         fields = {"tool_name": call.name, "tool_input": hook_tool_input(call, self.context)}
         hooked = await self.hook("PreToolUse", session, fields, call.name)
         if hooked.blocked:
             message = f"{call.name} was not run: a PreToolUse hook blocked it: {hooked.reason}"
-            return call, ToolResult(call.id, call.name, message, True)
+            return arguments, ToolResult(call.id, call.name, message, True)
         if hooked.updated_input is not None:
             call = replace(call, arguments=input_from_hook(hooked.updated_input, call.arguments))
-        return call, await self._permission(session, call, tool, hooked.permission)
+        return call.arguments, await self._permission(session, call, tool, hooked.permission)
 
     async def _permission(
         self, session: Session, call: ToolCall, tool: Tool, hook: Permission | None
@@ -214,15 +243,19 @@ class ToolRunner:
         session: Session,
         calls: list[tuple[ToolCall, bool]],
         results: dict[str, ToolResult],
+        prepared: Mapping[str, PreparedCall],
         images: dict[str, tuple[Image, ...]],
     ) -> AsyncIterator[Event]:
         tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
         for call, approved in calls:
-            tool = self.registry.get(call.name)
-            summary = tool.describe_call(call.arguments) if tool else ""
-            yield ToolStarted(call, summary)
+            ready = prepared[call.id]
+            args = ready.arguments
+            summary = ""
+            if ready.tool is not None and isinstance(args, Mapping):
+                summary = ready.tool.describe_call(args)
+            yield ToolStarted(call, summary, ready.repairs)
             ctx = replace(self.context, call_id=call.id, approved=approved)
-            task = asyncio.create_task(self._execute(call.name, call.arguments, ctx))
+            task = asyncio.create_task(self._execute(call.name, args, ctx))
             tasks[task] = call
         waiter: asyncio.Task[Event] | None = None
         try:
@@ -238,13 +271,20 @@ class ToolRunner:
                 for task in pending & done:
                     pending.discard(task)
                     call = tasks[task]
-                    output = await self._post_tool_use(session, call, task.result())
+                    used = prepared[call.id].arguments
+                    ran = replace(call, arguments=dict(used)) if isinstance(used, Mapping) else call
+                    output = await self._post_tool_use(session, ran, task.result())
                     content = output.content + self._image_note(output)
                     result = ToolResult(call.id, call.name, content, output.is_error)
                     results[call.id] = result
                     if output.images and self.images_allowed:
                         images[call.id] = output.images
                     yield ToolFinished(call, result, output.display)
+                    if retries := output.metadata.get(RETRIES_KEY):
+                        line = (
+                            f"{call.name}: tried again {retries} time(s) after a transient failure"
+                        )
+                        yield GuardrailTriggered("tool_retry", line)
             while not self.progress.empty():
                 yield self.progress.get_nowait()
         finally:
@@ -262,5 +302,5 @@ class ToolRunner:
         count = len(output.images)
         return f"\n[{count} image(s) left out: the current model does not accept images]"
 
-    async def _execute(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def _execute(self, name: str, args: Any, ctx: ToolContext) -> ToolOutput:
         return await self.registry.execute(name, args, ctx)
