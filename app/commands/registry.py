@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, Handler, hint
+from app.commands.checkpoints import rewind_command, undo_command
 from app.commands.config import model_command, settings_command
 from app.commands.mcp import mcp_command
 from app.commands.notes import notes_command
@@ -81,6 +82,18 @@ _TABLE = (
         "/trust [status|revoke]",
         "trust this workspace: its MCP servers, hooks and allow rules may apply",
         trust_command,
+    ),
+    Command(
+        "undo",
+        "/undo [force]",
+        "revert the file changes of the last turn that changed files",
+        undo_command,
+    ),
+    Command(
+        "rewind",
+        "/rewind [N [code|conversation|both] [force]]",
+        "list the prompts; go back to before prompt N (files, conversation or both)",
+        rewind_command,
     ),
     Command("quit", "/quit", "leave lull", _quit),
     Command("exit", "/exit", "leave lull", _quit, hidden=True),

@@ -185,6 +185,7 @@ class Agent:
             yield TurnFailed(gate.blocked, "permission")
             return
         self.session.add(Message("user", (Text(prompt),), origin="user"))
+        self.tools.begin_turn(self.session)
         self.lifecycle.add_context("user-prompt-submit-hook", gate.context)
         yield TurnStarted(prompt)
         try:

@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.engine.approvals import DenyApprover
+from app.engine.checkpoints import CheckpointStore, SessionCheckpoints
 from app.engine.guardrails.calls import CallLedger, duplicate_pointer
 from app.engine.hooks import (
     HookOutcome,
@@ -38,8 +39,9 @@ from app.model.events import Event, GuardrailTriggered, Notice, ToolFinished, To
 from app.model.hooks import HookEvent
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
 from app.model.provider import ToolSpec
-from tools.base import Tool, ToolContext, ToolOutput
-from tools.permissions import decide, denial_message
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.paths import resolve_in_workspace
+from tools.permissions import EDIT_TOOLS, decide, denial_message
 from tools.registry import RETRIES_KEY, PreparedCall, ToolRegistry
 from tools.rules import RuleBook, suggest_rules
 from tools.sources import ToolSource
@@ -67,6 +69,9 @@ class ToolRunner:
         self.sources: list[ToolSource] = []
         self.images_allowed = False
         self.progress: asyncio.Queue[Event] = asyncio.Queue()
+        self.checkpoints: CheckpointStore | None = None
+        self.checkpoint_log: SessionCheckpoints | None = None
+        self._owns_turns = True
 
     def child(self, registry: ToolRegistry, context: ToolContext) -> ToolRunner:
         """A runner for a sub-agent's calls: its own tools, this runner's approval mode,
@@ -74,7 +79,28 @@ class ToolRunner:
         runner = ToolRunner(registry, context, self.mode, self.approver)
         runner.rules = self.rules
         runner.hooks = self.hooks.only(frozenset({"PreToolUse", "PostToolUse", "Notification"}))
+        runner.checkpoint_log = self.checkpoint_log  # its edits belong to the parent's turn
+        runner._owns_turns = False
         return runner
+
+    def begin_turn(self, session: Session) -> None:
+        """A user prompt was added to ``session``: file changes from now on are its turn's."""
+        if self.checkpoints is None or not self._owns_turns:
+            return
+        prompts = [m for m in session.transcript if m.role == "user" and m.origin == "user"]
+        self.checkpoint_log = self.checkpoints.session(session.id)
+        self.checkpoint_log.begin_turn(len(prompts), prompts[-1].id if prompts else "")
+
+    def _capture(self, name: str, args: Any) -> list[str]:
+        """Checkpoint the file a file-changing call is about to change (ids of the changes)."""
+        log = self.checkpoint_log
+        if log is None or name not in EDIT_TOOLS or not isinstance(args, Mapping):
+            return []
+        try:
+            path = resolve_in_workspace(str(args.get("path", "")), self.context)
+        except ToolError:
+            return []  # the tool refuses it too
+        return [log.capture(str(name), path)]
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
@@ -247,6 +273,7 @@ class ToolRunner:
         images: dict[str, tuple[Image, ...]],
     ) -> AsyncIterator[Event]:
         tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
+        captured: dict[str, list[str]] = {}
         for call, approved in calls:
             ready = prepared[call.id]
             args = ready.arguments
@@ -255,6 +282,7 @@ class ToolRunner:
                 summary = ready.tool.describe_call(args)
             yield ToolStarted(call, summary, ready.repairs)
             ctx = replace(self.context, call_id=call.id, approved=approved)
+            captured[call.id] = self._capture(call.name, args)
             task = asyncio.create_task(self._execute(call.name, args, ctx))
             tasks[task] = call
         waiter: asyncio.Task[Event] | None = None
@@ -294,6 +322,9 @@ class ToolRunner:
                 if not task.done():
                     task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self.checkpoint_log is not None:
+                for change in (c for ids in captured.values() for c in ids):
+                    self.checkpoint_log.finish(change)  # what the file holds now
 
     def _image_note(self, output: ToolOutput) -> str:
         """What the result says about images the model will not see."""

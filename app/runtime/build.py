@@ -32,6 +32,7 @@ from app.runtime.runtime import Runtime
 from app.runtime.wiring import (
     ProviderFactory,
     agent_config,
+    checkpoint_store,
     hook_runner,
     mcp_manager,
     rule_book,
@@ -80,6 +81,7 @@ def build_runtime(
     trusted = TrustCheck(options.workspace)
     runner.rules = rule_book(settings, options.workspace, trusted)
     runner.hooks = hook_runner(settings, context.workspace, trusted, notes)
+    runner.checkpoints = checkpoint_store(store)
     runner.images_allowed = accepts_images(config.model)
     servers = mcp_manager(settings, registry, options, config.provider, env)
     if servers is not None:

@@ -14,9 +14,11 @@ from app.catalog.pricing import cost_by_model
 from app.catalog.vision import accepts_images
 from app.catalog.windows import context_window_for
 from app.engine.agent import Agent, AgentConfig
+from app.engine.rewind import rewind_conversation
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStorageError, SessionStore, load_notes
 from app.engine.writer import SessionLocked
+from app.model.messages import Message
 from app.model.provider import Provider
 from app.providers.config import (
     ProviderConfig,
@@ -156,6 +158,12 @@ class Runtime:
         """Idle thresholds shorter than the prompt-cache lifetime in use (0 included): each
         cleanup would discard a warm cache. Front ends say these once at start."""
         return ttl_warnings(self.cache_setup())
+
+    def rewind_conversation(self, prompt: Message) -> str | None:
+        """``/rewind``'s conversation part: the model sees the session as it was before
+        ``prompt`` (a recorded context edit); None, or why it was refused."""
+        done = rewind_conversation(self._agent.session, prompt)
+        return done if isinstance(done, str) else None
 
     # --- switching ---------------------------------------------------------------------------
 

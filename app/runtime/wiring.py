@@ -14,9 +14,11 @@ from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
 from app.engine.agent import Agent, AgentConfig, RequestHook
+from app.engine.checkpoints import CheckpointStore, prune
 from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.hooks import HookRunner
 from app.engine.session import Session
+from app.engine.store import SessionStore, workspace_key
 from app.engine.subagents import AgentProfile
 from app.model import defaults
 from app.model.permissions import SaveScope
@@ -27,7 +29,7 @@ from app.providers.config import (
 )
 from settings.loader import LoadedSettings
 from settings.model import Settings
-from settings.paths import pending_writes_dir, tool_output_dir
+from settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
 from tools.registry import ToolRegistry, backoff_delays, default_registry
 from tools.rules import RuleBook, RuleNotSaved
@@ -127,6 +129,14 @@ def rule_book(settings: Settings, workspace: Path, trusted: Callable[[], bool]) 
             raise RuleNotSaved(str(problem)) from None
 
     return RuleBook(settings.permissions.rules(), trusted=trusted, saver=save)
+
+
+def checkpoint_store(store: SessionStore) -> CheckpointStore:
+    """The workspace's file checkpoints (under the data directory); those of sessions that
+    no longer exist are removed."""
+    root = checkpoints_dir() / workspace_key(store.workspace)
+    prune(root, (path.stem for path in store.list_sessions()))
+    return CheckpointStore(root)
 
 
 def hook_runner(

@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "context": ("restore",),
     "notes": ("add", "delete"),
     "permissions": ("allow", "ask", "deny"),
+    "undo": ("force",),
 }
 
 CommandTable = Sequence[tuple[str, str]]
