@@ -98,6 +98,12 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
     return [_apply_clears(m, rewrites) for m in messages]
 
 
+def without_rewound(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> list[Message]:
+    """The transcript without what ``/rewind`` hid (what front ends replay)."""
+    rewinds = [e for e in active_edits(edits) if isinstance(e, Rewind)]
+    return _rewound(transcript, rewinds) if rewinds else list(transcript)
+
+
 def _rewound(transcript: Sequence[Message], rewinds: Sequence[Rewind]) -> list[Message]:
     """The transcript without the ranges ``/rewind`` hid."""
     position = {m.id: i for i, m in enumerate(transcript)}

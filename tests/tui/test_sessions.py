@@ -86,3 +86,24 @@ async def test_clear_starts_an_empty_session_and_resume_picks_the_old_one(
         await pilot.press("enter")
         await until(pilot, lambda: texts(app, UserMessage) == ["first topic"], "the old session")
         assert app.chat.runtime.agent.session.id == first  # type: ignore[union-attr]
+
+
+async def test_rewind_redraws_the_conversation_before_that_prompt(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    write = ToolUse("write_file", {"path": "a.txt", "content": "hello\n"})
+    provider_env.script(Reply(tool_calls=[write]), Reply(text="Wrote it."), Reply(text="Sure."))
+    app = make_app(workspace, "--approval-mode", "yolo")
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await send(pilot, "write a")
+        await idle(pilot)
+        await send(pilot, "thanks")
+        await idle(pilot)
+        assert (workspace / "a.txt").exists()
+        await send(pilot, "/rewind 1")
+        await idle(pilot)
+        assert texts(app, UserMessage) == []
+        (output,) = app.query(CommandOutput)
+        assert any("deleted" in line and "a.txt" in line for line in output.lines)
+        assert not (workspace / "a.txt").exists()

@@ -118,7 +118,7 @@ class Chat:
         """Show the agent's session from scratch (after resume, /clear, /resume)."""
         if self.runtime is None:
             return
-        messages = self.runtime.agent.session.transcript
+        messages = self.runtime.agent.session.shown()
         await self.conversation.reset()
         if len(messages) > REPLAY_LIMIT:
             hidden = len(messages) - REPLAY_LIMIT
