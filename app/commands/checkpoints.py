@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 RewindPart = Literal["code", "conversation", "both"]
 REWIND_USAGE = "/rewind, or /rewind N [code|conversation|both] [force]"
-NOT_TRACKED = "shell commands' file changes are not tracked; check `git status` for those"
+NOT_TRACKED = (
+    "shell commands' file changes are tracked only in a git work tree in auto-edit or yolo "
+    "mode (not ignored files); check `git status` for the others"
+)
 
 
 def _log(runtime: Runtime) -> SessionCheckpoints | None:

@@ -95,7 +95,14 @@ class SessionCheckpoints:
     def capture(self, call_id: str, path: Path) -> str:
         """Store ``path``'s content before a call changes it; returns the change's id."""
         data = _read(path)
-        before = None if data is None else self._store(data)
+        return self._begin(call_id, path, None if data is None else self.store(data))
+
+    def record(self, call_id: str, path: Path, before: str | None) -> None:
+        """A change found after the call (a shell command's): ``before`` is the stored
+        content's hash (:meth:`store`), None when the file did not exist."""
+        self.finish(self._begin(call_id, path, before))
+
+    def _begin(self, call_id: str, path: Path, before: str | None) -> str:
         change = FileChange(
             f"{call_id}:{len(self._changes)}", self.turn, self.prompt, call_id, str(path), before
         )
@@ -189,7 +196,13 @@ class SessionCheckpoints:
 
     # --- storage ---------------------------------------------------------------------------
 
-    def _store(self, data: bytes) -> str:
+    def holds(self, path: Path, digest: str | None) -> bool:
+        """Whether ``path`` holds the content ``digest`` names (None: it does not exist)."""
+        data = _read(path)
+        return (None if data is None else _digest(data)) == digest
+
+    def store(self, data: bytes) -> str:
+        """Keep ``data`` in the object store; its hash."""
         digest = _digest(data)
         target = self.directory / "objects" / digest
         if not target.exists():

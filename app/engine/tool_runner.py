@@ -34,6 +34,7 @@ from app.engine.hooks import (
     tool_response,
 )
 from app.engine.session import Session
+from app.engine.shell_checkpoints import GitSnapshot, record_changes, snapshot
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, GuardrailTriggered, Notice, ToolFinished, ToolStarted
 from app.model.hooks import HookEvent
@@ -47,6 +48,7 @@ from tools.rules import RuleBook, suggest_rules
 from tools.sources import ToolSource
 
 CANCELLED = "Cancelled by the user before it finished; no result."
+SHELL_TOOL = "run_shell_command"
 
 
 class ToolRunner:
@@ -90,6 +92,15 @@ class ToolRunner:
         prompts = [m for m in session.transcript if m.role == "user" and m.origin == "user"]
         self.checkpoint_log = self.checkpoints.session(session.id)
         self.checkpoint_log.begin_turn(len(prompts), prompts[-1].id if prompts else "")
+
+    async def _shell_snapshot(self, calls: list[ToolCall]) -> tuple[str, GitSnapshot] | None:
+        """In ``auto-edit`` and ``yolo`` mode, a git work tree's dirty files before the
+        batch's shell commands (their changes are recorded as the first one's)."""
+        shells = [call for call in calls if call.name == SHELL_TOOL]
+        if not shells or self.checkpoint_log is None or self.mode not in ("auto-edit", "yolo"):
+            return None
+        found = await snapshot(self.context.workspace, self.checkpoint_log)
+        return None if found is None else (shells[0].id, found)
 
     def _capture(self, name: str, args: Any) -> list[str]:
         """Checkpoint the file a file-changing call is about to change (ids of the changes)."""
@@ -274,6 +285,7 @@ class ToolRunner:
     ) -> AsyncIterator[Event]:
         tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
         captured: dict[str, list[str]] = {}
+        shell = await self._shell_snapshot([call for call, _ in calls])
         for call, approved in calls:
             ready = prepared[call.id]
             args = ready.arguments
@@ -313,6 +325,8 @@ class ToolRunner:
                             f"{call.name}: tried again {retries} time(s) after a transient failure"
                         )
                         yield GuardrailTriggered("tool_retry", line)
+            if shell is not None and self.checkpoint_log is not None:
+                await record_changes(shell[1], self.checkpoint_log, shell[0])
             while not self.progress.empty():
                 yield self.progress.get_nowait()
         finally:

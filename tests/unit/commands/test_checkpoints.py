@@ -45,7 +45,7 @@ async def test_undo_reverts_the_last_turn_and_says_which_files(workspace: Path) 
     lines = run_command(runtime, "/undo").lines
     assert lines[0] == "/undo (the changes of prompt 2): 1 file(s):"
     assert lines[1] == f"  restored {workspace.resolve() / 'config.toml'}"
-    assert "not tracked" in lines[-1]
+    assert lines[-1].startswith("shell commands' file changes are tracked only in a git")
     assert (workspace / "config.toml").read_text() == "debug = false\n"
     assert (workspace / "notes.md").exists()
     second = run_command(runtime, "/undo").lines
