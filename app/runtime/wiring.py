@@ -135,7 +135,8 @@ def checkpoint_store(store: SessionStore) -> CheckpointStore:
     """The workspace's file checkpoints (under the data directory); those of sessions that
     no longer exist are removed."""
     root = checkpoints_dir() / workspace_key(store.workspace)
-    prune(root, (path.stem for path in store.list_sessions()))
+    if root.is_dir():  # nothing to list on a start without checkpoints
+        prune(root, [path.stem for path in store.list_sessions()])
     return CheckpointStore(root)
 
 

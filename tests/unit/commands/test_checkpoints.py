@@ -115,3 +115,15 @@ async def test_checkpoints_survive_resume_and_show_in_context(workspace: Path) -
     lines = run_command(resumed, "/undo").lines
     assert lines[1] == f"  restored {workspace.resolve() / 'config.toml'}"
     resumed.close()
+
+
+async def test_checkpoints_go_with_their_session(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    log = runtime.agent.tools.checkpoint_log
+    assert log is not None and log.directory.is_dir()
+    session_file = runtime.agent.session.path
+    runtime.close()
+    assert session_file is not None
+    session_file.unlink()  # the session is deleted
+    build_runtime(RunOptions(workspace=workspace, demo=True), env={}).close()
+    assert not log.directory.exists()

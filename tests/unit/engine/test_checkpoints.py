@@ -8,6 +8,10 @@ import os
 from pathlib import Path
 
 from app.engine.checkpoints import CheckpointStore, SessionCheckpoints, prune
+from app.engine.store import SessionStore
+from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from tests.support import run
+from tests.unit.engine.conftest import AgentFactory
 
 BINARY = bytes(range(256)) * 4
 
@@ -130,3 +134,31 @@ def test_the_store_is_outside_the_workspace_and_content_addressed(tmp_path: Path
     assert sorted(os.listdir(work)) == ["one.txt", "two.txt"]  # nothing added to the workspace
     assert len(os.listdir(root / "s1" / "objects")) == 1  # one copy of "same"
     assert log.size() == (2, 4)
+
+
+async def test_a_sub_agents_edits_belong_to_the_parents_turn(
+    make_agent: AgentFactory, provider: ScriptedProvider, store: SessionStore, workspace: Path
+) -> None:
+    from app.engine.agent import AgentConfig
+    from app.engine.subagents import AgentProfile, SubagentSetup, TaskTool
+
+    writer = AgentProfile("writer", "writes files", tools=("write_file",))
+    arguments = {"description": "write", "prompt": "write it", "subagent_type": "writer"}
+    task = ScriptedCall("task", arguments)
+    provider.script(
+        ScriptedReply(tool_calls=[task]),
+        ScriptedReply(tool_calls=[ScriptedCall("write_file", {"path": "a.txt", "content": "x"})]),
+        ScriptedReply(text="FINDINGS: wrote a.txt"),
+        ScriptedReply(text="Done."),
+    )
+    agent = make_agent(mode="yolo")
+    agent.tools.checkpoints = CheckpointStore(workspace.parent / "checkpoints")
+    setup = SubagentSetup(store, lambda model: provider, AgentConfig(system="p"), max_turns=5)
+    tool = TaskTool(setup, lambda: agent.tools, lambda: agent.session, [writer])
+    agent.tools.registry.add(tool)
+    await run(agent, "delegate")
+    assert (workspace / "a.txt").read_text() == "x"
+    log = agent.tools.checkpoints.session(agent.session.id)
+    assert [(c.turn, Path(c.path).name) for c in log.changes()] == [(1, "a.txt")]
+    log.undo_last()
+    assert not (workspace / "a.txt").exists()
