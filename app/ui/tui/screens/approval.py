@@ -75,12 +75,15 @@ class ApprovalScreen(ModalScreen[Approval]):
             yield Static(title, id="approval-title", markup=False)
             with VerticalScroll(id="approval-preview"):
                 yield Static(call_preview(self.call, self.summary), markup=False)
-            with Horizontal(id="approval-buttons"):
+            with Horizontal(id="approval-buttons", classes="approval-row"):
                 yield Button(Text("Allow once (y)"), variant="success", id="allow", compact=True)
-                yield Button(Text("Always (a)"), variant="primary", id="always", compact=True)
-                yield Button(Text("Workspace (w)"), id="workspace", compact=True)
-                yield Button(Text("Everywhere (e)"), id="everywhere", compact=True)
                 yield Button(Text("Deny (n)"), variant="error", id="deny", compact=True)
+            with Horizontal(id="approval-always", classes="approval-row"):  # fits 60 columns
+                yield Button(
+                    Text("Always: session (a)"), variant="primary", id="always", compact=True
+                )
+                yield Button(Text("workspace (w)"), id="workspace", compact=True)
+                yield Button(Text("everywhere (e)"), id="everywhere", compact=True)
             legend = (
                 always_legend(self.call, self.rules) + " (a: session, w: workspace, e: everywhere)"
             )
