@@ -314,17 +314,8 @@ class ToolRunner:
                     used = prepared[call.id].arguments
                     ran = replace(call, arguments=dict(used)) if isinstance(used, Mapping) else call
                     output = await self._post_tool_use(session, ran, task.result())
-                    content = output.content + self._image_note(output)
-                    result = ToolResult(call.id, call.name, content, output.is_error)
-                    results[call.id] = result
-                    if output.images and self.images_allowed:
-                        images[call.id] = output.images
-                    yield ToolFinished(call, result, output.display)
-                    if retries := output.metadata.get(RETRIES_KEY):
-                        line = (
-                            f"{call.name}: tried again {retries} time(s) after a transient failure"
-                        )
-                        yield GuardrailTriggered("tool_retry", line)
+                    for event in self._finished(call, output, results, images):
+                        yield event
             if shell is not None and self.checkpoint_log is not None:
                 await record_changes(shell[1], self.checkpoint_log, shell[0])
             while not self.progress.empty():
@@ -339,6 +330,25 @@ class ToolRunner:
             if self.checkpoint_log is not None:
                 for change in (c for ids in captured.values() for c in ids):
                     self.checkpoint_log.finish(change)  # what the file holds now
+
+    def _finished(
+        self,
+        call: ToolCall,
+        output: ToolOutput,
+        results: dict[str, ToolResult],
+        images: dict[str, tuple[Image, ...]],
+    ) -> list[Event]:
+        """Keep a finished call's result (and images); the events that say so."""
+        content = output.content + self._image_note(output)
+        result = ToolResult(call.id, call.name, content, output.is_error)
+        results[call.id] = result
+        if output.images and self.images_allowed:
+            images[call.id] = output.images
+        events: list[Event] = [ToolFinished(call, result, output.display)]
+        if retries := output.metadata.get(RETRIES_KEY):
+            line = f"{call.name}: tried again {retries} time(s) after a transient failure"
+            events.append(GuardrailTriggered("tool_retry", line))
+        return events
 
     def _image_note(self, output: ToolOutput) -> str:
         """What the result says about images the model will not see."""
