@@ -17,6 +17,10 @@ from app.model.events import Event, Notice
 from app.model.hooks import SessionStartSource
 from app.model.messages import Message, Text
 
+MAX_STOP_CONTINUATIONS = 5
+"""How often Stop hooks may send the model back to work in one turn (a hook that ignores
+``stop_hook_active`` would otherwise spend every request of ``maxTurns``)."""
+
 
 @dataclass
 class PromptGate:
@@ -39,6 +43,7 @@ class Lifecycle:
         self.source: SessionStartSource = source or ("resume" if session.transcript else "startup")
         self.started = False
         self.stop_hook_active = False
+        self.continuations = 0
 
     def _events(self) -> list[Event]:
         """The notices hooks left on the runner's queue."""
@@ -50,6 +55,7 @@ class Lifecycle:
     async def before_prompt(self, prompt: str) -> PromptGate:
         """``SessionStart`` (once per session) and ``UserPromptSubmit`` for ``prompt``."""
         self.stop_hook_active = False
+        self.continuations = 0
         gate = PromptGate()
         if not self.started:
             self.started = True
@@ -86,6 +92,16 @@ class Lifecycle:
         events = self._events()
         if not outcome.blocked or outcome.stop:
             return None, events
+        if self.continuations >= MAX_STOP_CONTINUATIONS:
+            events.append(
+                Notice(
+                    "warning",
+                    f"a Stop hook kept the turn going {self.continuations} times; ending the "
+                    f"turn anyway (its last reason: {outcome.reason})",
+                )
+            )
+            return None, events
+        self.continuations += 1
         self.stop_hook_active = True
         events.append(Notice("info", f"a Stop hook asks the model to go on: {outcome.reason}"))
         text = f"<stop-hook>\n{outcome.reason}\n</stop-hook>"

@@ -239,3 +239,17 @@ async def test_an_untrusted_projects_hook_does_not_run(
     events = await run(agent, "hello")
     assert any(isinstance(e, TurnFinished) for e in events)
     assert not marker.exists()
+
+
+async def test_a_stop_hook_that_always_blocks_ends_after_a_few_rounds(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    from app.engine.lifecycle import MAX_STOP_CONTINUATIONS
+
+    stubborn = script(tmp_path, "stubborn.sh", 'echo "not yet" >&2\nexit 2\n')
+    agent = make_agent()
+    agent.tools.hooks = hooks(workspace, ("Stop", stubborn, ""))
+    events = await run(agent, "work")
+    assert len(provider.requests) == MAX_STOP_CONTINUATIONS + 1
+    assert any(isinstance(e, TurnFinished) for e in events)
+    assert any("kept the turn going 5 times" in n for n in _notices(events))
