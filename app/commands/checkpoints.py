@@ -2,16 +2,17 @@
 conversation too, as a recorded context edit).
 
 ``/undo [force]`` reverts the file changes of the last turn that changed files. ``/rewind``
-lists the session's prompts; ``/rewind N [code|conversation|both] [force]`` restores the
-state before prompt N (``both`` by default). Both say which files they changed and refuse,
-naming the files, when one was changed outside lull since, unless ``force`` is given.
+lists the session's prompts (a picker in the front ends); ``/rewind N`` asks what to restore;
+``/rewind N code|conversation|both [force]`` restores the state before prompt N. Both say
+which files they changed and refuse, naming the files, when one was changed outside lull
+since, unless ``force`` is given (the refusal offers it).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, get_args
 
-from app.commands.base import CommandResult, hint, say
+from app.commands.base import CommandResult, FollowUp, hint, say
 from app.engine.checkpoints import RestoreReport, SessionCheckpoints
 from app.model.messages import Message
 
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 
 RewindPart = Literal["code", "conversation", "both"]
 REWIND_USAGE = "/rewind, or /rewind N [code|conversation|both] [force]"
+PARTS: dict[str, str] = {
+    "both": "restore the code and the conversation",
+    "conversation": "restore the conversation (files stay as they are)",
+    "code": "restore the code (the conversation stays)",
+}
 NOT_TRACKED = (
     "shell commands' file changes are tracked only in a git work tree in auto-edit or yolo "
     "mode (not ignored files); check `git status` for the others"
@@ -66,7 +72,9 @@ def rewind_command(runtime: Runtime, arg: str) -> CommandResult:
     parts: tuple[RewindPart, ...] = get_args(RewindPart)
     if len(rest) > 1 or (rest and rest[0] not in parts):
         return hint(f"/rewind: unknown argument {' '.join(rest)!r}; {REWIND_USAGE}")
-    part: RewindPart = rest[0] if rest else "both"  # type: ignore[assignment]
+    if not rest:
+        return _ask_part(number, asked[number - 1], log)
+    part: RewindPart = rest[0]  # type: ignore[assignment]
     lines: list[str] = []
     if part in ("code", "both"):
         if log is None:
@@ -89,6 +97,17 @@ def rewind_command(runtime: Runtime, arg: str) -> CommandResult:
     return CommandResult(tuple(lines), session_changed=part != "code")
 
 
+def _ask_part(number: int, prompt: Message, log: SessionCheckpoints | None) -> CommandResult:
+    """``/rewind N``: what to restore, as choices."""
+    files = {c.path for c in log.changes() if c.turn >= number} if log is not None else set()
+    lines = (
+        f"rewind to before prompt {number}: {_first_line(prompt.text)}",
+        f"lull changed {len(files)} file(s) since; {NOT_TRACKED}",
+    )
+    choices = tuple(FollowUp(label, f"/rewind {number} {part}") for part, label in PARTS.items())
+    return CommandResult(lines, follow_ups=choices, question="Restore what?")
+
+
 def _listing(asked: list[Message], log: SessionCheckpoints | None) -> CommandResult:
     if not asked:
         return say("nothing to rewind: no prompts in this session yet")
@@ -101,16 +120,21 @@ def _listing(asked: list[Message], log: SessionCheckpoints | None) -> CommandRes
         changed = f"  [{files} file(s) changed]" if files else ""
         lines.append(f"  {number:>3}. {_first_line(message.text)}{changed}")
     lines.append(NOT_TRACKED)
-    return CommandResult(tuple(lines))
+    choices = tuple(
+        FollowUp(f"{number}. {_first_line(message.text)}", f"/rewind {number}")
+        for number, message in enumerate(asked, 1)
+    )
+    question = "Rewind to before which prompt?"
+    return CommandResult(tuple(lines), follow_ups=choices, question=question)
 
 
 def _reported(report: RestoreReport, what: str, forced: str) -> CommandResult:
     """What a restore did, or why it refused."""
     if report.refused:
         files = ", ".join(report.conflicts)
-        return hint(
-            f"{what} refused: changed outside lull since: {files}; {forced} overwrites them"
-        )
+        line = f"{what} refused: changed outside lull since: {files}; {forced} overwrites them"
+        overwrite = FollowUp("overwrite the outside changes", forced)
+        return CommandResult((line,), error=True, follow_ups=(overwrite,), question="Overwrite?")
     if not report.changed:
         return say(f"{what}: no file changes to revert")
     lines = [f"{what}: {len(report.changed)} file(s):"]

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 from app.runtime import RunOptions, Runtime, build_runtime
+from app.ui.tui.screens.choice_picker import ChoicePicker
 from app.ui.tui.screens.session_picker import SessionPicker
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.command_output import CommandOutput
@@ -101,7 +102,12 @@ async def test_rewind_redraws_the_conversation_before_that_prompt(
         await send(pilot, "thanks")
         await idle(pilot)
         assert (workspace / "a.txt").exists()
-        await send(pilot, "/rewind 1")
+        await send(pilot, "/rewind")
+        await until(pilot, lambda: isinstance(app.screen, ChoicePicker), "the prompt picker")
+        await pilot.press("enter")  # 1. write a
+        await until(pilot, lambda: "Restore what" in app.screen.question, "the second picker")
+        await pilot.press("enter")  # the code and the conversation
+        await until(pilot, lambda: not isinstance(app.screen, ChoicePicker), "the pickers closed")
         await idle(pilot)
         assert texts(app, UserMessage) == []
         (output,) = app.query(CommandOutput)

@@ -102,11 +102,27 @@ class LineChat:
             self.printer.render(event)
         if result.sessions:
             await self.pick(result.sessions)
+        if result.follow_ups:
+            await self.follow_up(result)
         if result.stream is not None:
             await self.drive(result.stream)
         if result.session_changed:
             for line in recap_lines(self.agent.session):
                 self.printer.line(line, "dim")
+
+    async def follow_up(self, result: CommandResult) -> None:
+        """Offer a command's choices by number; run the chosen one's command."""
+        for number, choice in enumerate(result.follow_ups, 1):
+            self.printer.line(f"  {number}) {choice.label}")
+        question = f"{result.question or 'which?'} number (Enter cancels): "
+        try:
+            answer = (await self.reader.ask(question)).strip()
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if not answer.isdigit() or not 1 <= int(answer) <= len(result.follow_ups):
+            self.printer.note("cancelled" if not answer else f"no choice {answer!r}; cancelled")
+            return
+        await self.command(result.follow_ups[int(answer) - 1].command)
 
     async def pick(self, choices: tuple[SessionChoice, ...]) -> None:
         """Ask which listed session to resume (a number or an id prefix)."""

@@ -212,8 +212,17 @@ class Chat:
             from app.ui.tui.screens.session_picker import SessionPicker
 
             self.app.push_screen(SessionPicker(result.sessions), callback=self._picked)
+        elif result.follow_ups:
+            from app.ui.tui.screens.choice_picker import ChoicePicker
+
+            picker = ChoicePicker(result.question, result.follow_ups)
+            self.app.push_screen(picker, callback=self._followed)
         elif result.stream is not None:
             self.start(result.stream)
+
+    async def _followed(self, command: str | None) -> None:
+        if command is not None and self.runtime is not None:
+            await self.command(command)
 
     async def _picked(self, session_id: str | None) -> None:
         from app.commands import resume_session

@@ -57,10 +57,22 @@ async def test_undo_reverts_the_last_turn_and_says_which_files(workspace: Path) 
 
 async def test_rewind_lists_prompts_then_restores_code_and_conversation(workspace: Path) -> None:
     runtime = await _two_turns(workspace)
-    listing = run_command(runtime, "/rewind").lines
-    assert listing[1] == "    1. create the notes  [1 file(s) changed]"
-    assert listing[2] == "    2. fix the config  [1 file(s) changed]"
-    result = run_command(runtime, "/rewind 1")
+    listing = run_command(runtime, "/rewind")
+    assert listing.lines[1] == "    1. create the notes  [1 file(s) changed]"
+    assert listing.lines[2] == "    2. fix the config  [1 file(s) changed]"
+    assert [(f.label, f.command) for f in listing.follow_ups] == [
+        ("1. create the notes", "/rewind 1"),
+        ("2. fix the config", "/rewind 2"),
+    ]
+    asked = run_command(runtime, "/rewind 1")
+    assert asked.lines[1].startswith("lull changed 2 file(s) since;")
+    assert [f.command for f in asked.follow_ups] == [
+        "/rewind 1 both",
+        "/rewind 1 conversation",
+        "/rewind 1 code",
+    ]
+    assert (workspace / "notes.md").exists()  # asking changed nothing
+    result = run_command(runtime, asked.follow_ups[0].command)
     assert not result.error and result.session_changed
     assert not (workspace / "notes.md").exists()
     assert (workspace / "config.toml").read_text() == "debug = false\n"
@@ -96,8 +108,9 @@ async def test_an_outside_change_refuses_until_forced(workspace: Path) -> None:
         f"/undo (the changes of prompt 2) refused: changed outside lull since: "
         f"{workspace.resolve() / 'config.toml'}; /undo force overwrites them"
     )
+    assert [f.command for f in refused.follow_ups] == ["/undo force"]
     assert (workspace / "config.toml").read_text() == "debug = maybe\n"
-    rewind = run_command(runtime, "/rewind 1")
+    rewind = run_command(runtime, "/rewind 1 both")
     assert rewind.error and (workspace / "notes.md").exists()  # nothing touched
     assert len(runtime.agent.session.view()) > 2  # nor the conversation
     run_command(runtime, "/undo force")
