@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from app.commands.base import CommandResult, Handler, hint
 from app.commands.checkpoints import rewind_command, undo_command
 from app.commands.config import model_command, settings_command
+from app.commands.hooks import hooks_command
 from app.commands.mcp import mcp_command
 from app.commands.notes import notes_command
 from app.commands.permissions import permissions_command
@@ -76,6 +77,9 @@ _TABLE = (
         "/permissions [allow|ask|deny RULE]",
         "the permission rules in force and where each came from; add one for this session",
         permissions_command,
+    ),
+    Command(
+        "hooks", "/hooks", "the hook commands configured and where each came from", hooks_command
     ),
     Command(
         "trust",
