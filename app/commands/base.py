@@ -50,6 +50,8 @@ class CommandResult:
       cancelling it is as safe as cancelling a turn.
     - ``session_changed``: the runtime now works on another session (/clear, /resume):
       reset the conversation view and redraw it from ``runtime.agent.session.shown()``.
+    - ``prefill``: text to put in the prompt box for the user to edit and send again (the
+      prompt /rewind went back before).
     - ``follow_ups``: non-empty means "offer these choices" (titled ``question``); run the
       chosen one's ``command`` like a typed command line (or nothing on cancel).
     """
@@ -62,6 +64,7 @@ class CommandResult:
     stream: AsyncIterator[Event] | None = None
     session_changed: bool = False
     follow_ups: tuple[FollowUp, ...] = ()
+    prefill: str = ""
     question: str = ""
 
 

@@ -94,7 +94,8 @@ def rewind_command(runtime: Runtime, arg: str) -> CommandResult:
             "everything; the model no longer sees it)"
         )
         lines.append(f"prompt {number} was: {_first_line(asked[number - 1].text)}")
-    return CommandResult(tuple(lines), session_changed=part != "code")
+    prefill = asked[number - 1].text if part != "code" else ""
+    return CommandResult(tuple(lines), session_changed=part != "code", prefill=prefill)
 
 
 def _ask_part(number: int, prompt: Message, log: SessionCheckpoints | None) -> CommandResult:

@@ -110,6 +110,7 @@ async def test_rewind_redraws_the_conversation_before_that_prompt(
         await until(pilot, lambda: not isinstance(app.screen, ChoicePicker), "the pickers closed")
         await idle(pilot)
         assert texts(app, UserMessage) == []
+        assert app.prompt.text == "write a"  # to edit and send again
         (output,) = app.query(CommandOutput)
         assert any("deleted" in line and "a.txt" in line for line in output.lines)
         assert not (workspace / "a.txt").exists()

@@ -46,6 +46,7 @@ from app.ui.tui.approver import ModalApprover
 from app.ui.tui.renderer import TurnRenderer, transcript_widgets
 from app.ui.tui.widgets.command_output import CommandOutput
 from app.ui.tui.widgets.conversation import Conversation
+from app.ui.tui.widgets.prompt_input import PromptInput
 from app.ui.tui.widgets.status_bar import StatusBar
 from app.ui.tui.widgets.user_message import UserMessage
 
@@ -202,6 +203,8 @@ class Chat:
             await self.redraw()
         if result.lines:
             await self.conversation.add(CommandOutput(title, result.lines, error=result.error))
+        if result.prefill:
+            self.app.query_one(PromptInput).offer(result.prefill)
         for event in result.events:
             await self.renderer.handle(event)
             self._follow(event)
