@@ -106,8 +106,8 @@ class SessionCheckpoints:
         change = FileChange(
             f"{call_id}:{len(self._changes)}", self.turn, self.prompt, call_id, str(path), before
         )
+        self._append({"kind": "change", **_as_record(change)})  # on disk first
         self._changes[change.id] = change
-        self._append({"kind": "change", **_as_record(change)})
         return change.id
 
     def finish(self, change_id: str) -> None:

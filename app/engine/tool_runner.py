@@ -18,6 +18,7 @@ yields as they come.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -99,19 +100,33 @@ class ToolRunner:
         shells = [call for call in calls if call.name == SHELL_TOOL]
         if not shells or self.checkpoint_log is None or self.mode not in ("auto-edit", "yolo"):
             return None
-        found = await snapshot(self.context.workspace, self.checkpoint_log)
+        try:
+            found = await snapshot(self.context.workspace, self.checkpoint_log)
+        except OSError as error:
+            self._checkpoint_failed("the work tree before a shell command", error)
+            return None
         return None if found is None else (shells[0].id, found)
 
-    def _capture(self, name: str, args: Any) -> list[str]:
-        """Checkpoint the file a file-changing call is about to change (ids of the changes)."""
+    def _capture(self, call: ToolCall, args: Any) -> list[str]:
+        """Checkpoint the file a file-changing call is about to change (ids of the changes);
+        a checkpoint that cannot be written is said, and the call runs anyway."""
         log = self.checkpoint_log
-        if log is None or name not in EDIT_TOOLS or not isinstance(args, Mapping):
+        if log is None or call.name not in EDIT_TOOLS or not isinstance(args, Mapping):
             return []
         try:
             path = resolve_in_workspace(str(args.get("path", "")), self.context)
         except ToolError:
             return []  # the tool refuses it too
-        return [log.capture(str(name), path)]
+        try:
+            return [log.capture(call.id, path)]
+        except OSError as error:
+            self._checkpoint_failed(f"{path}", error)
+            return []
+
+    def _checkpoint_failed(self, what: str, error: OSError) -> None:
+        self.progress.put_nowait(
+            Notice("warning", f"could not checkpoint {what} ({error}); /undo cannot restore it")
+        )
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
@@ -294,7 +309,7 @@ class ToolRunner:
                 summary = ready.tool.describe_call(args)
             yield ToolStarted(call, summary, ready.repairs)
             ctx = replace(self.context, call_id=call.id, approved=approved)
-            captured[call.id] = self._capture(call.name, args)
+            captured[call.id] = self._capture(call, args)
             task = asyncio.create_task(self._execute(call.name, args, ctx))
             tasks[task] = call
         waiter: asyncio.Task[Event] | None = None
@@ -317,7 +332,10 @@ class ToolRunner:
                     for event in self._finished(call, output, results, images):
                         yield event
             if shell is not None and self.checkpoint_log is not None:
-                await record_changes(shell[1], self.checkpoint_log, shell[0])
+                try:
+                    await record_changes(shell[1], self.checkpoint_log, shell[0])
+                except OSError as error:
+                    self._checkpoint_failed("the shell command's changes", error)
             while not self.progress.empty():
                 yield self.progress.get_nowait()
         finally:
@@ -329,7 +347,8 @@ class ToolRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
             if self.checkpoint_log is not None:
                 for change in (c for ids in captured.values() for c in ids):
-                    self.checkpoint_log.finish(change)  # what the file holds now
+                    with contextlib.suppress(OSError):  # unfinished: a restore asks to force
+                        self.checkpoint_log.finish(change)  # what the file holds now
 
     def _finished(
         self,

@@ -162,3 +162,22 @@ async def test_a_sub_agents_edits_belong_to_the_parents_turn(
     assert [(c.turn, Path(c.path).name) for c in log.changes()] == [(1, "a.txt")]
     log.undo_last()
     assert not (workspace / "a.txt").exists()
+
+
+async def test_a_checkpoint_that_cannot_be_written_is_said_and_the_edit_runs(
+    make_agent: AgentFactory, provider: ScriptedProvider, workspace: Path, tmp_path: Path
+) -> None:
+    from app.model.events import Notice
+
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the store should be")
+    agent = make_agent(mode="yolo")
+    agent.tools.checkpoints = CheckpointStore(blocker)
+    call = ScriptedCall("write_file", {"path": "a.txt", "content": "x"})
+    provider.script(ScriptedReply(tool_calls=[call]), ScriptedReply(text="ok"))
+    events = await run(agent, "write")
+    assert (workspace / "a.txt").read_text() == "x"
+    warnings = [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
+    assert any(w.startswith("could not checkpoint ") and "/undo cannot" in w for w in warnings)
+    log = agent.tools.checkpoint_log
+    assert log is not None and log.changes() == []
