@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from app.model import defaults
 from app.model.permissions import CLAUDE_CODE_NAMES
 
 HookEvent = Literal[
@@ -21,7 +22,7 @@ HookEvent = Literal[
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 SessionStartSource = Literal["startup", "resume", "clear", "compact"]
 """Why a session (re)starts: a new one, a resumed one, ``/clear``, after a compression."""
-DEFAULT_HOOK_TIMEOUT = 60.0
+DEFAULT_HOOK_TIMEOUT = defaults.HOOK_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True, slots=True)

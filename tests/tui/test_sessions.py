@@ -114,3 +114,19 @@ async def test_rewind_redraws_the_conversation_before_that_prompt(
         (output,) = app.query(CommandOutput)
         assert any("deleted" in line and "a.txt" in line for line in output.lines)
         assert not (workspace / "a.txt").exists()
+
+
+async def test_escape_twice_while_idle_opens_the_rewind_picker(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(Reply(text="Hi."))
+    app = make_app(workspace)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, ChoicePicker), "the rewind picker")
+        await pilot.press("escape")  # cancel: nothing changes
+        await until(pilot, lambda: not isinstance(app.screen, ChoicePicker), "the picker closed")
+        assert texts(app, UserMessage) == ["hello"]
