@@ -33,6 +33,7 @@ from app.model.approvals import ApprovalMode
 from app.model.events import Notice
 from app.model.hooks import HookCommand, HookEvent
 from app.model.messages import ToolCall
+from app.model.permissions import CLAUDE_CODE_NAMES
 from tools.base import ToolContext, ToolOutput
 from tools.environment import tool_environment
 from tools.process_group import kill_group
@@ -341,6 +342,18 @@ def _decide(outcome: HookOutcome, permission: Permission, reason: str) -> None:
 
 
 # --- what hooks see of a tool call -----------------------------------------------------------
+
+
+def tool_fields(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
+    """How a hook sees a call: ``tool_name`` as Claude Code names the tool (``Bash``,
+    ``Write``, ``Edit`` …; lull's own name for the others), ``lull_tool_name``, and
+    ``tool_input`` (see :func:`hook_tool_input`)."""
+    names = CLAUDE_CODE_NAMES.get(call.name)
+    return {
+        "tool_name": names[0] if names else call.name,
+        "lull_tool_name": call.name,
+        "tool_input": hook_tool_input(call, ctx),
+    }
 
 
 def hook_tool_input(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:

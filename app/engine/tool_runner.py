@@ -30,8 +30,8 @@ from app.engine.hooks import (
     HookOutcome,
     HookRunner,
     Permission,
-    hook_tool_input,
     input_from_hook,
+    tool_fields,
     tool_response,
 )
 from app.engine.session import Session
@@ -199,7 +199,7 @@ class ToolRunner:
         if tool is None or not isinstance(arguments, Mapping):
             return arguments, False  # the registry answers unknown tools and odd arguments
         call = replace(call, arguments=dict(arguments))
-        fields = {"tool_name": call.name, "tool_input": hook_tool_input(call, self.context)}
+        fields = tool_fields(call, self.context)
         hooked = await self.hook("PreToolUse", session, fields, call.name)
         if hooked.blocked:
             message = f"{call.name} was not run: a PreToolUse hook blocked it: {hooked.reason}"
@@ -278,11 +278,7 @@ class ToolRunner:
         """PostToolUse hooks: a block or added context is appended to what the model sees."""
         if not self.hooks.matching("PostToolUse", call.name):
             return output
-        fields = {
-            "tool_name": call.name,
-            "tool_input": hook_tool_input(call, self.context),
-            "tool_response": tool_response(output),
-        }
+        fields = {**tool_fields(call, self.context), "tool_response": tool_response(output)}
         hooked = await self.hook("PostToolUse", session, fields, call.name)
         notes = [f"[PostToolUse hook: {hooked.reason}]"] if hooked.blocked else []
         notes += [f"[PostToolUse hook context: {text}]" for text in hooked.context]

@@ -59,7 +59,8 @@ async def test_pre_tool_use_exit_2_refuses_the_call_and_tells_the_model(
     assert not (workspace / ".env").exists()
     assert result == "write_file was not run: a PreToolUse hook blocked it: no writes to .env"
     payload = json.loads(seen.read_text())
-    assert payload["tool_name"] == "write_file" and payload["hook_event_name"] == "PreToolUse"
+    assert payload["tool_name"] == "Write" and payload["lull_tool_name"] == "write_file"
+    assert payload["hook_event_name"] == "PreToolUse"
     assert payload["tool_input"]["file_path"] == str(workspace / ".env")
     assert payload["session_id"] == agent.session.id
 
@@ -253,3 +254,26 @@ async def test_a_stop_hook_that_always_blocks_ends_after_a_few_rounds(
     assert len(provider.requests) == MAX_STOP_CONTINUATIONS + 1
     assert any(isinstance(e, TurnFinished) for e in events)
     assert any("kept the turn going 5 times" in n for n in _notices(events))
+
+
+async def test_a_claude_code_bash_guard_script_works_unchanged(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    guard = script(
+        tmp_path,
+        "bash-guard.sh",
+        "input=$(cat)\n"
+        'tool=$(echo "$input" | jq -r .tool_name)\n'
+        'command=$(echo "$input" | jq -r .tool_input.command)\n'
+        'if [ "$tool" = Bash ] && [[ $command == *"rm -rf"* ]]; then\n'
+        '  echo "Blocked: rm -rf is not allowed" >&2; exit 2\nfi\n',
+    )
+    (workspace / "keep").mkdir()
+    agent = make_agent(mode="yolo")
+    agent.tools.hooks = hooks(workspace, ("PreToolUse", guard, "Bash"))
+    calls = [ScriptedCall("run_shell_command", {"command": c}) for c in ("rm -rf keep", "ls")]
+    provider.script(ScriptedReply(tool_calls=calls), ScriptedReply(text="ok"))
+    blocked, listed = _results(await run(agent, "clean"))
+    assert (workspace / "keep").is_dir()
+    assert blocked.endswith("a PreToolUse hook blocked it: Blocked: rm -rf is not allowed")
+    assert "keep" in listed
