@@ -35,8 +35,9 @@ PICK_QUESTION = "resume which? number or id (Enter cancels): "
 class Reader(Protocol):
     """Where the line mode reads from (a terminal prompt, a pipe, a test script)."""
 
-    async def read(self, prompt: str) -> str:
-        """One message; EOFError ends the chat, KeyboardInterrupt drops the input."""
+    async def read(self, prompt: str, default: str = "") -> str:
+        """One message (``default``: text already in the input, to edit); EOFError ends the
+        chat, KeyboardInterrupt drops the input."""
         ...
 
     async def ask(self, question: str) -> str:
@@ -58,6 +59,7 @@ class LineChat:
         self._turn: asyncio.Task[None] | None = None
         self._main: asyncio.Task[object] | None = None
         self._interrupted = False
+        self.prefill = ""
         self.hung_up = False
 
     @property
@@ -75,8 +77,9 @@ class LineChat:
     async def step(self) -> bool:
         """Read one input and act on it; False when the user quits."""
         self.status = toolbar_fragments(self.runtime)
+        default, self.prefill = self.prefill, ""
         try:
-            text = await self.reader.read(PROMPT)
+            text = await self.reader.read(PROMPT, default)
         except KeyboardInterrupt:
             self.printer.note("Ctrl+D or /quit leaves lull")
             return True
@@ -98,6 +101,7 @@ class LineChat:
     async def show(self, result: CommandResult) -> None:
         """Render a command result generically (lines, events, picker, stream, redraw)."""
         self.printer.lines(result.lines, error=result.error)
+        self.prefill = result.prefill or self.prefill
         for event in result.events:
             self.printer.render(event)
         if result.sessions:

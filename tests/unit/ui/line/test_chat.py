@@ -29,9 +29,11 @@ class Script:
     def __init__(self, *items: Item) -> None:
         self.items = list(items)
         self.prompts: list[str] = []
+        self.defaults: list[str] = []
 
-    async def read(self, prompt: str) -> str:
+    async def read(self, prompt: str, default: str = "") -> str:
         self.prompts.append(prompt)
+        self.defaults.append(default)
         if not self.items:
             raise EOFError
         item = self.items.pop(0)
@@ -228,3 +230,13 @@ async def test_rewind_offers_numbered_choices_and_runs_the_chosen_one(
     assert "Rewind to before which prompt? number (Enter cancels): " in chat.script.prompts
     assert "· cancelled" in chat.text
     assert len(runtime.agent.session.view()) > 1  # the conversation stayed
+
+
+async def test_a_conversation_rewind_puts_the_prompt_back_in_the_input(
+    runtime: Runtime, workspace: Path, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="Hello."))
+    chat = Chat(runtime, workspace, "say hello", "/rewind 1 conversation", "")
+    await chat.run()
+    assert "the conversation is back to before prompt 1" in chat.text
+    assert chat.script.defaults == ["", "", "say hello", ""]
