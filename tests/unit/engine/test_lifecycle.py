@@ -277,3 +277,25 @@ async def test_a_claude_code_bash_guard_script_works_unchanged(
     assert (workspace / "keep").is_dir()
     assert blocked.endswith("a PreToolUse hook blocked it: Blocked: rm -rf is not allowed")
     assert "keep" in listed
+
+
+async def test_a_hooks_allow_does_not_lift_plan_mode_and_its_ask_asks_in_yolo(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    allow = script(tmp_path, "allow.sh", 'echo \'{"decision": "approve"}\'\n')
+    planning = make_agent(mode="plan")
+    planning.tools.hooks = hooks(workspace, ("PreToolUse", allow, ""))
+    provider.script(write("a.txt", "x"), ScriptedReply(text="ok"))
+    await run(planning, "write")
+    assert not (workspace / "a.txt").exists()
+
+    ask = script(
+        tmp_path, "ask.sh", 'echo \'{"hookSpecificOutput": {"permissionDecision": "ask"}}\'\n'
+    )
+    agent = make_agent(mode="yolo")
+    agent.tools.hooks = hooks(workspace, ("PreToolUse", ask, ""))
+    approver = Ask()
+    agent.set_approver(approver)
+    provider.script(write("b.txt", "x"), ScriptedReply(text="ok"))
+    await run(agent, "write")
+    assert approver.asked == 1 and (workspace / "b.txt").exists()
