@@ -21,8 +21,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -178,6 +176,9 @@ class SessionCheckpoints:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             return "deleted"
+        import shutil  # here: restoring is rare, and lull starts faster without these
+        import tempfile
+
         existed = path.exists()
         data = (self.directory / "objects" / digest).read_bytes()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -275,6 +276,8 @@ class CheckpointStore:
 
 def prune(root: Path, live: Iterable[str]) -> list[str]:
     """Remove the checkpoints of sessions that no longer exist; returns their ids."""
+    import shutil
+
     keep = set(live)
     removed: list[str] = []
     with contextlib.suppress(OSError):
