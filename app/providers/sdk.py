@@ -1,19 +1,20 @@
 """The official SDK clients, built on first use, and a way to import an SDK ahead of time.
 
-Importing ``anthropic`` takes one to two seconds, ``openai`` about half that. A front end
+Importing ``anthropic`` in full takes one to two seconds, ``openai`` about half that; lull
+imports only what its requests use (:mod:`app.providers.lean_import`). A front end
 that can show something first (the line-mode prompt) builds its runtime without the SDK
 and calls :func:`preload_sdk`, so the import runs in a thread while the user types.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from app.providers.config import ProviderConfig
+from app.providers.lean_import import import_lean
 
 log = logging.getLogger("lull.providers")
 
@@ -27,7 +28,7 @@ def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url
     each wait); its timeout is ``config.timeout_seconds`` for every read (the first byte and
     each chunk after it) and a short one for connecting.
     """
-    sdk = importlib.import_module(module)
+    sdk = import_lean(module)
     timeout = sdk.Timeout(config.timeout_seconds, connect=config.connect_timeout_seconds)
     return getattr(sdk, class_name)(
         api_key=config.api_key,
@@ -60,7 +61,7 @@ def import_sdk(provider: str) -> None:
     """Import the SDK of ``provider`` ("anthropic" or "openai") now, in this thread (the
     scripted provider has none)."""
     if provider in SDK_MODULES:
-        importlib.import_module(SDK_MODULES[provider])
+        import_lean(SDK_MODULES[provider])
 
 
 def preload_sdk(provider: str) -> threading.Thread:
