@@ -69,7 +69,9 @@ def _package(tmp_path: Path) -> Path:
     (package / "cheap.py").write_text("value = 42\n")
     (package / "heavy.py").write_text("import builtins\nbuiltins.HEAVY_RAN = True\nexpensive = 7\n")
     (package / "stars.py").write_text("__all__ = ['starred']\nstarred = 'yes'\n")
-    (package / "_log.py").write_text("import builtins\ndef setup():\n    builtins.SETUP_RAN = True\n")
+    (package / "_log.py").write_text(
+        "import builtins\ndef setup():\n    builtins.SETUP_RAN = True\n"
+    )
     (package / "sub" / "__init__.py").write_text("from .inner import thing as thing\n")
     (package / "sub" / "inner.py").write_text("thing = 'inner'\n")
     return tmp_path
