@@ -14,7 +14,14 @@
   tuple is a hit without looking at the content, a view that replaced parts
   under the same id (cleared, truncated, merged summary) is recognised by a
   cheap content fingerprint. A 1,000-message history costs a dict lookup per
-  message per request.
+  message per request. Counts made with the tokenizer can be handed back
+  (:meth:`TokenCounter.remember`: a resumed session's counts from its file).
+* Deferred loading (``deferred=True``): loading a tokenizer costs ~0.2 s, more than a
+  one-shot prompt of a few thousand tokens is worth. A deferred counter estimates
+  (characters / 4) until :meth:`TokenCounter.load_exact`; counts it was handed stay
+  exact. :meth:`TokenCounter.estimated` says how much of a count is estimated, so the
+  caller (``app/engine/fit.py``) loads the tokenizer only when the estimate could cross
+  a threshold.
 * Calibration (:class:`UsageCalibration`): the provider's reported prompt size
   of the last request plus the (scaled) local estimate of what changed since.
 
@@ -114,6 +121,9 @@ class Tokenizer:
         return sum(
             len(self.encode(text[i : i + CHUNK_CHARS])) for i in range(0, len(text), CHUNK_CHARS)
         )
+
+
+_ESTIMATE = Tokenizer(CHAR_ESTIMATE)
 
 
 def tiktoken_cache_file(url: str) -> Path | None:
@@ -227,10 +237,14 @@ def fingerprint(parts: Sequence[Part]) -> int:
 class TokenCounter:
     """Counts tokens of messages, system prompt and tools for one model, with caches."""
 
-    def __init__(self, model: str = "", *, encoding: str | None = None) -> None:
+    def __init__(
+        self, model: str = "", *, encoding: str | None = None, deferred: bool = False
+    ) -> None:
         self.encoding = encoding or encoding_name_for(model)
+        self.deferred = deferred
         self._tokenizer: Tokenizer | None = None
-        self._by_id: dict[str, tuple[tuple[Part, ...], int, int]] = {}
+        # message id -> (the parts counted, tokens, counted exactly)
+        self._by_id: dict[str, tuple[tuple[Part, ...], int, bool]] = {}
         self._by_fingerprint: dict[tuple[str, int], int] = {}
         self._texts: dict[str, int] = {}
         self._long_texts: dict[str, int] = {}
@@ -238,10 +252,51 @@ class TokenCounter:
 
     @property
     def tokenizer(self) -> Tokenizer:
-        """The tokenizer in use (loaded on first use)."""
+        """The tokenizer in use: the characters/4 estimate while deferred, else the real one
+        (loaded on first use)."""
+        if self.deferred:
+            return _ESTIMATE
         if self._tokenizer is None:
             self._tokenizer = get_tokenizer(self.encoding)
         return self._tokenizer
+
+    @property
+    def exact(self) -> bool:
+        """True when new counts come from the tokenizer (not deferred, or loaded since)."""
+        return not self.deferred
+
+    def load_exact(self) -> None:
+        """Count with the tokenizer from now on; estimated counts are forgotten."""
+        if not self.deferred:
+            return
+        self.deferred = False
+        self._texts.clear()
+        self._long_texts.clear()
+        self._specs.clear()
+        self._by_id = {key: entry for key, entry in self._by_id.items() if entry[2]}
+
+    def remember(self, message: Message, tokens: int) -> None:
+        """Take ``tokens`` as ``message``'s exact count (one made earlier, e.g. saved in the
+        session file), as long as its parts stay the same objects."""
+        self._by_id[message.id] = (message.parts, tokens, True)
+
+    def estimated(self, messages: Iterable[Message]) -> int:
+        """Tokens of ``messages`` (already counted) that are estimates, not exact counts."""
+        total = 0
+        for message in messages:
+            entry = self._by_id.get(message.id)
+            if entry is None or not entry[2]:
+                total += entry[1] if entry is not None else self.message(message)
+        return total
+
+    def exact_counts(self, messages: Iterable[Message]) -> dict[str, int]:
+        """The exact counts known for ``messages`` as they are (id -> tokens)."""
+        counts: dict[str, int] = {}
+        for message in messages:
+            entry = self._by_id.get(message.id)
+            if entry is not None and entry[2] and entry[0] is message.parts:
+                counts[message.id] = entry[1]
+        return counts
 
     def text(self, text: str) -> int:
         """Tokens of a plain text; long texts (tool outputs) are cached by value."""
@@ -284,15 +339,23 @@ class TokenCounter:
         """Tokens of one message, cached by id (identity fast path, then fingerprint)."""
         entry = self._by_id.get(message.id)
         if entry is not None and entry[0] is message.parts:
-            return entry[2]
+            return entry[1]
+        if self.deferred:
+            estimate = MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+            self._by_id[message.id] = (message.parts, estimate, False)
+            return estimate
         key = (message.id, fingerprint(message.parts))
-        count = self._by_fingerprint.get(key)
-        if count is None:
-            count = MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+        cached = self._by_fingerprint.get(key)
+        count = (
+            MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+            if cached is None
+            else cached
+        )
+        if cached is None:
             if len(self._by_fingerprint) >= _MAX_FINGERPRINTS:
                 self._by_fingerprint.clear()
             self._by_fingerprint[key] = count
-        self._by_id[message.id] = (message.parts, key[1], count)
+        self._by_id[message.id] = (message.parts, count, True)
         return count
 
     def messages(self, messages: Iterable[Message]) -> int:
@@ -349,6 +412,12 @@ class UsageCalibration:
         """Note a request's reported prompt size next to its local estimate."""
         if reported > 0 and local > 0:
             self.reported, self.local = reported, local
+
+    def shift(self, tokens: int) -> None:
+        """Move the last local estimate by ``tokens``: the local count changed under it (the
+        tokenizer replaced an estimate), so estimates made from now on stay continuous."""
+        if self.calibrated:
+            self.local = max(1, self.local + tokens)
 
     def estimate(self, local: int) -> int:
         """The provider-scale size of a prompt estimated locally at ``local`` tokens."""

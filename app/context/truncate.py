@@ -70,6 +70,11 @@ def truncate_text(
     return result, omitted
 
 
+def utf8_length(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (its length when it is ASCII, which Python knows at once)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 class ToolOutputLimiter:
     """Applies the per-result token limit to views, caching replacements by call id."""
 
@@ -110,7 +115,7 @@ class ToolOutputLimiter:
         content = result.content
         if result.cleared or content == CLEARED_TOOL_RESULT:
             return None
-        if len(content) * 4 <= self.max_tokens:
+        if utf8_length(content) <= self.max_tokens:
             return None  # a token is at least one UTF-8 byte: it surely fits
         cached = self._results.get(result.call_id)
         if cached is not None and (cached[0] is content or cached[0] == content):

@@ -62,6 +62,12 @@ MIN_OUTPUT_TOKENS = 256
 UNCALIBRATED_MARGIN = 0.2
 """How much larger than lull's estimate a server may count a prompt before any usage was
 reported (another tokenizer, the chat template): the output limit leaves room for it."""
+ESTIMATE_SPREAD = 3
+"""Before any usage was reported, an estimated token (4 characters) may be up to 4 real ones
+(a token is at least one character for nearly all text): the tokenizer loads once the count
+with its estimated part taken 1 + 3 times could reach a decision."""
+ESTIMATE_SPREAD_CALIBRATED = 1
+"""Once calibrated, the estimated part is taken twice."""
 EMPTY_STREAM_NEAR = 0.7
 """An empty answer to a prompt estimated at this share of the window or more is taken as an
 overflow. Well below 1: servers that answer this way report no usage, so the estimate is
@@ -98,13 +104,16 @@ class ContextFitter:
         self.summary_provider = summary_provider
         self.settings = settings
         self.clock = clock
-        self.counter = TokenCounter(provider.model)
+        # counts are estimated until a decision could depend on them (count_exactly_if_near)
+        self.counter = TokenCounter(provider.model, deferred=True)
         self.calibration = UsageCalibration()
         if session.record.calibration is not None:  # a resumed session: as it was last
             self.calibration.observe(*session.record.calibration)
         self.guard = CompressionGuard()
         self.limiter = ToolOutputLimiter(
-            settings.tool_output_max_tokens, self.counter, FullTextStore(settings.output_dir).save
+            settings.tool_output_max_tokens,
+            TokenCounter(provider.model),  # truncating needs exact counts, of long results only
+            FullTextStore(settings.output_dir).save,
         )
         self.compressor = Compressor(self.counter, clock)
         self.window_cap: int | None = None
@@ -174,10 +183,44 @@ class ContextFitter:
 
     # --- before a request -------------------------------------------------------------------
 
+    def decision_point(self, shape: ModelRequest) -> int:
+        """The smallest prompt size (provider tokens) at which something is decided: the
+        compression trigger, a clamped output limit, an empty answer taken as an overflow."""
+        budget = self.budget(shape)
+        room = (budget.window - shape.max_output_tokens) / (1 + SAFETY_MARGIN)
+        return min(budget.trigger, math.floor(room), math.floor(EMPTY_STREAM_NEAR * budget.window))
+
+    def count_exactly_if_near(self, shape: ModelRequest) -> bool:
+        """Load the tokenizer once the estimated part of the count could reach
+        :meth:`decision_point` (see :data:`ESTIMATE_SPREAD`); True when it did now."""
+        if self.counter.exact:
+            return False
+        before = self.local_tokens(shape)
+        prefix = self.counter.prefix(shape.system, shape.environment, shape.tools)
+        uncertain = prefix + self.counter.estimated(self._current()[0])
+        spread = ESTIMATE_SPREAD_CALIBRATED if self.calibration.calibrated else ESTIMATE_SPREAD
+        if self.calibration.estimate(before + spread * uncertain) < self.decision_point(shape):
+            return False
+        self.count_exactly(shape)
+        return True
+
+    def count_exactly(self, shape: ModelRequest) -> None:
+        """Count with the tokenizer from now on, keeping the calibrated estimate continuous."""
+        if self.counter.exact:
+            return
+        before = self.local_tokens(shape)
+        self.counter.load_exact()
+        self._memo = None
+        after = self.local_tokens(shape)
+        self.calibration.shift(after - before)
+        self.sent_local = max(0, self.sent_local + after - before)
+        log.debug("tokens: counting exactly from now on (~%d tokens, estimated %d)", after, before)
+
     async def fit(
         self, shape: ModelRequest, index: int, *, overflow: bool = False
     ) -> AsyncIterator[Event]:
         """Compress past the threshold, then clear the oldest outputs if still over."""
+        self.count_exactly_if_near(shape)
         budget = self.budget(shape)
         estimate = self.estimate(shape)
         self.guard.seen(estimate)
@@ -202,6 +245,7 @@ class ContextFitter:
         self, shape: ModelRequest, index: int, reason: SummaryReason, focus: str | None
     ) -> AsyncIterator[Event]:
         """One compression attempt (reason "auto", "overflow" or "manual"), with its events."""
+        self.count_exactly(shape)
         budget = self.budget(shape)
         view = self.model_view()
         estimate = self.estimate(shape, view)

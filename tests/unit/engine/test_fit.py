@@ -151,3 +151,43 @@ async def test_unreported_usage_leaves_the_estimate_uncalibrated(
     provider.script(ScriptedReply(text="b"))
     await run(agent, "again")
     assert agent.fitter.calibration.calibrated
+
+
+async def test_a_small_session_never_loads_the_tokenizer(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent(context_window=200_000)
+    await run(agent, "hello")
+    await run(agent, "and again")
+    assert not agent.fitter.counter.exact  # estimated: nothing was near a decision
+    assert agent.fitter.counter.tokenizer.name == "chars/4"
+
+
+async def test_the_tokenizer_loads_once_the_estimate_could_reach_a_decision(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    provider.respond = Reader(files, reads=12)
+    agent = make_agent(context_window=20_000, max_output_tokens=1_000)
+    exact_at_request: list[bool] = []
+    agent.request_hooks.append(lambda _r, _i: exact_at_request.append(agent.fitter.counter.exact))
+    events = await run(agent, "read twelve files")
+    assert isinstance(events[-1], TurnFinished)
+    # the 70% of an empty answer taken as an overflow is the first decision of this window
+    assert agent.fitter.decision_point(agent.shape()) == 14_000
+    assert exact_at_request[0] is False  # ~2k tokens, even 4 times that is far from 14k
+    assert exact_at_request[-1] is True  # ~8k tokens: twice that could reach 14k
+    assert not any(isinstance(e, ContextEdited) for e in events)
+
+
+async def test_switching_to_exact_counts_keeps_the_calibrated_estimate(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent(context_window=200_000)
+    await run(agent, "hello " * 200)
+    fitter = agent.fitter
+    shape = agent.shape()
+    assert fitter.calibration.calibrated and not fitter.counter.exact
+    before = fitter.estimate(shape)
+    fitter.count_exactly(shape)
+    assert fitter.counter.exact
+    assert abs(fitter.estimate(shape) - before) <= 0.02 * before  # no jump in scale
