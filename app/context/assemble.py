@@ -92,9 +92,34 @@ def message_content(message: Message) -> dict[str, Any]:
     }
 
 
-def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
+class MessageDigests:
+    """Message digests kept per id while the message's parts are the same objects (a long
+    session's history is hashed once, not for every request); what one call of
+    :func:`prefix_blocks` did not use is dropped after it."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Message, str]] = {}
+        self._used: dict[str, tuple[Message, str]] = {}
+
+    def of(self, message: Message) -> str:
+        """The digest of what is sent of ``message``."""
+        entry = self._used.get(message.id) or self._entries.get(message.id)
+        if entry is None or entry[0].parts is not message.parts or entry[0] != message:
+            entry = (message, digest(message_content(message)))
+        self._used[message.id] = entry
+        return entry[1]
+
+    def done(self) -> None:
+        """One request is hashed: keep what it used."""
+        self._entries, self._used = self._used, {}
+
+
+def prefix_blocks(
+    request: ModelRequest, digests: MessageDigests | None = None
+) -> list[PrefixBlock]:
     """The request cut into hashed blocks, in the order the provider caches them (the model
-    first: each model has its own cache)."""
+    first: each model has its own cache). ``digests`` keeps message digests between calls."""
+    cache = digests or MessageDigests()
     blocks = [PrefixBlock("model", "model", digest(request.model), request.model)]
     blocks += [
         PrefixBlock("tool", f"tool {spec.name}", digest(tool_content(spec)), spec)
@@ -111,12 +136,13 @@ def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
             PrefixBlock(
                 "message",
                 f"message {number} ({message.role})",
-                digest(message_content(message)),
+                cache.of(message),
                 message,
                 message.id,
                 calls,
             )
         )
+    cache.done()
     return blocks
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from app.context.assemble import PrefixBlock, prefix_blocks
+from app.context.assemble import MessageDigests, PrefixBlock, prefix_blocks
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ToolSpec
@@ -60,10 +60,11 @@ class CacheBreakDetector:
         self._seen_edits = len(edits())
         self.requests = 0
         self.breaks: list[CacheBreak] = []
+        self._digests = MessageDigests()
 
     def __call__(self, request: ModelRequest, index: int) -> None:
         """Compare ``request`` with the previous one (``index`` is the loop's step number)."""
-        blocks = prefix_blocks(request)
+        blocks = prefix_blocks(request, self._digests)
         edits = list(self._edits())
         new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
         self.requests += 1

@@ -5,14 +5,22 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from app.model.provider import ModelRequest, StreamEvent
-from app.model.text import wire_safe
 from app.providers.anthropic_events import AnthropicStreamState
-from app.providers.anthropic_wire import PROVIDER_NAME, build_params
+from app.providers.anthropic_wire import PROVIDER_NAME
+from app.providers.bodies import AnthropicBody
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.retry import RetryTiming
-from app.providers.sdk import LazyClient, sdk_client
+from app.providers.sdk import LazyClient, StreamEndpoint, post_stream, sdk_client
 from app.providers.streaming import run_stream
+
+ENDPOINT = StreamEndpoint(
+    sdk="anthropic",
+    path="/v1/messages",
+    types="anthropic.types",
+    response="Message",
+    event="RawMessageStreamEvent",
+)
 
 
 class AnthropicProvider:
@@ -27,16 +35,19 @@ class AnthropicProvider:
         self.timing = timing or RetryTiming()
         self.config = config
         self._errors = error_context(config)
+        self.body = AnthropicBody(config.model)
         self._client = LazyClient(
             lambda: sdk_client(config, "anthropic", "AsyncAnthropic", ANTHROPIC_DEFAULT_URL)
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Send ``request``; yield deltas and finally one Completed (see Provider)."""
-        # wire_safe: JSON cannot carry a lone surrogate (a file name's stray byte, a model's)
-        params = wire_safe(build_params(request, self.model))
+        """Send ``request``; yield deltas and finally one Completed (see Provider).
+
+        The body is encoded by :class:`AnthropicBody` (each message once, lone surrogates
+        replaced) and posted by the SDK's client."""
+        body = self.body.encode(request)
         return run_stream(
-            lambda: self._client.get().messages.create(**params, stream=True),
+            lambda: post_stream(self._client.get(), ENDPOINT, body),
             AnthropicStreamState(),
             self._errors,
             self.timing,

@@ -6,14 +6,23 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from app.model.provider import ModelRequest, StreamEvent
-from app.model.text import wire_safe
+from app.providers.bodies import OpenAIBody
 from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
-from app.providers.openai_wire import PROVIDER_NAME, build_params
+from app.providers.openai_wire import PROVIDER_NAME
 from app.providers.retry import RetryTiming
-from app.providers.sdk import LazyClient, sdk_client
+from app.providers.sdk import LazyClient, StreamEndpoint, post_stream, sdk_client
 from app.providers.streaming import run_stream
+
+ENDPOINT = StreamEndpoint(
+    sdk="openai",
+    path="/chat/completions",
+    types="openai.types.chat",
+    response="ChatCompletion",
+    event="ChatCompletionChunk",
+    options={"security": {"bearer_auth": True}},
+)
 
 
 class OpenAIProvider:
@@ -29,16 +38,19 @@ class OpenAIProvider:
         self.vendor = config.vendor
         self.config = config
         self._errors = error_context(config)
+        self.body = OpenAIBody(config.model, config.vendor)
         self._client = LazyClient(
             lambda: sdk_client(config, "openai", "AsyncOpenAI", OPENAI_DEFAULT_URL)
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Send ``request``; yield deltas and finally one Completed (see Provider)."""
-        # wire_safe: JSON cannot carry a lone surrogate (a file name's stray byte, a model's)
-        params = wire_safe(build_params(request, self.model, self.vendor))
+        """Send ``request``; yield deltas and finally one Completed (see Provider).
+
+        The body is encoded by :class:`OpenAIBody` (each message once, lone surrogates
+        replaced) and posted by the SDK's client, without its per-message transform."""
+        body = self.body.encode(request)
         return run_stream(
-            lambda: self._client.get().chat.completions.create(**params),
+            lambda: post_stream(self._client.get(), ENDPOINT, body),
             OpenAIStreamState(),
             self._errors,
             self.timing,

@@ -8,9 +8,12 @@ and calls :func:`preload_sdk`, so the import runs in a thread while the user typ
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.providers.config import ProviderConfig
@@ -35,6 +38,44 @@ def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url
         base_url=config.base_url or default_url,
         max_retries=0,
         timeout=timeout,
+    )
+
+
+@dataclass(frozen=True)
+class StreamEndpoint:
+    """Where a provider posts its streamed requests, with the SDK types the answer is read
+    as (module paths, resolved on first use) and the SDK request options to send."""
+
+    sdk: str
+    path: str
+    types: str
+    response: str
+    event: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@functools.cache
+def _stream_types(sdk: str, types: str, response: str, event: str) -> tuple[Any, Any]:
+    """(response class, stream class) of an endpoint (the SDK is imported by then)."""
+    module = importlib.import_module(types)
+    stream = getattr(importlib.import_module(sdk), "AsyncStream")  # noqa: B009
+    return getattr(module, response), stream[getattr(module, event)]
+
+
+def post_stream(client: Any, endpoint: StreamEndpoint, body: bytes) -> Awaitable[Any]:
+    """The SDK client's own streamed POST of a body already encoded as JSON (its headers,
+    auth, errors and stream decoding, none of its per-message walks over the body)."""
+    response, stream = _stream_types(
+        endpoint.sdk, endpoint.types, endpoint.response, endpoint.event
+    )
+    options = dict(endpoint.options)
+    return client.post(  # type: ignore[no-any-return]
+        endpoint.path,
+        content=body,
+        cast_to=response,
+        stream=True,
+        stream_cls=stream,
+        options=options,
     )
 
 

@@ -232,3 +232,17 @@ def test_tools_and_static_prompt_are_byte_identical_across_processes() -> None:
         for seed in ("1", "2")
     ]
     assert runs == [mine, mine]
+
+
+def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:
+    from app.context.assemble import MessageDigests, digest, message_content
+    from app.model.messages import Message, Text
+
+    first = Message("user", (Text("hello"),))
+    digests = MessageDigests()
+    assert digests.of(first) == digest(message_content(first))
+    digests.done()
+    changed = first.replace_parts((Text("changed"),))
+    assert digests.of(changed) == digest(message_content(changed))
+    digests.done()
+    assert digests.of(changed) == digest(message_content(changed))
