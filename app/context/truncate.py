@@ -84,6 +84,9 @@ class ToolOutputLimiter:
         self.save = save
         self._results: dict[str, tuple[str, ToolResult | None]] = {}
         self._messages: dict[str, tuple[tuple[Part, ...], Message]] = {}
+        self.totals: dict[str, int] = {}
+        """Exact tokens of the long results counted so far, by tool-call id (a result's
+        content never changes); a resumed session hands in what was counted before."""
 
     def apply(self, view: Sequence[Message]) -> list[Message]:
         """``view`` with every oversized tool result truncated (other messages untouched)."""
@@ -125,7 +128,9 @@ class ToolOutputLimiter:
         return replacement
 
     def _truncate(self, result: ToolResult) -> ToolResult | None:
-        total = self.counter.text(result.content)
+        total = self.totals.get(result.call_id)
+        if total is None:
+            total = self.totals[result.call_id] = self.counter.text(result.content)
         if total <= self.max_tokens:
             return None
         where = self.save(result.call_id, result.content)

@@ -42,7 +42,7 @@ from app.context.compress_plan import (
     min_head_tokens,
     plan_emergency_clear,
 )
-from app.context.tokens import TokenCounter, UsageCalibration
+from app.context.tokens import TokenCounter, UsageCalibration, tokenizer_name_for
 from app.context.truncate import ToolOutputLimiter
 from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.outputs import FullTextStore
@@ -119,6 +119,38 @@ class ContextFitter:
         self.window_cap: int | None = None
         self.sent_local = 0
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
+        self._counted = 0  # transcript messages whose exact counts were looked for to save
+        self._saved_results: set[str] = set()
+        self._use_saved_counts()
+
+    # --- counts kept in the session file ----------------------------------------------------
+
+    def _use_saved_counts(self) -> None:
+        """Take the exact counts a resumed session's file holds (made by this tokenizer)."""
+        saved = self.session.record.token_counts
+        if saved is None or saved.tokenizer != tokenizer_name_for(self.counter.encoding):
+            return
+        for message in self.session.transcript:
+            tokens = saved.messages.get(message.id)
+            if tokens is not None:
+                self.counter.remember(message, tokens)
+        self._counted = len(self.session.transcript)
+        self.limiter.totals.update(saved.results)
+        self._saved_results.update(saved.results)
+
+    def _save_counts(self) -> None:
+        """Save the exact counts made since the last request (of messages as they are in the
+        transcript, and of long tool results)."""
+        transcript = self.session.transcript
+        messages: dict[str, int] = {}
+        if self.counter.exact and self.counter.tokenizer.exact:
+            messages = self.counter.exact_counts(transcript[self._counted :])
+            self._counted = len(transcript)
+        results = {k: v for k, v in self.limiter.totals.items() if k not in self._saved_results}
+        self._saved_results.update(results)
+        tokenizer = self.counter.tokenizer if messages else self.limiter.counter.tokenizer
+        if tokenizer.exact:
+            self.session.save_token_counts(tokenizer.name, messages, results)
 
     # --- accounting -------------------------------------------------------------------------
 
@@ -162,6 +194,7 @@ class ContextFitter:
         """The request about to be sent (``shape`` with the model view, its output limit
         clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
+        self._save_counts()
         margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
         limit = output_limit(
             shape.max_output_tokens,
@@ -211,6 +244,7 @@ class ContextFitter:
         before = self.local_tokens(shape)
         self.counter.load_exact()
         self._memo = None
+        self._counted = 0
         after = self.local_tokens(shape)
         self.calibration.shift(after - before)
         self.sent_local = max(0, self.sent_local + after - before)

@@ -1,10 +1,12 @@
 """Session persistence: one append-only JSONL file per session, and finding it again.
 
-Records: a ``session`` header, then ``message``, ``edit``, ``response`` and ``environment``
-lines in the order they happened (written by :class:`app.engine.writer.SessionWriter`, which
-also holds the one-writer lock). Loading skips lines it cannot read (a torn write, a damaged
-line anywhere), repairs the tool-call pairing that skipping may break
-(:mod:`app.engine.pairing`) and reports both (:func:`load_notes`). API keys are never written.
+Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment`` and
+``tokens`` lines in the order they happened (written by
+:class:`app.engine.writer.SessionWriter`, which also holds the one-writer lock). Loading
+skips lines it cannot read (a torn write, a damaged line anywhere), repairs the tool-call
+pairing that skipping may break (:mod:`app.engine.pairing`) and reports both
+(:func:`load_notes`). ``tokens`` lines keep exact token counts, so a resume does not count
+the history again. API keys are never written.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class SessionRecord:
     repairs: list[str] = field(default_factory=list)
     environment: str = ""
     forked_from: str = ""
+    token_counts: TokenCounts | None = None
 
     @property
     def skipped_lines(self) -> int:
@@ -97,6 +100,24 @@ class SessionRecord:
         if self.forked_from:
             data["forked_from"] = self.forked_from
         return data
+
+
+@dataclass
+class TokenCounts:
+    """Exact token counts made for a session, with the tokenizer that made them: per message
+    id (as the message is in the transcript) and per tool-call id (a result's content alone),
+    so a resumed session counts only what is new."""
+
+    tokenizer: str
+    messages: dict[str, int] = field(default_factory=dict)
+    results: dict[str, int] = field(default_factory=dict)
+
+    def add(self, tokenizer: str, messages: dict[str, int], results: dict[str, int]) -> None:
+        """Take newer counts (those of another tokenizer replace everything kept)."""
+        if tokenizer != self.tokenizer:
+            self.tokenizer, self.messages, self.results = tokenizer, {}, {}
+        self.messages.update(messages)
+        self.results.update(results)
 
 
 def workspace_key(workspace: Path) -> str:
@@ -299,6 +320,12 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.edits.append(edit_from_dict(data["edit"]))
     elif kind == "environment":
         record.environment = str(data["text"])
+    elif kind == "tokens":
+        messages = {str(k): int(v) for k, v in data.get("messages", {}).items()}
+        results = {str(k): int(v) for k, v in data.get("results", {}).items()}
+        if record.token_counts is None:
+            record.token_counts = TokenCounts(str(data["tokenizer"]))
+        record.token_counts.add(str(data["tokenizer"]), messages, results)
     elif kind == "response":
         usage = Usage(**data.get("usage", {}), reported=data.get("usage_reported") is not False)
         model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))

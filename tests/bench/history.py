@@ -36,7 +36,7 @@ def history(tokens: int, *, small: bool = False) -> list[Message]:
     total = 0
     for step in itertools.count():
         call_id = f"call_{step}"
-        size = 200 if small else FILE_SIZES[step % len(FILE_SIZES)]
+        size = 100 if small else FILE_SIZES[step % len(FILE_SIZES)]
         batch = [
             Message("user", (Text(f"step {step}: look at the next file and fix it"),)),
             Message(
