@@ -42,9 +42,10 @@ from app.context.compress_plan import (
     min_head_tokens,
     plan_emergency_clear,
 )
-from app.context.tokens import TokenCounter, UsageCalibration, tokenizer_name_for
+from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
 from app.engine.compressor import Attempt, CompressionJob, Compressor
+from app.engine.exact_counts import SavedCounts, tokenizer_needed
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
 from app.engine.waits import wait_notice
@@ -62,12 +63,6 @@ MIN_OUTPUT_TOKENS = 256
 UNCALIBRATED_MARGIN = 0.2
 """How much larger than lull's estimate a server may count a prompt before any usage was
 reported (another tokenizer, the chat template): the output limit leaves room for it."""
-ESTIMATE_SPREAD = 3
-"""Before any usage was reported, an estimated token (4 characters) may be up to 4 real ones
-(a token is at least one character for nearly all text): the tokenizer loads once the count
-with its estimated part taken 1 + 3 times could reach a decision."""
-ESTIMATE_SPREAD_CALIBRATED = 1
-"""Once calibrated, the estimated part is taken twice."""
 EMPTY_STREAM_NEAR = 0.7
 """An empty answer to a prompt estimated at this share of the window or more is taken as an
 overflow. Well below 1: servers that answer this way report no usage, so the estimate is
@@ -119,38 +114,8 @@ class ContextFitter:
         self.window_cap: int | None = None
         self.sent_local = 0
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
-        self._counted = 0  # transcript messages whose exact counts were looked for to save
-        self._saved_results: set[str] = set()
-        self._use_saved_counts()
-
-    # --- counts kept in the session file ----------------------------------------------------
-
-    def _use_saved_counts(self) -> None:
-        """Take the exact counts a resumed session's file holds (made by this tokenizer)."""
-        saved = self.session.record.token_counts
-        if saved is None or saved.tokenizer != tokenizer_name_for(self.counter.encoding):
-            return
-        for message in self.session.transcript:
-            tokens = saved.messages.get(message.id)
-            if tokens is not None:
-                self.counter.remember(message, tokens)
-        self._counted = len(self.session.transcript)
-        self.limiter.totals.update(saved.results)
-        self._saved_results.update(saved.results)
-
-    def _save_counts(self) -> None:
-        """Save the exact counts made since the last request (of messages as they are in the
-        transcript, and of long tool results)."""
-        transcript = self.session.transcript
-        messages: dict[str, int] = {}
-        if self.counter.exact and self.counter.tokenizer.exact:
-            messages = self.counter.exact_counts(transcript[self._counted :])
-            self._counted = len(transcript)
-        results = {k: v for k, v in self.limiter.totals.items() if k not in self._saved_results}
-        self._saved_results.update(results)
-        tokenizer = self.counter.tokenizer if messages else self.limiter.counter.tokenizer
-        if tokenizer.exact:
-            self.session.save_token_counts(tokenizer.name, messages, results)
+        self.saved_counts = SavedCounts(session, self.counter, self.limiter)
+        self.saved_counts.restore()
 
     # --- accounting -------------------------------------------------------------------------
 
@@ -194,7 +159,7 @@ class ContextFitter:
         """The request about to be sent (``shape`` with the model view, its output limit
         clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
-        self._save_counts()
+        self.saved_counts.save()
         margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
         limit = output_limit(
             shape.max_output_tokens,
@@ -225,14 +190,13 @@ class ContextFitter:
 
     def count_exactly_if_near(self, shape: ModelRequest) -> bool:
         """Load the tokenizer once the estimated part of the count could reach
-        :meth:`decision_point` (see :data:`ESTIMATE_SPREAD`); True when it did now."""
+        :meth:`decision_point` (:func:`tokenizer_needed`); True when it did now."""
         if self.counter.exact:
             return False
-        before = self.local_tokens(shape)
         prefix = self.counter.prefix(shape.system, shape.environment, shape.tools)
-        uncertain = prefix + self.counter.estimated(self._current()[0])
-        spread = ESTIMATE_SPREAD_CALIBRATED if self.calibration.calibrated else ESTIMATE_SPREAD
-        if self.calibration.estimate(before + spread * uncertain) < self.decision_point(shape):
+        estimated = prefix + self.counter.estimated(self._current()[0])
+        local = self.local_tokens(shape)
+        if not tokenizer_needed(local, estimated, self.calibration, self.decision_point(shape)):
             return False
         self.count_exactly(shape)
         return True
@@ -244,7 +208,7 @@ class ContextFitter:
         before = self.local_tokens(shape)
         self.counter.load_exact()
         self._memo = None
-        self._counted = 0
+        self.saved_counts.recount()
         after = self.local_tokens(shape)
         self.calibration.shift(after - before)
         self.sent_local = max(0, self.sent_local + after - before)

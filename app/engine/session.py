@@ -130,10 +130,10 @@ class Session:
             self._writer.response(at, usage, model, local_prompt)
 
     def save_token_counts(
-        self, tokenizer: str, messages: dict[str, int], results: dict[str, int]
+        self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]
     ) -> None:
-        """Keep exact token counts (message id -> tokens, tool-call id -> tokens of its
-        result) made by ``tokenizer``, so a resume need not count them again."""
+        """Keep exact token counts (message id -> tokens; tool-call id -> how its result is
+        cut) made by ``tokenizer``, so a resume need not count them again."""
         if not messages and not results:
             return
         if self.record.token_counts is None:

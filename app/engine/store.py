@@ -105,14 +105,15 @@ class SessionRecord:
 @dataclass
 class TokenCounts:
     """Exact token counts made for a session, with the tokenizer that made them: per message
-    id (as the message is in the transcript) and per tool-call id (a result's content alone),
-    so a resumed session counts only what is new."""
+    id (as the message is in the transcript) and per tool-call id (how its result is cut for
+    the model, :class:`app.context.truncate.Cut`: ``[total]`` or ``[total, head, tail,
+    omitted]``), so a resumed session counts only what is new."""
 
     tokenizer: str
     messages: dict[str, int] = field(default_factory=dict)
-    results: dict[str, int] = field(default_factory=dict)
+    results: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, tokenizer: str, messages: dict[str, int], results: dict[str, int]) -> None:
+    def add(self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]) -> None:
         """Take newer counts (those of another tokenizer replace everything kept)."""
         if tokenizer != self.tokenizer:
             self.tokenizer, self.messages, self.results = tokenizer, {}, {}
@@ -322,7 +323,7 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.environment = str(data["text"])
     elif kind == "tokens":
         messages = {str(k): int(v) for k, v in data.get("messages", {}).items()}
-        results = {str(k): int(v) for k, v in data.get("results", {}).items()}
+        results = {str(k): [int(n) for n in v] for k, v in data.get("results", {}).items()}
         if record.token_counts is None:
             record.token_counts = TokenCounts(str(data["tokenizer"]))
         record.token_counts.add(str(data["tokenizer"]), messages, results)

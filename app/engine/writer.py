@@ -91,7 +91,9 @@ class SessionWriter:
             record["local_prompt"] = local_prompt
         return self.append(record)
 
-    def tokens(self, tokenizer: str, messages: dict[str, int], results: dict[str, int]) -> bool:
+    def tokens(
+        self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]
+    ) -> bool:
         """Record exact token counts (per message id and per tool-call id) made by ``tokenizer``."""
         record: dict[str, Any] = {"type": "tokens", "tokenizer": tokenizer, "messages": messages}
         if results:

