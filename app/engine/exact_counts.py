@@ -72,6 +72,8 @@ class SavedCounts:
         cuts = self.limiter.cuts
         results = {k: c.as_list() for k, c in cuts.items() if k not in self._saved_results}
         self._saved_results.update(results)
+        if not messages and not results:
+            return  # (and no tokenizer is asked for its name: that would load it)
         tokenizer = self.counter.tokenizer if messages else self.limiter.counter.tokenizer
         if tokenizer.exact:
             self.session.save_token_counts(tokenizer.name, messages, results)

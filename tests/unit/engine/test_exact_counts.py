@@ -86,3 +86,13 @@ async def test_exact_counts_are_saved_and_a_resume_reuses_them(
     events = await run(resumed, "and now?")
     assert isinstance(events[-1], TurnFinished)
     assert provider.requests[-1].messages[:3] == sent[:3]
+
+
+async def test_a_one_shot_prompt_loads_no_tokenizer_at_all(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent()
+    provider.script(ScriptedReply(text="hi"))
+    await run(agent, "hello")
+    assert agent.fitter.counter._tokenizer is None
+    assert agent.fitter.limiter.counter._tokenizer is None
