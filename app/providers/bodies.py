@@ -30,10 +30,13 @@ from app.providers import anthropic_wire, openai_wire
 
 
 def encode_json(value: Any) -> bytes:
-    """``value`` as the SDKs encode a body: compact UTF-8 JSON, lone surrogates replaced."""
-    return json.dumps(
-        wire_safe(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode()
+    """``value`` as the SDKs encode a body: compact UTF-8 JSON, lone surrogates replaced
+    (strict UTF-8 refuses them, so only a value that holds one is walked and replaced)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return encode_json(wire_safe(value))
 
 
 def with_messages(head: dict[str, Any], fragments: Sequence[bytes]) -> bytes:
@@ -180,7 +183,6 @@ class AnthropicBody:
                 content[index] = {**content[index], "cache_control": marker}
             return encode_json({"role": group.role, "content": content})
 
-        source = tuple(m.parts for m in group.members)
-        members = tuple((m.id, m.provider) for m in group.members)
-        variant = (group.role, members, tuple((i, tuple(m.items())) for i, m in markers))
-        return self.fragments.get(group.members[0].id, source, variant, make)
+        # the members themselves: the same objects (or equal ones) make the same JSON
+        variant = tuple([(i, marker["type"], marker.get("ttl")) for i, marker in markers])
+        return self.fragments.get(group.members[0].id, group.members, variant, make)
