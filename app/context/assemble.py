@@ -115,10 +115,11 @@ class MessageDigests:
 
 
 def prefix_blocks(
-    request: ModelRequest, digests: MessageDigests | None = None
+    request: ModelRequest, digests: MessageDigests | None = None, *, lazy: bool = False
 ) -> list[PrefixBlock]:
     """The request cut into hashed blocks, in the order the provider caches them (the model
-    first: each model has its own cache). ``digests`` keeps message digests between calls."""
+    first: each model has its own cache). ``digests`` keeps message digests between calls;
+    ``lazy`` leaves message digests empty (:func:`block_digest` makes one when asked)."""
     cache = digests or MessageDigests()
     blocks = [PrefixBlock("model", "model", digest(request.model), request.model)]
     blocks += [
@@ -136,7 +137,7 @@ def prefix_blocks(
             PrefixBlock(
                 "message",
                 f"message {number} ({message.role})",
-                cache.of(message),
+                "" if lazy else cache.of(message),
                 message,
                 message.id,
                 calls,
@@ -144,6 +145,13 @@ def prefix_blocks(
         )
     cache.done()
     return blocks
+
+
+def block_digest(block: PrefixBlock, digests: MessageDigests) -> str:
+    """``block``'s digest, made now for a message block built ``lazy``."""
+    if block.digest or not isinstance(block.source, Message):
+        return block.digest
+    return digests.of(block.source)
 
 
 # --- breakpoint planning ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from app.context.assemble import MessageDigests, PrefixBlock, prefix_blocks
+from app.context.assemble import MessageDigests, PrefixBlock, block_digest, prefix_blocks
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ToolSpec
@@ -64,14 +64,15 @@ class CacheBreakDetector:
 
     def __call__(self, request: ModelRequest, index: int) -> None:
         """Compare ``request`` with the previous one (``index`` is the loop's step number)."""
-        blocks = prefix_blocks(request, self._digests)
+        # messages are hashed only where they are not the very objects sent last time
+        blocks = prefix_blocks(request, self._digests, lazy=True)
         edits = list(self._edits())
         new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
         self.requests += 1
         previous, self._previous = self._previous, blocks
         if previous is None:
             return
-        found = first_change(previous, blocks)
+        found = first_change(previous, blocks, self._digests)
         if found is None:
             return
         block, change = found
@@ -95,11 +96,13 @@ def find_detector(hooks: Iterable[object]) -> CacheBreakDetector | None:
 
 
 def first_change(
-    old: Sequence[PrefixBlock], new: Sequence[PrefixBlock]
+    old: Sequence[PrefixBlock], new: Sequence[PrefixBlock], digests: MessageDigests | None = None
 ) -> tuple[PrefixBlock, str] | None:
     """The first block where ``new`` stops repeating ``old``, and how it changed; None when
     ``new`` starts with all of ``old`` (an append-only request). An added block is named
-    from ``new``, a removed one from ``old``."""
+    from ``new``, a removed one from ``old``. Blocks of the very same message object are
+    equal without hashing; ``digests`` hashes the others that were built lazily."""
+    hashes = digests or MessageDigests()
     for before, after in zip(old, new, strict=False):
         if before.kind != after.kind:
             if after.kind == "tool":
@@ -107,7 +110,9 @@ def first_change(
             if before.kind == "tool":
                 return before, "removed"
             return after, f"replaced {before.label}"
-        if before.digest != after.digest:
+        if before.kind == "message" and before.source is after.source:
+            continue
+        if block_digest(before, hashes) != block_digest(after, hashes):
             return after, describe_change(before, after)
     if len(new) < len(old):
         return old[len(new)], "removed"

@@ -28,11 +28,13 @@ from app.model.provider import ModelRequest, Vendor
 from app.model.text import wire_safe
 from app.providers import anthropic_wire, openai_wire
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
 
 def encode_json(value: Any) -> bytes:
     """``value`` as the SDKs encode a body: compact UTF-8 JSON, lone surrogates replaced
     (strict UTF-8 refuses them, so only a value that holds one is walked and replaced)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _ENCODER.encode(value)
     try:
         return text.encode()
     except UnicodeEncodeError:

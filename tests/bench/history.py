@@ -11,7 +11,7 @@ import itertools
 import json
 from pathlib import Path
 
-from app.context.estimate import estimate_message_tokens
+from app.context.tokens import TokenCounter
 from app.engine.session import Session
 from app.engine.store import SessionRecord
 from app.model.messages import Message, Text, ToolCall, ToolResult, message_to_dict
@@ -26,17 +26,19 @@ def _file_text(size: int, number: int) -> str:
     return (header + LINE * (size // len(LINE) + 1))[:size]
 
 
-def history(tokens: int, *, small: bool = False) -> list[Message]:
-    """Messages adding up to about ``tokens`` estimated tokens.
+def history(tokens: int, *, small: bool = False, messages_at_most: int = 0) -> list[Message]:
+    """Messages adding up to about ``tokens`` tokens as lull counts them with a tokenizer (or
+    ``messages_at_most`` messages, whichever comes first).
 
     ``small``: short messages (a few dozen tokens each), so a history has many messages
     for its size (an 8,000-message session).
     """
     messages: list[Message] = []
     total = 0
+    counter = TokenCounter("claude-sonnet-4-5")
     for step in itertools.count():
         call_id = f"call_{step}"
-        size = 100 if small else FILE_SIZES[step % len(FILE_SIZES)]
+        size = 60 if small else FILE_SIZES[step % len(FILE_SIZES)]
         batch = [
             Message("user", (Text(f"step {step}: look at the next file and fix it"),)),
             Message(
@@ -57,9 +59,9 @@ def history(tokens: int, *, small: bool = False) -> list[Message]:
             ),
         ]
         messages.extend(batch)
-        total += sum(estimate_message_tokens(m) for m in batch)
-        if total >= tokens:
-            return messages
+        total += counter.messages(batch)
+        if total >= tokens or 0 < messages_at_most <= len(messages):
+            return messages[: messages_at_most or None]
     raise AssertionError("unreachable")
 
 
@@ -82,7 +84,7 @@ def write_session(path: Path, messages: list[Message], workspace: Path) -> str:
 
 
 def describe(messages: list[Message]) -> str:
-    """ "N messages, ~T tokens, B bytes" of a history."""
-    tokens = sum(estimate_message_tokens(m) for m in messages)
+    """ "N messages, T tokens, B bytes" of a history (tokens as lull counts them)."""
+    tokens = TokenCounter("claude-sonnet-4-5").messages(messages)
     size = sum(len(json.dumps(message_to_dict(m))) for m in messages)
-    return f"{len(messages):,} messages, ~{tokens:,} tokens, {size / 1e6:.1f} MB"
+    return f"{len(messages):,} messages, {tokens:,} tokens, {size / 1e6:.1f} MB"

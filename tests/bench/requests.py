@@ -44,12 +44,19 @@ RESUMED_GOAL_MS = 50.0
 MEASURED_TURNS = 5
 
 
-def _agent(url: str, root: Path, vendor: str, session: Session | None = None) -> Agent:
+def window_for(tokens: int) -> int:
+    """Claude's 200k window, or 1M for a history that a 200k window could not take."""
+    return 200_000 if tokens < 160_000 else 1_000_000
+
+
+def _agent(
+    url: str, root: Path, vendor: str, session: Session | None = None, window: int = 200_000
+) -> Agent:
     """A real agent against the fake at ``url``, with the runtime's cache-break detector."""
     fake: Any = SimpleNamespace(url=url, dialect="openai")
     workspace = root / "ws"
     workspace.mkdir(parents=True, exist_ok=True)
-    agent = build_agent(fake, workspace, root, vendor, session=session, context_window=1_000_000)
+    agent = build_agent(fake, workspace, root, vendor, session=session, context_window=window)
     agent.request_hooks.append(CacheBreakDetector(lambda: agent.session.edits))
     return agent
 
@@ -63,7 +70,7 @@ async def _turn_ms(agent: Agent, prompt: str) -> float:
 async def per_request(url: str, vendor: str, tokens: int) -> float:
     """Median CPU ms of a one-request turn with ``tokens`` of history (after two warm-ups)."""
     with tempfile.TemporaryDirectory() as tmp:
-        agent = _agent(url, Path(tmp), vendor)
+        agent = _agent(url, Path(tmp), vendor, window=window_for(tokens))
         fill(agent.session, history(tokens))
         for warm in range(2):
             await _turn_ms(agent, f"warm-up {warm}")
