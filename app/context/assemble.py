@@ -115,12 +115,18 @@ class MessageDigests:
 
 
 def prefix_blocks(
-    request: ModelRequest, digests: MessageDigests | None = None, *, lazy: bool = False
+    request: ModelRequest, digests: MessageDigests | None = None
 ) -> list[PrefixBlock]:
     """The request cut into hashed blocks, in the order the provider caches them (the model
-    first: each model has its own cache). ``digests`` keeps message digests between calls;
-    ``lazy`` leaves message digests empty (:func:`block_digest` makes one when asked)."""
+    first: each model has its own cache). ``digests`` keeps message digests between calls."""
     cache = digests or MessageDigests()
+    blocks = fixed_blocks(request) + message_blocks(request.messages, 1, cache)
+    cache.done()
+    return blocks
+
+
+def fixed_blocks(request: ModelRequest) -> list[PrefixBlock]:
+    """The blocks before the conversation: model, tools, system prompt, environment, thinking."""
     blocks = [PrefixBlock("model", "model", digest(request.model), request.model)]
     blocks += [
         PrefixBlock("tool", f"tool {spec.name}", digest(tool_content(spec)), spec)
@@ -131,27 +137,21 @@ def prefix_blocks(
     blocks.append(PrefixBlock("environment", "environment", digest(env), env))
     thinking = request.thinking
     blocks.append(PrefixBlock("options", "thinking settings", digest(repr(thinking)), thinking))
-    for number, message in enumerate(request.messages, 1):
-        calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
-        blocks.append(
-            PrefixBlock(
-                "message",
-                f"message {number} ({message.role})",
-                "" if lazy else cache.of(message),
-                message,
-                message.id,
-                calls,
-            )
-        )
-    cache.done()
     return blocks
 
 
-def block_digest(block: PrefixBlock, digests: MessageDigests) -> str:
-    """``block``'s digest, made now for a message block built ``lazy``."""
-    if block.digest or not isinstance(block.source, Message):
-        return block.digest
-    return digests.of(block.source)
+def message_blocks(
+    messages: Sequence[Message], first_number: int, digests: MessageDigests
+) -> list[PrefixBlock]:
+    """The blocks of ``messages``, numbered from ``first_number`` (1 for the first message)."""
+    blocks = []
+    for number, message in enumerate(messages, first_number):
+        calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
+        label = f"message {number} ({message.role})"
+        blocks.append(
+            PrefixBlock("message", label, digests.of(message), message, message.id, calls)
+        )
+    return blocks
 
 
 # --- breakpoint planning ---------------------------------------------------------------------

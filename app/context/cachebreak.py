@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from app.context.assemble import MessageDigests, PrefixBlock, block_digest, prefix_blocks
+from app.context.assemble import MessageDigests, PrefixBlock, fixed_blocks, message_blocks
 from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ToolSpec
@@ -56,7 +56,7 @@ class CacheBreakDetector:
 
     def __init__(self, edits: Callable[[], Sequence[ContextEdit]]) -> None:
         self._edits = edits
-        self._previous: list[PrefixBlock] | None = None
+        self._previous: ModelRequest | None = None
         self._seen_edits = len(edits())
         self.requests = 0
         self.breaks: list[CacheBreak] = []
@@ -64,15 +64,13 @@ class CacheBreakDetector:
 
     def __call__(self, request: ModelRequest, index: int) -> None:
         """Compare ``request`` with the previous one (``index`` is the loop's step number)."""
-        # messages are hashed only where they are not the very objects sent last time
-        blocks = prefix_blocks(request, self._digests, lazy=True)
         edits = list(self._edits())
         new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
         self.requests += 1
-        previous, self._previous = self._previous, blocks
+        previous, self._previous = self._previous, request
         if previous is None:
             return
-        found = first_change(previous, blocks, self._digests)
+        found = request_change(previous, request, self._digests)
         if found is None:
             return
         block, change = found
@@ -95,14 +93,33 @@ def find_detector(hooks: Iterable[object]) -> CacheBreakDetector | None:
     return next((h for h in hooks if isinstance(h, CacheBreakDetector)), None)
 
 
+def request_change(
+    old: ModelRequest, new: ModelRequest, digests: MessageDigests
+) -> tuple[PrefixBlock, str] | None:
+    """:func:`first_change` between two requests' prefix blocks, built only from the first
+    message that is not the very object sent before (a long history is not hashed again)."""
+    found = first_change(fixed_blocks(old), fixed_blocks(new))
+    if found is not None:
+        return found
+    start = 0
+    for before, after in zip(old.messages, new.messages, strict=False):
+        if before is not after:
+            break
+        start += 1
+    found = first_change(
+        message_blocks(old.messages[start:], start + 1, digests),
+        message_blocks(new.messages[start:], start + 1, digests),
+    )
+    digests.done()
+    return found
+
+
 def first_change(
-    old: Sequence[PrefixBlock], new: Sequence[PrefixBlock], digests: MessageDigests | None = None
+    old: Sequence[PrefixBlock], new: Sequence[PrefixBlock]
 ) -> tuple[PrefixBlock, str] | None:
     """The first block where ``new`` stops repeating ``old``, and how it changed; None when
     ``new`` starts with all of ``old`` (an append-only request). An added block is named
-    from ``new``, a removed one from ``old``. Blocks of the very same message object are
-    equal without hashing; ``digests`` hashes the others that were built lazily."""
-    hashes = digests or MessageDigests()
+    from ``new``, a removed one from ``old``."""
     for before, after in zip(old, new, strict=False):
         if before.kind != after.kind:
             if after.kind == "tool":
@@ -110,9 +127,7 @@ def first_change(
             if before.kind == "tool":
                 return before, "removed"
             return after, f"replaced {before.label}"
-        if before.kind == "message" and before.source is after.source:
-            continue
-        if block_digest(before, hashes) != block_digest(after, hashes):
+        if before.digest != after.digest:
             return after, describe_change(before, after)
     if len(new) < len(old):
         return old[len(new)], "removed"
