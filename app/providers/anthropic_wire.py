@@ -12,7 +12,7 @@ only if its prefix reaches the model's minimum cacheable length
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
@@ -113,6 +113,7 @@ class MessageGroup:
     role: str
     members: tuple[Message, ...]
     content: list[dict[str, Any]]
+    end: int = 0  # index (in the messages grouped) after its last member
 
 
 def message_groups(
@@ -120,23 +121,24 @@ def message_groups(
 ) -> list[MessageGroup]:
     """The wire messages of ``messages`` (see :func:`message_params`); ``blocks_of`` gives a
     message's blocks (the caller may cache them: they are never changed here)."""
-    runs: list[tuple[str, list[Message], list[dict[str, Any]]]] = []
-    for message in messages:
+    runs: list[tuple[str, list[Message], list[dict[str, Any]], list[int]]] = []
+    for index, message in enumerate(messages):
         blocks = blocks_of(message)
         if not blocks:
             continue
         if runs and runs[-1][0] == message.role:
             runs[-1][1].append(message)
             runs[-1][2].extend(blocks)
+            runs[-1][3][0] = index + 1
         else:
-            runs.append((message.role, [message], list(blocks)))
+            runs.append((message.role, [message], list(blocks), [index + 1]))
     groups = []
-    for role, members, content in runs:
+    for role, members, content, end in runs:
         if role == "user":
             content = [b for b in content if b["type"] == "tool_result"] + [
                 b for b in content if b["type"] != "tool_result"
             ]
-        groups.append(MessageGroup(role, tuple(members), content))
+        groups.append(MessageGroup(role, tuple(members), content, end[0]))
     return groups
 
 
@@ -224,12 +226,25 @@ def plan_cache_markers(
     min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
     ttl: CacheTtl = defaults.CACHE_TTL,
     has_environment: bool = False,
+    earlier: Iterable[dict[str, Any]] = (),
 ) -> list[tuple[int, dict[str, str]]]:
     """Where :func:`add_cache_markers` puts its markers, without touching the blocks: (index
-    in tools + system + every message's blocks, the ``cache_control`` value)."""
+    in tools + system + every message's blocks, the ``cache_control`` value).
+
+    ``earlier`` are the blocks of messages sent before ``messages`` that get no marker (a
+    long conversation's settled part): they only count towards the cache minimum, as far as
+    needed, and indexes skip them.
+    """
     counter = _PrefixCounter(min_tokens)
     wire = [WireBlock(counter.add(t), "tools") for t in tools]
     wire += [WireBlock(counter.add(b), "system") for b in system]
+    skipped = 0
+    for block in earlier:
+        if counter.total >= counter.minimum:
+            break
+        skipped += counter.add(block)
+    if skipped:  # one stand-in block that carries their tokens and never a marker
+        wire.append(WireBlock(skipped, "messages", -1, "", cacheable=False))
     for number, message in enumerate(messages):
         role = message["role"]
         for block in message["content"]:
@@ -245,7 +260,12 @@ def plan_cache_markers(
         min_tokens=min_tokens,
         ttl=ttl,
     )
-    return [(point.index, _marker(point.ttl)) for point in points]
+    shift = 1 if skipped else 0
+    prefix = len(tools) + len(system)
+    return [
+        (point.index - shift if point.index >= prefix else point.index, _marker(point.ttl))
+        for point in points
+    ]
 
 
 def _marker(ttl: CacheTtl) -> dict[str, str]:

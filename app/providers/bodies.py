@@ -79,6 +79,48 @@ class Fragments:
         self._entries, self._used = self._used, {}
 
 
+class Settled:
+    """The JSON of a conversation's older wire messages, kept as one comma-separated blob.
+
+    Older messages never change until a context edit, so a request reuses the blob and
+    encodes only what became settled since; a changed unit cuts the blob back to the units
+    before it (each unit's end is kept). ``units`` are compared by identity, then equality.
+    """
+
+    def __init__(self) -> None:
+        self._units: list[object] = []
+        self._ends: list[int] = []
+        self._blob = b""
+
+    def blob(self, units: Sequence[object], encode: Callable[[object], bytes]) -> bytes:
+        """The JSON of ``units`` (``encode`` makes one unit's, for those not kept)."""
+        same = 0
+        for kept, unit in zip(self._units, units, strict=False):
+            if kept is not unit and kept != unit:
+                break
+            same += 1
+        if same < len(self._units):
+            del self._units[same:], self._ends[same:]
+            self._blob = self._blob[: self._ends[-1]] if self._ends else b""
+        if same == len(units):
+            return self._blob
+        pieces = [self._blob] if self._blob else []
+        end = len(self._blob)
+        for unit in units[same:]:
+            data = encode(unit)
+            end += len(data) + (1 if pieces else 0)
+            pieces.append(data)
+            self._units.append(unit)
+            self._ends.append(end)
+        self._blob = b",".join(pieces)
+        return self._blob
+
+
+TAIL = 24
+"""Wire messages at the end of a conversation encoded one by one (where cache markers may
+go); those before them are settled (:class:`Settled`)."""
+
+
 class OpenAIBody:
     """Chat Completions bodies for one model and vendor dialect."""
 
@@ -86,21 +128,29 @@ class OpenAIBody:
         self.model = model
         self.vendor = vendor
         self.fragments = Fragments()
+        self.settled = Settled()
 
     def encode(self, request: ModelRequest) -> bytes:
         """The JSON body of ``request``."""
         head = openai_wire.head_params(request, self.model, self.vendor)
         system = openai_wire.system_messages(request.system, request.environment)
+        messages = request.messages
+        older = messages[: max(0, len(messages) - TAIL)]
         fragments = [encode_json(m) for m in system]
-        fragments += [self._message(m) for m in request.messages]
+        fragments.append(self.settled.blob(older, self._encode_one))
+        fragments += [self._message(m) for m in messages[len(older) :]]
         self.fragments.done()
         return with_messages(head, fragments)
 
+    def _encode_one(self, message: object) -> bytes:
+        assert isinstance(message, Message)
+        wire = openai_wire.wire_messages(message, self.vendor)
+        return b",".join(encode_json(m) for m in wire)
+
     def _message(self, message: Message) -> bytes:
         def make() -> bytes:
-            return b",".join(encode_json(m) for m in openai_wire.wire_messages(message, vendor))
+            return self._encode_one(message)
 
-        vendor = self.vendor
         variant = (message.role, message.provider)
         return self.fragments.get(message.id, message.parts, variant, make)
 
@@ -111,8 +161,11 @@ class AnthropicBody:
     def __init__(self, model: str) -> None:
         self.model = model
         self.fragments = Fragments()
+        self.settled = Settled()
         self._blocks: dict[str, tuple[tuple[Part, ...], list[dict[str, Any]]]] = {}
         self._blocks_used: dict[str, tuple[tuple[Part, ...], list[dict[str, Any]]]] = {}
+        self._messages: Sequence[Message] = ()
+        self._groups: list[anthropic_wire.MessageGroup] = []
 
     def encode(self, request: ModelRequest) -> bytes:
         """The JSON body of ``request`` (markers as :func:`anthropic_wire.build_params`)."""
@@ -120,40 +173,62 @@ class AnthropicBody:
         params = anthropic_wire.build_params(bare, self.model)
         del params["messages"]
         params["stream"] = True
-        groups = anthropic_wire.message_groups(request.messages, self._message_blocks)
-        self._blocks, self._blocks_used = self._blocks_used, {}
+        groups = self._grouped(request.messages)
+        older, tail = groups[: max(0, len(groups) - TAIL)], groups[max(0, len(groups) - TAIL) :]
         marked: dict[int, list[tuple[int, dict[str, str]]]] = {}
         if request.prompt_caching:
-            marked = self._markers(request, params, groups)
-        fragments = [
-            self._group(number, group, tuple(marked.get(number, ())))
-            for number, group in enumerate(groups)
+            marked = self._markers(request, params, older, tail)
+        fragments = [self.settled.blob(older, _encode_group)]
+        fragments += [
+            self._group(group, tuple(marked.get(number, ()))) for number, group in enumerate(tail)
         ]
         self.fragments.done()
         return with_messages(params, fragments)
+
+    def _grouped(self, messages: Sequence[Message]) -> list[anthropic_wire.MessageGroup]:
+        """The wire messages of ``messages``, reusing those of the previous request that
+        ``messages`` still starts with (a conversation only grows between context edits)."""
+        same = 0
+        for before, now in zip(self._messages, messages, strict=False):
+            if before is not now:
+                break
+            same += 1
+        keep = max(0, bisect_right([g.end for g in self._groups], same) - 1)
+        start = self._groups[keep - 1].end if keep else 0
+        added = anthropic_wire.message_groups(messages[start:], self._message_blocks)
+        if start:  # ends relative to the whole conversation
+            added = [
+                anthropic_wire.MessageGroup(g.role, g.members, g.content, g.end + start)
+                for g in added
+            ]
+        groups = self._groups[:keep] + added
+        self._blocks, self._blocks_used = self._blocks_used, {}
+        self._messages, self._groups = messages, groups
+        return groups
 
     def _markers(
         self,
         request: ModelRequest,
         params: dict[str, Any],
-        groups: list[anthropic_wire.MessageGroup],
+        older: list[anthropic_wire.MessageGroup],
+        tail: list[anthropic_wire.MessageGroup],
     ) -> dict[int, list[tuple[int, dict[str, str]]]]:
-        """Cache markers by wire message: (block index, marker); tools and system blocks in
-        ``params`` get theirs in place (they are made anew for every request)."""
+        """Cache markers by wire message of the tail: (block index, marker); tools and system
+        blocks in ``params`` get theirs in place (they are made anew for every request)."""
         tools: list[dict[str, Any]] = params.get("tools", [])
         system: list[dict[str, Any]] = params.get("system", [])
-        messages = [{"role": g.role, "content": g.content} for g in groups]
         points = anthropic_wire.plan_cache_markers(
             tools,
             system,
-            messages,
+            [{"role": g.role, "content": g.content} for g in tail],
             min_tokens=anthropic_wire.min_cacheable_tokens(self.model),
             ttl=request.cache_ttl,
             has_environment=bool(request.environment),
+            earlier=(block for group in older for block in group.content),
         )
         prefix = [*tools, *system]
         starts, start = [], len(prefix)
-        for group in groups:
+        for group in tail:
             starts.append(start)
             start += len(group.content)
         marked: dict[int, list[tuple[int, dict[str, str]]]] = {}
@@ -175,7 +250,6 @@ class AnthropicBody:
 
     def _group(
         self,
-        number: int,
         group: anthropic_wire.MessageGroup,
         markers: tuple[tuple[int, dict[str, str]], ...],
     ) -> bytes:
@@ -188,3 +262,9 @@ class AnthropicBody:
         # the members themselves: the same objects (or equal ones) make the same JSON
         variant = tuple([(i, marker["type"], marker.get("ttl")) for i, marker in markers])
         return self.fragments.get(group.members[0].id, group.members, variant, make)
+
+
+def _encode_group(group: object) -> bytes:
+    """One settled wire message, encoded."""
+    assert isinstance(group, anthropic_wire.MessageGroup)
+    return encode_json({"role": group.role, "content": group.content})

@@ -151,3 +151,29 @@ def test_with_messages_puts_messages_last() -> None:
         "messages": [{"a": 1}, {"b": 2}],
     }
     assert json.loads(with_messages({}, [])) == {"messages": []}
+
+
+def _edited(messages: list[Message], at: int) -> list[Message]:
+    """``messages`` with the tool result at ``at`` cleared (as an idle cleanup would)."""
+    result = messages[at].tool_results[0]
+    cleared = ToolResult(result.call_id, result.name, "[Old tool result content cleared]")
+    return [*messages[:at], messages[at].replace_parts((cleared,)), *messages[at + 1 :]]
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_long_conversation_stays_exact_across_growth_and_edits(wire: str) -> None:
+    body: AnthropicBody | OpenAIBody = (
+        AnthropicBody(MODEL) if wire == "anthropic" else OpenAIBody("gpt-5", "deepseek")
+    )
+
+    def reference(req: ModelRequest) -> dict[str, Any]:
+        if wire == "anthropic":
+            return anthropic_reference(req)
+        return openai_reference(req, "deepseek")
+
+    messages = conversation(40)  # 120 messages: most of them settled
+    steps = [messages[:90], messages[:91], messages[:100], messages]
+    steps += [_edited(messages, 5), _edited(_edited(messages, 5), 110), messages[:60]]
+    for step in steps:
+        req = request(step, cache_ttl="5m")
+        assert json.loads(body.encode(req)) == reference(req)
