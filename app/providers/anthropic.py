@@ -11,16 +11,10 @@ from app.providers.bodies import AnthropicBody
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.retry import RetryTiming
-from app.providers.sdk import LazyClient, StreamEndpoint, post_stream, sdk_client
+from app.providers.sdk import ENDPOINTS, LazyClient, post_stream, sdk_client
 from app.providers.streaming import run_stream
 
-ENDPOINT = StreamEndpoint(
-    sdk="anthropic",
-    path="/v1/messages",
-    types="anthropic.types",
-    response="Message",
-    event="RawMessageStreamEvent",
-)
+ENDPOINT = ENDPOINTS["anthropic"]
 
 
 class AnthropicProvider:

@@ -12,17 +12,10 @@ from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
 from app.providers.openai_wire import PROVIDER_NAME
 from app.providers.retry import RetryTiming
-from app.providers.sdk import LazyClient, StreamEndpoint, post_stream, sdk_client
+from app.providers.sdk import ENDPOINTS, LazyClient, post_stream, sdk_client
 from app.providers.streaming import run_stream
 
-ENDPOINT = StreamEndpoint(
-    sdk="openai",
-    path="/chat/completions",
-    types="openai.types.chat",
-    response="ChatCompletion",
-    event="ChatCompletionChunk",
-    options={"security": {"bearer_auth": True}},
-)
+ENDPOINT = ENDPOINTS["openai"]
 
 
 class OpenAIProvider:

@@ -21,8 +21,6 @@ from app.providers.lean_import import import_lean
 
 log = logging.getLogger("lull.providers")
 
-SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
-
 
 def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url: str) -> Any:
     """An async SDK client (``module.class_name``) set up from ``config``; imports the SDK.
@@ -43,15 +41,39 @@ def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url
 
 @dataclass(frozen=True)
 class StreamEndpoint:
-    """Where a provider posts its streamed requests, with the SDK types the answer is read
-    as (module paths, resolved on first use) and the SDK request options to send."""
+    """Where a provider posts its streamed requests, with its SDK's client class, the SDK
+    types the answer is read as (module paths, resolved on first use) and the SDK request
+    options to send."""
 
     sdk: str
+    client: str
     path: str
     types: str
     response: str
     event: str
     options: Mapping[str, Any] = field(default_factory=dict)
+
+
+ENDPOINTS = {
+    "anthropic": StreamEndpoint(
+        sdk="anthropic",
+        client="AsyncAnthropic",
+        path="/v1/messages",
+        types="anthropic.types",
+        response="Message",
+        event="RawMessageStreamEvent",
+    ),
+    "openai": StreamEndpoint(
+        sdk="openai",
+        client="AsyncOpenAI",
+        path="/chat/completions",
+        types="openai.types.chat",
+        response="ChatCompletion",
+        event="ChatCompletionChunk",
+        options={"security": {"bearer_auth": True}},
+    ),
+}
+SDK_MODULES = {kind: endpoint.sdk for kind, endpoint in ENDPOINTS.items()}
 
 
 @functools.cache
@@ -99,10 +121,12 @@ class LazyClient:
 
 
 def import_sdk(provider: str) -> None:
-    """Import the SDK of ``provider`` ("anthropic" or "openai") now, in this thread (the
-    scripted provider has none)."""
-    if provider in SDK_MODULES:
-        import_lean(SDK_MODULES[provider])
+    """Import what the requests of ``provider`` ("anthropic" or "openai") use of its SDK now,
+    in this thread: the client class and the stream types (the scripted provider has none)."""
+    endpoint = ENDPOINTS.get(provider)
+    if endpoint is not None:
+        getattr(import_lean(endpoint.sdk), endpoint.client)
+        _stream_types(endpoint.sdk, endpoint.types, endpoint.response, endpoint.event)
 
 
 def preload_sdk(provider: str) -> threading.Thread:
