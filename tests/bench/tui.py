@@ -7,7 +7,8 @@
 2. A 20,000-character markdown answer streamed by the fake at 2,000
    characters per second (and once as fast as it can), rendered by the real
    app (headless): total time until the answer has settled on screen, and
-   the worst event-loop stall seen by a 5 ms ticker while it streamed. The
+   the worst event-loop stall seen by a 5 ms ticker while it streamed; next
+   to a 2,000-character answer's (the stall must stay flat as answers grow). The
    fake runs in its own process here: in-process, its paced sends would
    compete with the UI for the GIL and the figures would measure that.
 
@@ -31,12 +32,15 @@ import threading
 import time
 from pathlib import Path
 
+from tests.bench.support import goal, ratio
 from tests.e2e.conftest import lull_command
 from tests.fakes import FakeServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
 ANSWER_CHARS = 20_000
+BASELINE_CHARS = 2_000  # the baseline: a short answer's worst stall
+STALL_GOALS = (0.1, 0.2)  # seconds: paced, as fast as possible
 CHARS_PER_SECOND = 2_000
 CHUNK = 20
 TICK = 0.005
@@ -165,12 +169,20 @@ def _fake_process(script: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def streaming(home: Path) -> list[tuple[str, float, float]]:
-    """Rows (case, total seconds, worst stall seconds) for paced and unpaced streams."""
-    text = markdown_answer()
+    """Rows (case, total seconds, worst stall seconds) for paced and unpaced streams, and
+    for the baseline: a short answer (:data:`BASELINE_CHARS`), paced."""
     paced = CHUNK / CHARS_PER_SECOND
-    cases = ((f"{CHARS_PER_SECOND:,} chars/s", paced), ("as fast as possible", 0.0))
+    cases = (
+        (f"{BASELINE_CHARS:,} chars, {CHARS_PER_SECOND:,} chars/s", paced, BASELINE_CHARS),
+        (f"{ANSWER_CHARS:,} chars, {CHARS_PER_SECOND:,} chars/s", paced, ANSWER_CHARS),
+        (f"{ANSWER_CHARS:,} chars, as fast as possible", 0.0, ANSWER_CHARS),
+    )
+    texts = [markdown_answer(size) for _, _, size in cases]
     script = home / "script.json"
-    replies = [{"text": text, "chunk_size": CHUNK, "chunk_delay": d} for _, d in cases]
+    replies = [
+        {"text": text, "chunk_size": CHUNK, "chunk_delay": delay}
+        for text, (_, delay, _) in zip(texts, cases, strict=True)
+    ]
     script.write_text(json.dumps(replies))
     process, url = _fake_process(script)
     try:
@@ -180,7 +192,7 @@ def streaming(home: Path) -> list[tuple[str, float, float]]:
         workspace = home / "ws"
         workspace.mkdir(exist_ok=True)
         rows = []
-        for label, _ in cases:
+        for text, (label, _, _) in zip(texts, cases, strict=True):
             total, worst = asyncio.run(_stream_once(workspace, text))
             rows.append((label, total, worst))
     finally:
@@ -201,9 +213,15 @@ def main(runs: int = 5) -> None:
     print(f"{'lull (TUI) start':<34}{'median':>10}{'min':>10}")
     for label, values in (("first paint (interactive)", paints), ("runtime ready", readies)):
         print(f"{'  ' + label:<34}{statistics.median(values):>10.3f}{min(values):>10.3f}")
-    print(f"{ANSWER_CHARS:,}-char markdown answer{'':<9}{'total':>10}{'worst stall':>14}")
+    print(f"{'markdown answer streamed':<34}{'total':>10}{'worst stall':>14}")
     for label, total, worst in rows:
-        print(f"{'  ' + label:<34}{total:>10.3f}{worst:>14.3f}")
+        print(f"{'  ' + label:<40}{total:>10.3f}{worst:>14.3f}")
+    baseline = rows[0][2]
+    for (label, _, worst), limit in zip(rows[1:], STALL_GOALS, strict=True):
+        print(
+            f"worst stall, {label}: {worst:.3f} s, {ratio(worst, baseline)} of the short "
+            f"answer's (goal <= {limit} s: {goal(worst, limit)})"
+        )
 
 
 if __name__ == "__main__":
