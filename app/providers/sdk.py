@@ -9,10 +9,12 @@ and calls :func:`preload_sdk`, so the import runs in a thread while the user typ
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,9 +31,11 @@ def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url
     each wait); its timeout is ``config.timeout_seconds`` for every read (the first byte and
     each chunk after it) and a short one for connecting.
     """
-    sdk = import_lean(module)
-    timeout = sdk.Timeout(config.timeout_seconds, connect=config.connect_timeout_seconds)
-    return getattr(sdk, class_name)(
+    with without_collections():
+        sdk = import_lean(module)
+        client_class = getattr(sdk, class_name)
+        timeout = sdk.Timeout(config.timeout_seconds, connect=config.connect_timeout_seconds)
+    return client_class(
         api_key=config.api_key,
         base_url=config.base_url or default_url,
         max_retries=0,
@@ -125,8 +129,28 @@ def import_sdk(provider: str) -> None:
     in this thread: the client class and the stream types (the scripted provider has none)."""
     endpoint = ENDPOINTS.get(provider)
     if endpoint is not None:
-        getattr(import_lean(endpoint.sdk), endpoint.client)
-        _stream_types(endpoint.sdk, endpoint.types, endpoint.response, endpoint.event)
+        with without_collections():
+            getattr(import_lean(endpoint.sdk), endpoint.client)
+            _stream_types(endpoint.sdk, endpoint.types, endpoint.response, endpoint.event)
+
+
+@contextmanager
+def without_collections() -> Iterator[None]:
+    """No garbage collection while an SDK is imported, and what it made frozen afterwards.
+
+    An import makes ~10^5 objects (classes, their schemas) that live as long as lull; a
+    collection in the middle of it only walks them again (a fifth of the import's CPU), and so
+    would every full collection later (pauses of a tenth of a second while an answer streams).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.freeze()
 
 
 def preload_sdk(provider: str) -> threading.Thread:

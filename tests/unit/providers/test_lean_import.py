@@ -205,3 +205,19 @@ def test_the_lean_sdk_streams_a_request_and_skips_what_lull_never_uses(
     unused_loaded, modules = lines[2].split()
     assert unused_loaded == "False"
     print(f"{sdk}: {modules} modules")
+
+
+def test_no_collection_runs_while_an_sdk_is_imported_and_its_objects_are_frozen() -> None:
+    import gc
+
+    from app.providers.sdk import without_collections
+
+    frozen = gc.get_freeze_count()
+    try:
+        with without_collections():
+            assert not gc.isenabled()
+            made = [[n] for n in range(1000)]  # long-lived objects, as an import makes
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
