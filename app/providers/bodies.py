@@ -83,36 +83,35 @@ class Settled:
     """The JSON of a conversation's older wire messages, kept as one comma-separated blob.
 
     Older messages never change until a context edit, so a request reuses the blob and
-    encodes only what became settled since; a changed unit cuts the blob back to the units
-    before it (each unit's end is kept). ``units`` are compared by identity, then equality.
+    encodes only what settled since, in one call. A changed unit cuts the blob back to where
+    the batch holding it began (the end of each batch is kept), and what follows is encoded
+    again. ``units`` are compared by identity, then equality.
     """
 
     def __init__(self) -> None:
         self._units: list[object] = []
-        self._ends: list[int] = []
+        self._batches: list[tuple[int, int]] = [(0, 0)]  # (units, bytes) at each batch end
         self._blob = b""
 
-    def blob(self, units: Sequence[object], encode: Callable[[object], bytes]) -> bytes:
-        """The JSON of ``units`` (``encode`` makes one unit's, for those not kept)."""
+    def blob(self, units: Sequence[object], encode: Callable[[Sequence[object]], bytes]) -> bytes:
+        """The JSON of ``units`` (``encode`` makes it for those not kept, comma-separated)."""
         same = 0
         for kept, unit in zip(self._units, units, strict=False):
             if kept is not unit and kept != unit:
                 break
             same += 1
         if same < len(self._units):
-            del self._units[same:], self._ends[same:]
-            self._blob = self._blob[: self._ends[-1]] if self._ends else b""
-        if same == len(units):
-            return self._blob
-        pieces = [self._blob] if self._blob else []
-        end = len(self._blob)
-        for unit in units[same:]:
-            data = encode(unit)
-            end += len(data) + (1 if pieces else 0)
-            pieces.append(data)
-            self._units.append(unit)
-            self._ends.append(end)
-        self._blob = b",".join(pieces)
+            while self._batches[-1][0] > same:
+                self._batches.pop()
+            same, size = self._batches[-1]
+            del self._units[same:]
+            self._blob = self._blob[:size]
+        if same < len(units):
+            data = encode(units[same:])
+            if data:
+                self._blob = self._blob + b"," + data if self._blob else data
+            self._units.extend(units[same:])
+            self._batches.append((len(self._units), len(self._blob)))
         return self._blob
 
 
@@ -137,19 +136,24 @@ class OpenAIBody:
         messages = request.messages
         older = messages[: max(0, len(messages) - TAIL)]
         fragments = [encode_json(m) for m in system]
-        fragments.append(self.settled.blob(older, self._encode_one))
+        fragments.append(self.settled.blob(older, self._encode_many))
         fragments += [self._message(m) for m in messages[len(older) :]]
         self.fragments.done()
         return with_messages(head, fragments)
 
-    def _encode_one(self, message: object) -> bytes:
-        assert isinstance(message, Message)
-        wire = openai_wire.wire_messages(message, self.vendor)
-        return b",".join(encode_json(m) for m in wire)
+    def _encode_many(self, messages: Sequence[object]) -> bytes:
+        """Wire messages of ``messages``, encoded in one call (comma-separated, no brackets)."""
+        wire = [
+            item
+            for message in messages
+            if isinstance(message, Message)
+            for item in openai_wire.wire_messages(message, self.vendor)
+        ]
+        return encode_json(wire)[1:-1]
 
     def _message(self, message: Message) -> bytes:
         def make() -> bytes:
-            return self._encode_one(message)
+            return self._encode_many([message])
 
         variant = (message.role, message.provider)
         return self.fragments.get(message.id, message.parts, variant, make)
@@ -178,7 +182,7 @@ class AnthropicBody:
         marked: dict[int, list[tuple[int, dict[str, str]]]] = {}
         if request.prompt_caching:
             marked = self._markers(request, params, older, tail)
-        fragments = [self.settled.blob(older, _encode_group)]
+        fragments = [self.settled.blob(older, _encode_groups)]
         fragments += [
             self._group(group, tuple(marked.get(number, ()))) for number, group in enumerate(tail)
         ]
@@ -264,7 +268,11 @@ class AnthropicBody:
         return self.fragments.get(group.members[0].id, group.members, variant, make)
 
 
-def _encode_group(group: object) -> bytes:
-    """One settled wire message, encoded."""
-    assert isinstance(group, anthropic_wire.MessageGroup)
-    return encode_json({"role": group.role, "content": group.content})
+def _encode_groups(groups: Sequence[object]) -> bytes:
+    """Settled wire messages, encoded in one call (comma-separated, no brackets)."""
+    wire = [
+        {"role": g.role, "content": g.content}
+        for g in groups
+        if isinstance(g, anthropic_wire.MessageGroup)
+    ]
+    return encode_json(wire)[1:-1]
