@@ -106,7 +106,7 @@ def message_params(messages: Sequence[Message]) -> list[dict[str, Any]]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass is slow to make, and 8,000 are made
 class MessageGroup:
     """One wire message: consecutive same-role neutral ``members`` and their blocks."""
 
@@ -134,7 +134,7 @@ def message_groups(
             runs.append((message.role, [message], list(blocks), [index + 1]))
     groups = []
     for role, members, content, end in runs:
-        if role == "user":
+        if role == "user" and len(content) > 1:
             content = [b for b in content if b["type"] == "tool_result"] + [
                 b for b in content if b["type"] != "tool_result"
             ]

@@ -68,7 +68,8 @@ def load(options: RunOptions, build: Builder | None = None) -> Outcome:
 
 
 def warm_estimate(runtime: Runtime) -> int | None:
-    """Estimate the prompt once here, off the UI thread: it loads the tokenizer (~1 s)."""
+    """Estimate the prompt once here, off the UI thread (a long resumed session may need the
+    tokenizer: ~0.2 s to load)."""
     from app.ui.shared.facts import estimate_context
 
     try:
