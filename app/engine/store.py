@@ -299,10 +299,15 @@ def _mtime(path: Path) -> float:
 
 
 def _iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
-    """(line number, parsed line); ``None`` for a line that is not a JSON object."""
+    """(line number, parsed line); ``None`` for a line that is not a JSON object, and for a
+    last line without its newline: the write was cut short (even if what is there parses),
+    as the writer also judges it (``writer._drop_torn_tail``)."""
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
+                continue
+            if not line.endswith("\n"):
+                yield number, None
                 continue
             try:
                 value = json.loads(line)

@@ -157,3 +157,17 @@ def test_counts_of_another_tokenizer_replace_the_old_ones(tmp_path: Path) -> Non
     counts = load_session(session.path).token_counts
     assert counts is not None
     assert (counts.tokenizer, counts.messages) == ("o200k_base", {"m_b": 5})
+
+
+def test_a_last_line_without_its_newline_is_torn_even_if_it_parses(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="anthropic", model="m")
+    session.add(user_text("kept"))
+    session.add(user_text("cut just before its newline"))
+    assert session.path is not None
+    session.close()
+    data = session.path.read_bytes()
+    session.path.write_bytes(data[:-1])  # the newline was the one byte not written
+    record = load_session(session.path)
+    assert [m.text for m in record.messages] == ["kept"]
+    assert record.skipped == [data.count(b"\n")]
