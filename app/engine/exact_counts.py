@@ -1,8 +1,8 @@
 """Exact token counts: when the tokenizer is worth loading, and keeping its counts in the
 session file so a resume counts only what is new.
 
-A session's counter estimates (characters / 4) until :func:`tokenizer_needed` says the
-estimated part of a count could reach a decision; then the fitter loads the tokenizer once.
+A session's counter estimates (characters / 4) until :func:`tokenizer_needed` says counting
+exactly could change a decision; then the fitter loads the tokenizer once.
 
 After each request the fitter hands :class:`SavedCounts` the counts made since the last one:
 messages as they are in the transcript (a view's cleared or truncated copy is counted anew,
@@ -14,25 +14,41 @@ session hands them back to its counters if the same tokenizer would be used.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from app.context.tokens import TokenCounter, UsageCalibration, tokenizer_name_for
 from app.context.truncate import Cut, ToolOutputLimiter
 from app.engine.session import Session
 
 ESTIMATE_SPREAD = 3
 """Before any usage was reported, an estimated token (4 characters) may be up to 4 real ones
-(a token is at least one character for nearly all text): the tokenizer loads once the count
-with its estimated part taken 1 + 3 times could reach a decision."""
+(a token is at least one character for nearly all text): the estimated part is taken up to
+1 + 3 times."""
 ESTIMATE_SPREAD_CALIBRATED = 1
-"""Once calibrated, the estimated part is taken twice."""
+"""Once calibrated, what was added since the last reported request is taken up to twice."""
+LOW_SHARE = 0.5
+"""And an estimated token may be as little as half a real one (long words, runs of spaces)."""
 
 
 def tokenizer_needed(
-    local: int, estimated: int, calibration: UsageCalibration, decision_point: int
+    local: int, estimated: int, calibration: UsageCalibration, points: Sequence[int]
 ) -> bool:
-    """Whether a prompt counted at ``local`` tokens, ``estimated`` of them estimated, could be
-    at ``decision_point`` (provider tokens) or past it once counted exactly."""
-    spread = ESTIMATE_SPREAD_CALIBRATED if calibration.calibrated else ESTIMATE_SPREAD
-    return calibration.estimate(local + spread * estimated) >= decision_point
+    """Whether counting exactly could move a prompt counted at ``local`` tokens (``estimated``
+    of them estimated) across one of ``points`` (provider tokens): a decision lies between
+    the least and the most the estimate can stand for.
+
+    Calibrated, only what was added since the last reported request is uncertain (the
+    report covers the rest), so a resumed long session whose counts were saved needs no
+    tokenizer until it really nears a threshold.
+    """
+    uncertain, spread = estimated, ESTIMATE_SPREAD
+    if calibration.calibrated:
+        uncertain = min(estimated, max(0, local - calibration.local))
+        spread = ESTIMATE_SPREAD_CALIBRATED
+    low = calibration.estimate(local - math.floor(uncertain * LOW_SHARE))
+    high = calibration.estimate(local + spread * uncertain)
+    return any(low < point <= high for point in points)
 
 
 class SavedCounts:

@@ -181,22 +181,25 @@ class ContextFitter:
 
     # --- before a request -------------------------------------------------------------------
 
-    def decision_point(self, shape: ModelRequest) -> int:
-        """The smallest prompt size (provider tokens) at which something is decided: the
-        compression trigger, a clamped output limit, an empty answer taken as an overflow."""
+    def decision_points(self, shape: ModelRequest) -> tuple[int, int, int]:
+        """The prompt sizes (provider tokens) at which something is decided before a request:
+        the compression trigger, the input limit (with its margin), and where the output
+        limit starts to be clamped."""
         budget = self.budget(shape)
+        over = budget.input_limit / (1 + SAFETY_MARGIN)
         room = (budget.window - shape.max_output_tokens) / (1 + SAFETY_MARGIN)
-        return min(budget.trigger, math.floor(room), math.floor(EMPTY_STREAM_NEAR * budget.window))
+        return budget.trigger, math.floor(over), max(0, math.floor(room))
 
     def count_exactly_if_near(self, shape: ModelRequest) -> bool:
-        """Load the tokenizer once the estimated part of the count could reach
-        :meth:`decision_point` (:func:`tokenizer_needed`); True when it did now."""
+        """Load the tokenizer once counting the estimated part exactly could move the prompt
+        across one of :meth:`decision_points` (:func:`tokenizer_needed`); True when it did."""
         if self.counter.exact:
             return False
         prefix = self.counter.prefix(shape.system, shape.environment, shape.tools)
         estimated = prefix + self.counter.estimated(self._current()[0])
         local = self.local_tokens(shape)
-        if not tokenizer_needed(local, estimated, self.calibration, self.decision_point(shape)):
+        points = self.decision_points(shape)
+        if not tokenizer_needed(local, estimated, self.calibration, points):
             return False
         self.count_exactly(shape)
         return True

@@ -26,12 +26,16 @@ def long_file(workspace: Path) -> str:
     return "big.txt"
 
 
-def test_tokenizer_needed_takes_the_estimated_part_four_times_before_calibration() -> None:
+def test_the_tokenizer_is_needed_when_a_decision_lies_within_what_the_estimate_can_be() -> None:
     calibration = UsageCalibration()
-    assert not tokenizer_needed(3_000, 2_000, calibration, 10_000)  # 3k + 3 * 2k
-    assert tokenizer_needed(3_000, 2_500, calibration, 10_000)  # 3k + 3 * 2.5k
-    calibration.observe(reported=3_000, local=3_000)
-    assert not tokenizer_needed(6_000, 2_500, calibration, 10_000)  # 6k + 2.5k, calibrated
+    # uncalibrated, 2k estimated: the prompt is between 3k - 1k and 3k + 3 * 2k
+    assert not tokenizer_needed(3_000, 2_000, calibration, [10_000])
+    assert tokenizer_needed(3_000, 2_500, calibration, [10_000])
+    assert not tokenizer_needed(30_000, 2_000, calibration, [10_000])  # surely past it
+    calibration.observe(reported=100_000, local=100_000)
+    # calibrated: only what came since the last report is uncertain
+    assert not tokenizer_needed(105_000, 90_000, calibration, [120_000])
+    assert tokenizer_needed(105_000, 90_000, calibration, [108_000])
 
 
 async def test_exact_counts_are_saved_and_a_resume_reuses_them(

@@ -163,19 +163,20 @@ async def test_a_small_session_never_loads_the_tokenizer(
     assert agent.fitter.counter.tokenizer.name == "chars/4"
 
 
-async def test_the_tokenizer_loads_once_the_estimate_could_reach_a_decision(
-    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+async def test_the_tokenizer_loads_once_counting_exactly_could_change_a_decision(
+    provider: ScriptedProvider, make_agent: AgentFactory
 ) -> None:
-    provider.respond = Reader(files, reads=12)
     agent = make_agent(context_window=20_000, max_output_tokens=1_000)
     exact_at_request: list[bool] = []
     agent.request_hooks.append(lambda _r, _i: exact_at_request.append(agent.fitter.counter.exact))
-    events = await run(agent, "read twelve files")
-    assert isinstance(events[-1], TurnFinished)
-    # the 70% of an empty answer taken as an overflow is the first decision of this window
-    assert agent.fitter.decision_point(agent.shape()) == 14_000
-    assert exact_at_request[0] is False  # ~2k tokens, even 4 times that is far from 14k
-    assert exact_at_request[-1] is True  # ~8k tokens: twice that could reach 14k
+    assert agent.fitter.decision_points(agent.shape()) == (16_000, 18_095, 18_095)
+    await run(agent, "hello")
+    assert exact_at_request == [False]  # ~2k tokens: even 4 times that is under 16k
+    other = make_agent(context_window=20_000, max_output_tokens=1_000)
+    other.request_hooks.append(lambda _r, _i: exact_at_request.append(other.fitter.counter.exact))
+    events = await run(other, "please consider this carefully " * 700)
+    # ~7.4k estimated, nothing reported yet: 3.7k to 30k, across 16k: counted exactly
+    assert exact_at_request[-1] is True
     assert not any(isinstance(e, ContextEdited) for e in events)
 
 
