@@ -29,6 +29,7 @@ lull: a terminal coding assistant whose context tidies itself while you are away
 
 Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,
 or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).
+`lull mcp list|add|remove|get` manages your MCP servers (`lull mcp --help`).
 """
 
 EPILOG = """\
@@ -125,6 +126,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after N model requests in one turn",
     )
     parser.add_argument(
+        "--max-attempts",
+        type=_positive_int,
+        metavar="N",
+        help="with -p: try the task up to N times; an attempt that ends without an answer is "
+        "summarised and a fresh session starts with that summary (default 1)",
+    )
+    parser.add_argument(
+        "--exclude-tools",
+        type=_tool_names,
+        metavar="A,B",
+        help="tools the model is never offered, comma-separated (adds to tools.exclude)",
+    )
+    parser.add_argument(
         "--plain", action="store_true", help="line mode instead of the full-screen UI"
     )
     parser.add_argument(
@@ -132,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="try lull without an API key: a built-in scripted model echoes what you say "
         'and lists the workspace when asked to "list files"',
+    )
+    parser.add_argument(
+        "--allow-project-mcp",
+        action="store_true",
+        help="start the MCP servers this workspace's project files name (.mcp.json, "
+        ".lull/settings.json) without trusting the workspace (/trust trusts it for good)",
     )
     parser.add_argument("-C", "--cwd", metavar="DIR", help="workspace directory (default: current)")
     parser.add_argument("--debug", action="store_true", help="print the debug log to stderr")
@@ -147,6 +167,13 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
+
+
+def _tool_names(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected tool names separated by commas, got {text!r}")
+    return names
 
 
 def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = None) -> CommandLine:
@@ -167,6 +194,8 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         parser.error("--fork-session needs --continue or --resume ID (the session to copy)")
     if args.prompt is None and args.output_format != "text":
         parser.error("--output-format needs -p/--print")
+    if args.prompt is None and args.max_attempts is not None:
+        parser.error("--max-attempts needs -p/--print (fresh attempts are a one-shot feature)")
     prompt = args.prompt
     if prompt is not None:
         prompt = _full_prompt(prompt)
@@ -181,10 +210,13 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         base_url=args.base_url,
         approval_mode=args.approval_mode,
         max_turns=args.max_turns,
+        max_attempts=args.max_attempts,
+        exclude_tools=args.exclude_tools,
         resume=args.resume.strip() if args.resume else None,
         continue_last=args.continue_last,
         fork_session=args.fork_session,
         demo=args.demo,
+        allow_project_mcp=args.allow_project_mcp,
     )
     return CommandLine(run, prompt, args.output_format, args.plain, args.debug)
 
@@ -192,6 +224,11 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lull`` console script; returns the exit code."""
     _replace_unprintable()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["mcp"]:
+        from app.ui.mcp_command import run_mcp_command
+
+        return run_mcp_command(arguments[1:])
     line = parse_command_line(argv)
     from app.log import setup_logging
     from settings.paths import log_path

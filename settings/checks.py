@@ -78,6 +78,10 @@ class Check(ABC):
         """The error to raise for a value that does not fit."""
         return Invalid(self.describe())
 
+    def to_json(self, value: object) -> object:
+        """A checked value as JSON (messages, ``/settings``, the schema's default)."""
+        return list(value) if isinstance(value, tuple) else value
+
     def schema(self) -> dict[str, Any]:
         """The JSON Schema fragment for this setting, null included when allowed."""
         fragment = self.value_schema()
@@ -321,6 +325,12 @@ class PathList(TextList):
 
     Its own kind because a project file narrows it by containment, not by equality.
     """
+
+
+@dataclass(frozen=True)
+class AdditiveList(TextList):
+    """A list a project file may only add to (a deny list such as ``tools.exclude``);
+    checked like :class:`TextList`."""
 
 
 #: One price override: MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]], USD per

@@ -17,9 +17,7 @@ def effective_rows(loaded: LoadedSettings) -> list[tuple[str, str, str]]:
     """
     rows = []
     for key in FIELDS:
-        value = get_value(loaded.settings, key)
-        if isinstance(value, tuple):
-            value = list(value)
+        value = FIELDS[key].check.to_json(get_value(loaded.settings, key))
         source = loaded.sources.get(key, "default")
         note = loaded.overruled.get(key)
         rows.append(

@@ -16,6 +16,7 @@ from app.model import defaults
 from app.model.approvals import APPROVAL_MODES
 from app.model.provider import CACHE_TTLS, PROVIDERS, VENDORS
 from settings.checks import (
+    AdditiveList,
     Boolean,
     Check,
     Choice,
@@ -27,15 +28,17 @@ from settings.checks import (
     TextList,
     Thinking,
 )
+from settings.mcp_servers import McpServers
 from settings.model import Settings
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
-ProjectRule = Literal["yes", "narrow", "no"]
+ProjectRule = Literal["yes", "narrow", "trusted", "no"]
 """What a project file (``.lull/settings.json``, untrusted) may do with a key: ``yes`` set it
-freely, ``narrow`` only make it stricter than the user's value, ``no`` nothing (user only)."""
-PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "no")
+freely, ``narrow`` only make it stricter than the user's value, ``trusted`` add entries that
+apply only once the user trusts the workspace (``/trust``), ``no`` nothing (user only)."""
+PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "trusted", "no")
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,23 @@ GROUPS: dict[str, str] = {
         "Idle cleanup: after a gap since the last model response, clear stale thinking and "
         "old tool results before the next request (the prompt cache is cold by then anyway)."
     ),
-    "context.compression": "LLM summary compression when the prompt nears the context window.",
+    "context.compression": (
+        "Staged thresholds as fractions of the context window: watch (warning colour), light "
+        "step (pointers, no model call), full compression (an LLM summary), emergency clear."
+    ),
     "context.toolOutput": "Limits on one tool result as the model sees it.",
     "context.cache": "Provider prompt caching.",
+    "guardrails": (
+        "Guards on model behaviour: roll back bad replies, answer duplicate calls with a "
+        "pointer, stop loops and repeating answers, repair arguments, continue cut answers, "
+        "retry transient tool failures and, with -p, retry the task. A project may make them "
+        "stricter, never switch one off."
+    ),
 }
 
 _IDLE = "context.clearContextOnIdle"
+_GUARD = "guardrails"
+_ON_ONLY = ("true", "false")  # a guard switch: on is the narrower value
 _TABLE = (
     Field("model.provider", Choice(PROVIDERS, nullable=True),
           "API family to use; null picks one from the available API keys.", flag="--provider",
@@ -120,21 +134,36 @@ _TABLE = (
           "Environment variables (names or glob patterns such as NPM_*) that commands run by "
           "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...).",
           project="no"),
+    Field("tools.exclude", AdditiveList(),
+          "Tools the model is never offered (e.g. [\"web_fetch\"]); a call to one is rolled "
+          "back like a call to an unknown tool.", flag="--exclude-tools", project="narrow"),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
           env="LULL_THINKING_THRESHOLD_MINUTES", project="yes"),
     Field(f"{_IDLE}.toolResultsThresholdMinutes", _MINUTES,
           "Idle minutes after which old tool results are cleared; < 0 disables.",
           env="LULL_TOOL_RESULTS_THRESHOLD_MINUTES", project="yes"),
-    Field(f"{_IDLE}.toolResultsNumToKeep", Integer(1),
-          "How many of the newest compactable tool results an idle cleanup keeps.",
+    Field(f"{_IDLE}.toolResultsNumToKeep", Integer(0),
+          "How many of the newest compactable tool results (and inline images) an idle "
+          "cleanup keeps; 0 keeps none.",
           env="LULL_TOOL_RESULTS_NUM_TO_KEEP", project="yes"),
     Field(f"{_IDLE}.compactableTools", TextList(),
           "Extra tool names (e.g. MCP tools) whose results idle cleanup may clear.",
           project="yes"),
+    Field("context.compression.watchThreshold", Number(0, 1, exclusive_minimum=True),
+          "Show the context in a warning colour (status bar, line-mode toolbar) from this "
+          "fraction of the context window.", project="yes"),
+    Field("context.compression.lightThreshold", Number(0, 1, exclusive_minimum=True),
+          "Light step (no model call) once the prompt crosses this fraction of the window: "
+          "superseded tool outputs (a file read again, a read made stale by a write, exact "
+          "duplicates) become pointers; reversible with /context restore.", project="yes"),
     Field("context.compression.threshold", Number(0, 1, exclusive_minimum=True),
-          "Compress when the prompt exceeds this fraction of the context window.",
+          "Full compression (an LLM summary) when the prompt exceeds this fraction of the "
+          "context window.",
           project="yes"),
+    Field("context.compression.emergencyThreshold", Number(0, 1, exclusive_minimum=True),
+          "Safety net: clear the oldest tool outputs (never errors or notes) when the prompt "
+          "still reaches this fraction of the window after compression.", project="yes"),
     Field("context.compression.keepRecentFraction",
           Number(0, 1, exclusive_minimum=True, exclusive_maximum=True),
           "Fraction of the budget kept verbatim as the recent tail when compressing.",
@@ -155,12 +184,58 @@ _TABLE = (
     Field("context.cache.promptCacheKey", Boolean(),
           "Send the session id as OpenAI's prompt_cache_key (better cache routing).",
           project="no"),
+    Field(f"{_GUARD}.rollback", Boolean(),
+          "Roll back a reply that writes a tool call as text, refuses, says nothing or calls "
+          "an unknown tool: it is not kept, not counted against maxTurns, and asked again.",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.maxConsecutiveRollbacks", Integer(1),
+          "Rolled-back replies in a row before the turn ends.", project="narrow"),
+    Field(f"{_GUARD}.extraRequests", Integer(0),
+          "Model requests one user turn may make beyond maxTurns (rolled-back replies, "
+          "retries, continuations); the turn ends when they are used up.", project="narrow"),
+    Field(f"{_GUARD}.duplicateCalls", Boolean(),
+          "A read-only call identical to one already run in this turn (nothing written or run "
+          "since) is not run again: the model gets a pointer to the earlier result.",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.doomLoop", Boolean(),
+          "Stop the loop when the model makes the same call doomLoopRepeats times in a row "
+          "(the interactive UIs ask whether to go on; -p fails).",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.doomLoopRepeats", Integer(2),
+          "How many identical calls in a row count as a loop.", project="narrow"),
+    Field(f"{_GUARD}.streamRepetition", Boolean(),
+          "Cut off an answer that keeps repeating the same text while it streams; it is "
+          "rolled back once, then reported.", project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.argumentRepair", Boolean(),
+          "Repair known argument mistakes before a call runs (parameter aliases such as "
+          "file_path for path, a JSON object sent as a string, numbers sent as strings).",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.continuation", Boolean(),
+          "Continue an answer cut at the output token limit (prefill, continue_final_message, "
+          "or a retry with a 10% larger limit).", project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.maxContinuations", Integer(1),
+          "Continuations of one cut answer at most.", project="narrow"),
+    Field(f"{_GUARD}.maxToolFailures", Integer(1),
+          "Failed tool calls in a row that stop the loop.", project="narrow"),
+    Field(f"{_GUARD}.toolRetries", Integer(0),
+          "How often a transient tool failure (a network error, a 5xx, a timeout) is tried "
+          "again, after 1 s, 2 s, 4 s, ..., before it becomes an error result.",
+          project="narrow"),
+    Field(f"{_GUARD}.maxAttempts", Integer(1),
+          "-p: attempts at the task; after an attempt that ends without an answer, a fresh "
+          "session starts with a summary of what failed.", flag="--max-attempts",
+          project="narrow"),
     Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
           flag="--max-turns", project="narrow"),
     Field("pricing", PriceList(),
           "Price overrides for /cost, USD per million tokens: \"MODEL=INPUT/OUTPUT[/CACHE_READ"
           "[/CACHE_WRITE[/CACHE_WRITE_1H]]]\" (MODEL matches names containing it; missing "
           "cache prices default to 0.1x, 1.25x and 2x INPUT).", project="no"),
+    Field("mcpServers", McpServers(),
+          "MCP servers by name: {\"command\", \"args\", \"env\", \"cwd\"} for a local (stdio) "
+          "server, {\"url\", \"headers\"} for streamable HTTP (\"type\": \"sse\" for legacy "
+          "SSE); each may set enabled, timeoutSeconds, includeTools, excludeTools and "
+          "compactable. Their tools appear as mcp__<server>__<tool>.", project="trusted"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

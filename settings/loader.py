@@ -13,17 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
-from settings.checks import Invalid
+from settings.checks import AdditiveList, Invalid
 from settings.errors import Diagnostic, SettingsError, show
 from settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from settings.jsonfile import FileProblem, read_json_object
 from settings.model import Settings
-from settings.paths import project_settings_path, user_settings_path
+from settings.paths import mcp_json_path, project_settings_path, user_settings_path
 from settings.trust import judge, narrowed_message, refused_message
 
 __all__ = ["LoadedSettings", "apply_cli", "apply_env", "apply_file", "load_settings", "show"]
 
 SCHEMA_KEY = "$schema"
+MCP_JSON_KEY = "mcpServers"
 _INVALID = object()
 
 
@@ -53,7 +54,7 @@ class LoadedSettings:
 
     def standing(self, key: str) -> str:
         """The value that stays when a new one is rejected, with where it came from."""
-        shown = show(get_value(self.settings, key))
+        shown = show(FIELDS[key].check.to_json(get_value(self.settings, key)))
         source = self.sources.get(key)
         return f"{shown} from {source}" if source else f"default {shown}"
 
@@ -71,6 +72,7 @@ def load_settings(
     loaded = LoadedSettings()
     apply_file(loaded, user_settings_path())
     apply_file(loaded, project_settings_path(workspace), trusted=False)
+    apply_mcp_json(loaded, mcp_json_path(workspace))
     apply_env(loaded, os.environ if env is None else env)
     apply_cli(loaded, cli or {})
     return loaded
@@ -90,6 +92,24 @@ def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> N
         return
     if data is not None:
         _apply_object(loaded, data, "", source, trusted)
+
+
+def apply_mcp_json(loaded: LoadedSettings, path: Path) -> None:
+    """A project's ``.mcp.json`` (``{"mcpServers": {...}}``): its servers are added like
+    ``mcpServers`` in the project settings file (they start only in a trusted workspace)."""
+    source = str(path)
+    try:
+        data = read_json_object(path)
+    except FileProblem as exc:
+        loaded.report("error", str(exc), source)
+        return
+    if data is None:
+        return
+    servers = data.get(MCP_JSON_KEY)
+    if servers is None:
+        loaded.report("warning", f"{source}: no {MCP_JSON_KEY} object; nothing used", source)
+        return
+    _apply_project_value(loaded, FIELDS[MCP_JSON_KEY], servers, source)
 
 
 def _apply_object(
@@ -134,7 +154,7 @@ def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, sou
     checked = _checked(loaded, spec, value, source)
     if checked is _INVALID:
         return
-    judgement = judge(spec, checked, standing)
+    judgement = judge(spec, checked, standing, source)
     match judgement.outcome:
         case "accepted":
             loaded.set(spec.key, judgement.value, source)
@@ -185,7 +205,11 @@ def apply_env(loaded: LoadedSettings, env: Mapping[str, str]) -> None:
 
 
 def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
-    """Apply command-line values (strings are parsed like env values); raise on a bad one."""
+    """Apply command-line values (strings are parsed like env values); raise on a bad one.
+
+    A deny list (:class:`~settings.checks.AdditiveList`, e.g. ``--exclude-tools``) adds to
+    the value from the files instead of replacing it.
+    """
     for key, raw in cli.items():
         if raw is None:
             continue
@@ -200,6 +224,9 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
         except Invalid as exc:
             shown = repr(raw) if isinstance(raw, str) else show(raw)
             raise SettingsError(f"{label}: expected {exc}, got {shown}") from None
+        if isinstance(spec.check, AdditiveList) and isinstance(value, tuple):
+            standing: tuple[str, ...] = get_value(loaded.settings, key)
+            value = standing + tuple(entry for entry in value if entry not in standing)
         loaded.set(key, value, label)
 
 

@@ -31,6 +31,21 @@ def project_settings_path(workspace: Path) -> Path:
     return Path(workspace) / PROJECT_DIR / SETTINGS_FILE
 
 
+def mcp_json_path(workspace: Path) -> Path:
+    """A project's MCP server list, ``<workspace>/.mcp.json`` (as Claude Code reads it)."""
+    return Path(workspace) / ".mcp.json"
+
+
+def user_agents_dir() -> Path:
+    """The user's custom sub-agents, ``<config dir>/agents/*.md``."""
+    return user_config_dir() / "agents"
+
+
+def project_agents_dir(workspace: Path) -> Path:
+    """A project's custom sub-agents, ``<workspace>/.lull/agents/*.md``."""
+    return Path(workspace) / PROJECT_DIR / "agents"
+
+
 def data_dir() -> Path:
     """The user's lull data directory (e.g. ``~/.local/share/lull``)."""
     import platformdirs

@@ -52,7 +52,7 @@ def build_schema() -> dict[str, Any]:
         default = get_value(defaults, key)
         leaf = {
             **spec.check.schema(),
-            "default": list(default) if isinstance(default, tuple) else default,
+            "default": spec.check.to_json(default),
             "description": spec.description,
         }
         if spec.env:

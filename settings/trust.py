@@ -10,13 +10,14 @@ that one attribute.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
-from settings.checks import Choice, Integer, Number, PathList, TextList
+from settings.checks import AdditiveList, Boolean, Choice, Integer, Number, PathList, TextList
 from settings.errors import show
 from settings.fields import Field
 from settings.paths import user_settings_path
@@ -36,8 +37,9 @@ class Judgement:
     dropped: tuple[str, ...] = ()
 
 
-def judge(spec: Field, value: object, standing: object) -> Judgement:
-    """Judge a project file's (checked) ``value`` for ``spec`` against the user's ``standing``."""
+def judge(spec: Field, value: object, standing: object, source: str = "") -> Judgement:
+    """Judge a project file's (checked) ``value`` for ``spec`` against the user's ``standing``
+    (``source``: the project file, recorded on entries that apply only when trusted)."""
     match spec.project:
         case "yes":
             return Judgement("accepted", value)
@@ -45,18 +47,41 @@ def judge(spec: Field, value: object, standing: object) -> Judgement:
             return Judgement("refused")
         case "narrow":
             return _narrow(spec, value, standing)
+        case "trusted":
+            return _added(value, standing, source)
         case unreachable:
             assert_never(unreachable)
+
+
+def _added(value: object, standing: object, source: str) -> Judgement:
+    """The user's entries plus the project's new ones, marked as the project's (they apply
+    only in a trusted workspace); a project entry may not replace one of the user's."""
+    assert isinstance(value, tuple) and isinstance(standing, tuple)
+    taken = {entry.name: entry for entry in standing}
+    merged = list(standing)
+    dropped: list[str] = []
+    for entry in value:
+        if entry.name in taken and taken[entry.name].scope == "user":
+            dropped.append(entry.name)
+            continue
+        marked = dataclasses.replace(entry, scope="project", source=source)
+        merged = [e for e in merged if e.name != entry.name] + [marked]
+        taken[entry.name] = marked
+    outcome: Outcome = "narrowed" if dropped else "accepted"
+    return Judgement(outcome, tuple(merged), tuple(dropped))
 
 
 def _narrow(spec: Field, value: object, standing: object) -> Judgement:
     """Accept ``value`` only as far as it is no wider than ``standing``."""
     match spec.check:
-        case Choice():
+        case Choice() | Boolean():
             return _accepted_if(_rank(spec, value) <= _rank(spec, standing), value)
         case Integer() | Number():
             bound = spec.null_limit
             return _accepted_if(_limit(value, bound) <= _limit(standing, bound), value)
+        case AdditiveList():
+            added = tuple(entry for entry in _strings(value) if entry not in _strings(standing))
+            return Judgement("accepted", _strings(standing) + added)
         case PathList():
             roots = [root for root in map(_resolved, _strings(standing)) if root is not None]
             return _kept(_strings(value), lambda path: _inside(path, roots))
@@ -75,7 +100,7 @@ def _rank(spec: Field, value: object) -> int:
     """Position of a choice in :attr:`Field.narrowest_first` (0 is the narrowest)."""
     if not spec.narrowest_first:
         raise TypeError(f"{spec.key}: a narrow-only choice needs narrowest_first")
-    return spec.narrowest_first.index(str(value))
+    return spec.narrowest_first.index(show(value) if isinstance(value, bool) else str(value))
 
 
 def _limit(value: object, null_limit: int | None) -> float:
@@ -121,6 +146,10 @@ def narrowing_rule(spec: Field) -> str:
     match spec.check:
         case Choice():
             return "stricter only: " + " < ".join(spec.narrowest_first)
+        case Boolean():
+            return "switch on only: a project may turn it on, never off"
+        case AdditiveList():
+            return "only adds to your list"
         case Integer() | Number():
             null = "no limit" if spec.null_limit is None else str(spec.null_limit)
             return f"lower only; null counts as {null}" if spec.check.nullable else "lower only"
@@ -132,6 +161,9 @@ def narrowing_rule(spec: Field) -> str:
             raise TypeError(f"{spec.key}: {type(spec.check).__name__} has no narrowing order")
 
 
+TRUSTED_RULE = "adds entries; they apply once you trust the workspace with /trust"
+
+
 def rule_text(spec: Field) -> str:
     """What a project file may do with ``spec``, in a few words (README, schema)."""
     match spec.project:
@@ -139,6 +171,8 @@ def rule_text(spec: Field) -> str:
             return "yes"
         case "narrow":
             return f"narrow ({narrowing_rule(spec)})"
+        case "trusted":
+            return f"trusted ({TRUSTED_RULE})"
         case "no":
             return "no (user only)"
         case unreachable:
@@ -152,6 +186,11 @@ def schema_sentence(spec: Field) -> str:
             return "Project files may set it."
         case "narrow":
             return f"Project files may only narrow it ({narrowing_rule(spec)})."
+        case "trusted":
+            return (
+                "Project files (and .mcp.json) may add entries; they apply only in a workspace "
+                "the user trusts (/trust), and never replace one of the user's."
+            )
         case "no":
             return "Ignored in project files (user settings, environment or flag only)."
         case unreachable:
@@ -187,6 +226,13 @@ def refused_message(source: str, spec: Field, value: object, standing: str) -> s
 
 def narrowed_message(source: str, spec: Field, judgement: Judgement, standing: str) -> str:
     """The one-line warning for a project list whose widening entries were dropped."""
+    if spec.project == "trusted":
+        names = ", ".join(judgement.dropped)
+        return (
+            f"{source}: {spec.key}: {names} ignored: your user settings name a server of the "
+            f"same name, and a project file may only add entries; rename it in {source} to use "
+            "both"
+        )
     dropped = ", ".join(show(entry, limit=None) for entry in judgement.dropped)
     kept = show(judgement.value, limit=None)
     return (

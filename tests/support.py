@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from app.context.compress_prompt import SECTIONS
 from app.context.idle import IdlePolicy
 from app.engine.agent import Agent, AgentConfig
 from app.engine.session import Session
@@ -23,7 +24,16 @@ VENDOR_PROVIDER = {
     "openai": "openai",
     "deepseek": "openai",
     "kimi": "openai",
+    "vllm": "openai",
 }
+FAKE_DIALECT = {"vllm": "openai"}  # vLLM speaks plain OpenAI (its quirks are fake.quirks)
+
+
+def summary_of(goal: str, next_step: str = "Carry on.") -> str:
+    """A summary with every section the compressor checks for: ``goal`` under the first
+    heading, ``next_step`` under the last, "none" under the others."""
+    bodies = {SECTIONS[0]: goal, SECTIONS[-1]: next_step}
+    return "\n".join(f"## {name}\n{bodies.get(name, 'none')}" for name in SECTIONS)
 
 
 class Clock:
@@ -62,15 +72,17 @@ def build_agent(
     clock: Clock | None = None,
     idle: IdlePolicy | None = None,
     session: Session | None = None,
+    model: str | None = None,
     **config: Any,
 ) -> Agent:
     """A real agent (official SDK provider, real tools, saved session) talking to ``fake``."""
     provider_name = VENDOR_PROVIDER[vendor]
-    fake.dialect = vendor if provider_name == "openai" else "openai"
+    fake.dialect = FAKE_DIALECT.get(vendor, vendor) if provider_name == "openai" else "openai"
+    default_model = "claude-test" if provider_name == "anthropic" else f"{vendor}-test"
     provider = create_provider(
         ProviderConfig(
             provider=provider_name,  # type: ignore[arg-type]
-            model="claude-test" if provider_name == "anthropic" else f"{vendor}-test",
+            model=model or default_model,
             api_key="test",
             base_url=fake.url if provider_name == "anthropic" else fake.url + "/v1",
             vendor=vendor,  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ arguments and a :class:`ToolContext` and return a :class:`ToolOutput`.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.model import defaults
+from app.model.messages import Image
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +65,33 @@ class ApprovalNeed:
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
-    """A tool's result: ``content`` goes to the model, ``display`` to the user."""
+    """A tool's result: ``content`` goes to the model, ``display`` to the user; ``images``
+    go to the model after the result when it accepts images (an MCP tool's screenshot)."""
 
     content: str
     is_error: bool = False
     display: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[Image, ...] = ()
+
+
+PATH_ALIASES: Mapping[str, str] = {
+    "file_path": "path",
+    "filepath": "path",
+    "filename": "path",
+    "file": "path",
+    "absolute_path": "path",
+}
+"""Names models use for a tool's ``path`` parameter (the aliases of file tools)."""
 
 
 class ToolError(Exception):
     """A failure the model should see as an error result (one clear line)."""
+
+
+class TransientToolError(ToolError):
+    """A failure that may go away on its own (a network error, a 5xx answer, a timeout):
+    the registry tries the call again after a short wait before it becomes an error result."""
 
 
 class Tool(ABC):
@@ -80,6 +99,13 @@ class Tool(ABC):
 
     ``read_only`` tools never change anything (allowed in plan mode, never
     asked about); ``compactable`` tools have outputs that idle cleanup may clear.
+    ``read_only_hint`` is a third party's word that a tool changes nothing (an MCP server's
+    ``readOnlyHint``): such a tool may run in plan mode, but is still asked about in
+    ``default`` mode.
+    ``aliases`` maps argument names models send by mistake to the parameter they mean
+    (``{"file_path": "path"}``); the registry renames them before validating.
+    ``fingerprint_keys`` are the arguments that make two calls the same call (duplicate
+    and loop detection); empty means all of them.
     """
 
     name: str = ""
@@ -87,6 +113,9 @@ class Tool(ABC):
     parameters: Mapping[str, Any] = {}
     read_only: bool = False
     compactable: bool = False
+    read_only_hint: bool = False
+    aliases: Mapping[str, str] = {}
+    fingerprint_keys: tuple[str, ...] = ()
 
     @abstractmethod
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -96,6 +125,15 @@ class Tool(ABC):
         """Why this particular call needs approval beyond what the tool's flags say (None:
         nothing special). ``args`` are not validated yet: return None for anything odd."""
         return None
+
+    def fingerprint(self, args: Mapping[str, Any]) -> str:
+        """What identifies this call: the tool's name and its ``fingerprint_keys`` (all
+        arguments when it names none), as canonical JSON; two calls with the same
+        fingerprint would do the same thing."""
+        keys = self.fingerprint_keys or tuple(sorted(args))
+        chosen = {key: args.get(key) for key in keys}
+        text = json.dumps(chosen, sort_keys=True, ensure_ascii=False, default=str)
+        return f"{self.name}:{text}"
 
     def describe_call(self, args: Mapping[str, Any]) -> str:
         """A short summary of a call for the UI and approval prompts (the key argument)."""

@@ -17,7 +17,8 @@ def decide(tool: Tool, mode: ApprovalMode, need: ApprovalNeed | None = None) -> 
 
     Read-only tools always run, unless the call has an :class:`ApprovalNeed` (a web fetch
     of a private address): such a call is treated like a tool that is not read-only and
-    not an edit. ``plan`` refuses everything else; ``yolo`` allows everything;
+    not an edit. ``plan`` refuses everything else but a tool with a ``read_only_hint`` (an
+    MCP tool its server calls read-only); ``yolo`` allows everything;
     ``auto-edit`` allows file edits and asks for the rest; ``default`` asks for every
     call that is not read-only.
     """
@@ -28,7 +29,7 @@ def decide(tool: Tool, mode: ApprovalMode, need: ApprovalNeed | None = None) -> 
     if tool.read_only and need is None:
         return "allow"
     if mode == "plan":
-        return "deny"
+        return "allow" if tool.read_only_hint and need is None else "deny"
     if mode == "yolo":
         return "allow"
     if mode == "auto-edit" and tool.name in EDIT_TOOLS and need is None:

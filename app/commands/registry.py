@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, Handler, hint
 from app.commands.config import model_command, settings_command
+from app.commands.mcp import mcp_command
+from app.commands.notes import notes_command
 from app.commands.sessions import clear_command, resume_command
 from app.commands.trust import trust_command
 from app.commands.usage import cost_report
@@ -48,9 +50,15 @@ _TABLE = (
     Command("model", "/model [NAME]", "show the model, or switch to NAME", model_command),
     Command(
         "context",
-        "/context [restore]",
-        "what the model sees, in tokens; `restore` brings cleared content back",
+        "/context [restore [clears|compression]]",
+        "what the model sees, in tokens; `restore` undoes clears and the latest compression",
         context_report,
+    ),
+    Command(
+        "notes",
+        "/notes [add [KEY:] TEXT|delete KEY]",
+        "session notes: show them, add one, or delete one",
+        notes_command,
     ),
     Command("compact", "/compact [FOCUS]", "summarise older messages now", compact),
     Command("cost", "/cost", "tokens by kind, cache hit ratio and money", cost_report),
@@ -60,6 +68,7 @@ _TABLE = (
         "effective settings and where each came from",
         settings_command,
     ),
+    Command("mcp", "/mcp", "MCP servers: status, tools and last error", mcp_command),
     Command(
         "trust",
         "/trust [status|revoke]",

@@ -34,7 +34,7 @@ def trust_command(runtime: Runtime, arg: str) -> CommandResult:
             where = f" (it is trusted through {root})" if root and root != workspace else ""
             return hint(f"{workspace} is not in the trusted list{where}")
         return say(
-            f"{workspace} is no longer trusted; project servers, hooks and allow rules "
+            f"{workspace} is no longer trusted; project MCP servers, hooks and allow rules "
             "stop applying from the next start"
         )
     if argument:
@@ -47,6 +47,9 @@ def trust_command(runtime: Runtime, arg: str) -> CommandResult:
         saved = trust(workspace)
     except WriteProblem as problem:
         return hint(str(problem))
+    started = runtime.workspace_trusted()
+    now = f"; starting its MCP servers now: {', '.join(started)}" if started else ""
     return say(
-        f"trusted {workspace} (saved in {saved}): {MEANING}; it takes effect at the next start"
+        f"trusted {workspace} (saved in {saved}): {MEANING}{now}; hooks and allow rules take "
+        "effect at the next start"
     )

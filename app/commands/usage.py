@@ -39,6 +39,7 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.insert(2, "prompt caching is off (context.cache.enabled = false)")
     if session.record.last_usage is not None:
         lines.append(_last_request(runtime, *session.record.last_usage))
+    lines.extend(_subagent_lines(runtime))
     cost = runtime.session_cost()
     models = ", ".join(m for m in session.usage_by_model if m) or runtime.provider_config.model
     if usage.unknown:
@@ -50,6 +51,25 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
         free = _free_note(runtime)
         lines.append(f"cost: {format_cost(cost)} at {models} prices{free}{partly}")
     return CommandResult(tuple(lines))
+
+
+def _subagent_lines(runtime: Runtime) -> list[str]:
+    """The split between this session's own requests and its sub-agents' (the cost line
+    below includes both)."""
+    record = runtime.agent.session.record
+    if not record.subagents:
+        return []
+    usage = sum(record.subagent_usage_by_model.values(), Usage())
+    total = runtime.session_cost()
+    sub = runtime.subagent_cost()
+    own = None if total is None or sub is None else total - sub
+    return [
+        f"sub-agents: {len(record.subagents)} run(s), input {usage.prompt_tokens:,} · "
+        f"output {usage.output:,} tokens, {format_cost(sub)} (their sessions: "
+        + ", ".join(run.session_id[:8] for run in record.subagents[-3:])
+        + ")",
+        f"split: this conversation {format_cost(own)} + sub-agents {format_cost(sub)}",
+    ]
 
 
 def _tokens_line(usage: Usage) -> str:

@@ -9,9 +9,18 @@ from typing import TYPE_CHECKING, assert_never
 from app.commands.base import CommandResult, hint, say
 from app.context.cachebreak import find_detector
 from app.context.estimate import estimate_part_tokens, estimate_tokens
+from app.context.restore import CompressionRecord, compression_history, parse_scope
 from app.context.view import active_edits
 from app.engine.agent import Agent
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.engine.restore import restore_context
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Restore,
+    Summary,
+    Supersede,
+)
 from app.model.events import ContextEdited
 from app.model.messages import Thinking, ToolResult
 
@@ -94,9 +103,16 @@ def describe(edit: ContextEdit) -> str:
     """One line saying what an edit changed."""
     match edit:
         case ClearToolResults():
+            images = f" and {len(edit.images)} images" if edit.images else ""
+            gap = f", gap {edit.gap_minutes:.1f} min" if edit.reason == "idle" else ""
             return (
-                f"cleared {len(edit.call_ids)} tool results (~{edit.tokens_saved:,} tokens, "
-                f"{edit.reason}, gap {edit.gap_minutes:.1f} min)"
+                f"cleared {len(edit.call_ids)} tool results{images} (~{edit.tokens_saved:,} "
+                f"tokens, {edit.reason}{gap})"
+            )
+        case Supersede():
+            return (
+                f"light step: {len(edit.call_ids)} superseded tool outputs replaced by "
+                f"pointers (~{edit.tokens_saved:,} tokens)"
             )
         case ClearThinking():
             return (
@@ -117,10 +133,14 @@ def describe(edit: ContextEdit) -> str:
 def context_report(runtime: Runtime, arg: str) -> CommandResult:
     """/context: the breakdown as a bar and a table, then the edits in force."""
     argument = arg.strip()
-    if argument == "restore":
-        return restore(runtime.agent)
+    word, _, rest = argument.partition(" ")
+    if word == "restore":
+        return restore(runtime.agent, rest.strip())
     if argument:
-        return hint(f"unknown /context argument {argument!r}; try /context or /context restore")
+        return hint(
+            f"unknown /context argument {argument!r}; try /context or /context restore "
+            "[clears|compression]"
+        )
     agent = runtime.agent
     breakdown = context_breakdown(agent, runtime.context_window())
     lines = [
@@ -141,8 +161,23 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
     else:
         lines.append("context edits in force (/context restore brings cleared content back):")
         lines.extend("  " + describe(edit) for edit in live)
+    lines.extend(compression_lines(compression_history(agent.session.edits)))
     lines.extend(cache_break_lines(agent))
+    lines.extend(rollback_lines(agent))
     return CommandResult(tuple(lines))
+
+
+def rollback_lines(agent: Agent) -> list[str]:
+    """The replies the guardrails rolled back in this session (saved, never sent)."""
+    rolled = agent.session.record.rollbacks
+    if not rolled:
+        return []
+    lines = [
+        f"rolled-back replies: {len(rolled)} (saved in the session file, never sent to the "
+        "model; latest first):"
+    ]
+    lines.extend("  " + r.describe() for r in reversed(rolled[-MAX_BREAKS:]))
+    return lines
 
 
 def cache_break_lines(agent: Agent) -> list[str]:
@@ -161,19 +196,36 @@ def cache_break_lines(agent: Agent) -> list[str]:
     return lines
 
 
-def restore(agent: Agent) -> CommandResult:
-    """/context restore: undo every clearing edit in force (summaries stay)."""
-    clears = [
-        e
-        for e in active_edits(agent.session.edits)
-        if isinstance(e, ClearToolResults | ClearThinking)
-    ]
-    if not clears:
-        return say("nothing to restore: no tool results or thinking are cleared")
-    edit = Restore(tuple(e.id for e in clears), at=agent.clock())
-    agent.session.add_edit(edit)
-    line = f"restored {len(clears)} cleared edit(s); the next request sends the original content"
-    return CommandResult((line,), (ContextEdited(edit, line),))
+def compression_lines(history: list[CompressionRecord]) -> list[str]:
+    """What each compression replaced (each is an archive checkpoint the session file keeps)."""
+    if not history:
+        return []
+    lines = ["compressions (the session file keeps every message; /context restore undoes "
+             "the latest):"]  # fmt: skip
+    for record in history:
+        summary = record.summary
+        pinned = ", critical content pinned verbatim" if summary.pinned else ""
+        lines.append(
+            f"  #{record.number} ({summary.reason}, {record.state}): replaced "
+            f"{summary.replaced} messages (~{summary.head_tokens:,} tokens) with a summary"
+            f"{pinned}; context ~{summary.tokens_before:,} -> ~{summary.tokens_after:,} tokens"
+        )
+    return lines
+
+
+def restore(agent: Agent, argument: str = "") -> CommandResult:
+    """/context restore [clears|compression]: undo every clear in force and the latest
+    compression (or only one of them), if the restored context fits under the threshold."""
+    scope = parse_scope(argument)
+    if scope is None:
+        return hint(
+            f"unknown /context restore argument {argument!r}; try /context restore, "
+            "/context restore clears or /context restore compression"
+        )
+    outcome = restore_context(agent.fitter, agent.shape(), scope, agent.clock())
+    if outcome.edit is None:
+        return say(outcome.line)
+    return CommandResult((outcome.line,), (ContextEdited(outcome.edit, outcome.line),))
 
 
 def compact(runtime: Runtime, arg: str) -> CommandResult:

@@ -3,9 +3,12 @@
 Between context edits the conversation only grows, so every request should start with the
 whole previous request, byte for byte, and read it from the provider's cache. When it does
 not, the first block that differs (the model, a tool, the system prompt, the environment, the
-thinking settings, a message) says where the cache stopped matching. A break explained by a
-context edit made since the previous request (idle cleanup, compression, restore) or by a
-model switch is expected and
+thinking settings, a message) says where the cache stopped matching. Messages a request
+carries for itself only (``ModelRequest.request_only``: a corrective note, a partial answer
+being continued) are left out of what the next request is compared with. A break explained by a
+context edit made since the previous request (idle cleanup, compression, restore), by a
+model switch, or by tools appended that a tool source announced (an MCP server that came up
+late adds its tools once, after the existing ones) is expected and
 logged at info level; any other break is a bug or an outside change, logged as a warning.
 Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
 """
@@ -13,12 +16,19 @@ Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import assert_never
 
 from app.context.assemble import MessageDigests, PrefixBlock, fixed_blocks, message_blocks
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Restore,
+    Summary,
+    Supersede,
+)
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ToolSpec
 
@@ -51,11 +61,18 @@ class CacheBreakDetector:
     """A request hook (``agent.request_hooks``) that finds and explains prefix changes.
 
     ``edits`` returns the session's context edits (an append-only list), so the detector
-    knows which edits were made since the previous request.
+    knows which edits were made since the previous request; ``added_tools`` (optional) maps
+    the names of tools added after start-up to why they were added ("MCP server github came
+    up"), so appending them is an expected break.
     """
 
-    def __init__(self, edits: Callable[[], Sequence[ContextEdit]]) -> None:
+    def __init__(
+        self,
+        edits: Callable[[], Sequence[ContextEdit]],
+        added_tools: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         self._edits = edits
+        self.added_tools = added_tools
         self._previous: ModelRequest | None = None
         self._seen_edits = len(edits())
         self.requests = 0
@@ -67,7 +84,11 @@ class CacheBreakDetector:
         edits = list(self._edits())
         new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
         self.requests += 1
-        previous, self._previous = self._previous, request
+        kept = request
+        if request.request_only:  # what the next request is compared with: the shared part
+            shared = request.messages[: len(request.messages) - request.request_only]
+            kept = replace(request, messages=shared)
+        previous, self._previous = self._previous, kept
         if previous is None:
             return
         found = request_change(previous, request, self._digests)
@@ -75,6 +96,8 @@ class CacheBreakDetector:
             return
         block, change = found
         cause = explain(block, new_edits)
+        if not cause and block.kind == "tool" and change == "added" and self.added_tools:
+            cause = self.added_tools().get(block.label.removeprefix("tool "), "")
         brk = CacheBreak(self.requests, block.label, change, bool(cause), cause)
         self.breaks.append(brk)
         if brk.expected:
@@ -216,16 +239,20 @@ def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
         return ""
     for edit in edits:
         match edit:
-            case ClearToolResults(call_ids=ids) if set(ids) & set(block.call_ids):
-                return f"idle cleanup cleared {len(ids)} tool results"
+            case ClearToolResults(call_ids=ids, images=images) if set(ids) & set(
+                block.call_ids
+            ) or any(ref.startswith(f"{block.message_id}#") for ref in images):
+                return f"{edit.reason} cleanup cleared {len(ids) + len(images)} old outputs"
             case ClearThinking(message_ids=ids) if block.message_id in ids:
                 return f"idle cleanup cleared thinking of {len(ids)} messages"
+            case Supersede(call_ids=ids) if set(ids) & set(block.call_ids):
+                return f"the light step replaced {len(ids)} superseded tool outputs"
             case Summary():
                 return "compression replaced earlier messages with a summary"
             case Restore(edit_ids=ids):
-                return f"/context restore brought back {len(ids)} cleared edit(s)"
-            case ClearToolResults() | ClearThinking():
-                continue  # it cleared something else
+                return f"/context restore brought back {len(ids)} edit(s)"
+            case ClearToolResults() | ClearThinking() | Supersede():
+                continue  # it changed something else
             case _:
                 assert_never(edit)
     return ""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from app.context.tiers import Tiers, classify
 from app.model import defaults
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 
@@ -40,11 +41,15 @@ Decision = Literal["none", "compress", "emergency"]
 
 @dataclass(frozen=True)
 class CompressionPolicy:
-    """``context.compression``: trigger threshold, kept tail fraction, summary model."""
+    """``context.compression``: the staged thresholds (fractions of the window: watch, light
+    step, full compression, emergency clear), the kept tail fraction, the summary model."""
 
     threshold: float = defaults.COMPRESSION_THRESHOLD
     keep_recent_fraction: float = defaults.KEEP_RECENT_FRACTION
     model: str | None = None
+    watch_threshold: float = defaults.WATCH_THRESHOLD
+    light_threshold: float = defaults.LIGHT_THRESHOLD
+    emergency_threshold: float = defaults.EMERGENCY_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -58,10 +63,17 @@ class Budget:
     keep_tokens: int
     summary_tokens: int
     growth: int
+    watch: int = 0
+    light: int = 0
+    emergency: int = 0
 
     def over_limit(self, estimate: int) -> bool:
         """True when ``estimate`` plus the safety margin does not fit the input limit."""
         return with_margin(estimate) > self.input_limit
+
+    def over_emergency(self, estimate: int) -> bool:
+        """True when ``estimate`` reaches the emergency line or does not fit at all."""
+        return estimate >= self.emergency or self.over_limit(estimate)
 
     def over_threshold(self, estimate: int) -> bool:
         """True when ``estimate`` reaches the auto-compression trigger."""
@@ -93,7 +105,15 @@ def make_budget(window: int, policy: CompressionPolicy, max_output_tokens: int) 
         keep_tokens=int(keep * limit),
         summary_tokens=max(summary, 1),
         growth=max(1, int(GROWTH_FRACTION * window)),
+        watch=_line(policy.watch_threshold, window),
+        light=_line(policy.light_threshold, window),
+        emergency=_line(policy.emergency_threshold, window),
     )
+
+
+def _line(fraction: float, window: int) -> int:
+    """A stage's line in tokens (a fraction of the window clamped to (0, 1])."""
+    return math.ceil(min(max(fraction, 0.01), 1.0) * window)
 
 
 @dataclass
@@ -151,13 +171,13 @@ def decide(estimate: int, budget: Budget, guard: CompressionGuard, *, overflow: 
     compression runs even if the guard would wait (never when paused).
     """
     if guard.paused:
-        return "emergency" if overflow or budget.over_limit(estimate) else "none"
+        return "emergency" if overflow or budget.over_emergency(estimate) else "none"
     if overflow:
         return "compress"
     if budget.over_limit(estimate) or budget.over_threshold(estimate):
         if guard.allows(estimate, budget):
             return "compress"
-        return "emergency" if budget.over_limit(estimate) else "none"
+        return "emergency" if budget.over_emergency(estimate) else "none"
     return "none"
 
 
@@ -261,23 +281,34 @@ def fit_head(
 ) -> list[Message]:
     """``head`` made to fit ``limit`` tokens for the summary request.
 
-    First the oldest tool outputs are cleared, then the oldest messages are
-    dropped at closed boundaries (a note says so). Pairing stays intact.
+    First tool outputs are cleared, by tier (standard ones first, then important ones, then
+    critical ones, which the summary's pinned block keeps verbatim anyway), oldest first
+    within a tier; then the oldest messages are dropped at closed boundaries (a note says
+    so). Pairing stays intact.
     """
     messages = list(head)
     total = sum(measure(m) for m in messages)
-    for index, message in enumerate(messages):
-        if total <= limit:
-            return messages
-        if not any(not r.cleared for r in message.tool_results):
-            continue
-        parts = tuple(
-            clear_result(p) if isinstance(p, ToolResult) and not p.cleared else p
-            for p in message.parts
-        )
-        cleared = message.replace_parts(parts)
-        total += measure(cleared) - measure(message)
-        messages[index] = cleared
+    if total <= limit:
+        return messages
+    tiers = classify(messages)
+    for wanted in ("standard", "important", "critical"):
+        for index, message in enumerate(messages):
+            if total <= limit:
+                return messages
+            chosen = {
+                r.call_id
+                for r in message.tool_results
+                if not r.cleared and tiers.result(r.call_id) == wanted
+            }
+            if not chosen:
+                continue
+            parts = tuple(
+                clear_result(p) if isinstance(p, ToolResult) and p.call_id in chosen else p
+                for p in message.parts
+            )
+            cleared = message.replace_parts(parts)
+            total += measure(cleared) - measure(message)
+            messages[index] = cleared
     if total <= limit:
         return messages
     return _drop_oldest(messages, measure, limit)
@@ -306,23 +337,32 @@ def _drop_oldest(
 
 
 def plan_emergency_clear(
-    view: Sequence[Message], excess: int, saving: Callable[[ToolResult], int]
+    view: Sequence[Message],
+    excess: int,
+    saving: Callable[[ToolResult], int],
+    tiers: Tiers | None = None,
 ) -> tuple[list[str], int]:
-    """Oldest tool results to clear so that about ``excess`` tokens are freed.
+    """Tool results to clear so that about ``excess`` tokens are freed.
 
-    Returns the call ids (oldest first) and the tokens they free; fewer than
-    ``excess`` when clearing everything is not enough.
+    Standard results go first (oldest first), then important ones; critical results (an
+    error not yet followed by a success, a note) and error results are never cleared.
+    Returns the call ids and the tokens they free; fewer than ``excess`` when clearing
+    everything allowed is not enough.
     """
+    tiers = tiers or classify(view)
     ids: list[str] = []
     freed = 0
-    for message in view:
-        for result in message.tool_results:
-            if freed >= excess:
-                return ids, freed
-            if result.cleared or result.content == CLEARED_TOOL_RESULT:
-                continue
-            gain = saving(result)
-            if gain > 0:
-                ids.append(result.call_id)
-                freed += gain
+    for wanted in ("standard", "important"):
+        for message in view:
+            for result in message.tool_results:
+                if freed >= excess:
+                    return ids, freed
+                if tiers.result(result.call_id) != wanted or result.is_error:
+                    continue
+                if result.cleared or result.content == CLEARED_TOOL_RESULT:
+                    continue
+                gain = saving(result)
+                if gain > 0:
+                    ids.append(result.call_id)
+                    freed += gain
     return ids, freed

@@ -13,29 +13,67 @@ Rules (DESIGN.md §3), where they go beyond the reference design:
 
 * Tool results: only *clearable* results take a keep slot — successful,
   compactable, not yet cleared, and big enough that the sentinel is smaller.
-  Errors, already-cleared, tiny and non-compactable results are never cleared
-  and take no slot.
-* Thinking: removed per provider rule; never from a message whose only
-  substantive content is thinking (it would leave an empty assistant message),
+  Errors, already-cleared, tiny and non-compactable results (and session notes)
+  are never cleared and take no slot. A keep count of 0 keeps none.
+* Inline images: by the same threshold, the newest N images stay (their own
+  count, like the reference) and older ones become
+  ``[Old inline media cleared: <mime>]``, in the same edit.
+* Thinking (``idle_thinking.py``): removed per provider rule; never from a
+  message whose only substantive content is thinking (it would leave an empty
+  assistant message),
   never from tool-call messages under ``keep_tool_calls`` (DeepSeek, Kimi), and
   never from the tool loop the view ends inside (an interrupted turn: the API
   still needs that loop's reasoning).
 * Planning on a view that already has the edits applied yields no edit.
+* One cleanup per kind and gap: each kind (tool results, thinking) is cleared at
+  most once per idle gap, and a kind not handled yet in a gap (its threshold was
+  not reached when an earlier message of the gap failed or was cancelled) still
+  is once the gap reaches it. A ``/context restore`` of a kind's clears starts
+  that kind's gap afresh at the restore (:func:`gap_starts`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from app.context.estimate import estimate_part_tokens
+from app.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
 from app.model import defaults
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Restore,
+    Summary,
+    Supersede,
+    image_ref,
+)
+from app.model.messages import (
+    CLEARED_TOOL_RESULT,
+    Image,
+    Message,
+    Text,
+    ToolResult,
+    cleared_image_text,
+)
+from app.model.notes import NOTE_TOOL
 
-ThinkingRule = Literal["all", "keep_tool_calls", "none"]
+__all__ = [
+    "DEFAULT_COMPACTABLE",
+    "IdlePolicy",
+    "ThinkingRule",
+    "describe_edit",
+    "gap_starts",
+    "idle_gap_minutes",
+    "plan_idle_cleanup",
+    "thinking_rule_for",
+]
+
+IdleKind = Literal["tool_results", "thinking"]
+IDLE_KINDS: tuple[IdleKind, ...] = ("tool_results", "thinking")
 
 DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
     {
@@ -50,22 +88,6 @@ DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
     }
 )
 DEFAULT_NUM_TO_KEEP = defaults.TOOL_RESULTS_NUM_TO_KEEP
-
-_RULES_BY_VENDOR: dict[str, ThinkingRule] = {
-    "anthropic": "all",
-    "deepseek": "keep_tool_calls",
-    "kimi": "keep_tool_calls",
-}
-
-
-def thinking_rule_for(vendor: str) -> ThinkingRule:
-    """How thinking may be removed from history for ``vendor`` (case-insensitive).
-
-    "anthropic" -> "all"; "deepseek" and "kimi" -> "keep_tool_calls" (their APIs
-    answer HTTP 400 when a tool-call message lacks its reasoning); any other
-    vendor -> "none" (removal is unsafe or pointless there).
-    """
-    return _RULES_BY_VENDOR.get(vendor.strip().lower(), "none")
 
 
 @dataclass(frozen=True)
@@ -96,6 +118,51 @@ def idle_gap_minutes(last_response_at: float | None, now: float) -> float | None
     return gap
 
 
+def gap_starts(
+    edits: Sequence[ContextEdit], last_response_at: float | None
+) -> dict[IdleKind, float | None]:
+    """When the current idle gap started for each kind, or None when there is no gap or that
+    kind was already cleared in it.
+
+    A gap starts at the last response. An idle clear of a kind since then handles the kind
+    for this gap (never twice for one gap); a later :class:`Restore` of that kind's clears
+    (idle, emergency or light) starts the kind's gap afresh at the restore, so it is cleared
+    again only after a full threshold from there. Edits of one kind never hold back the
+    other kind.
+    """
+    starts: dict[IdleKind, float | None] = dict.fromkeys(IDLE_KINDS, last_response_at)
+    if last_response_at is None:
+        return starts
+    by_id = {edit.id: edit for edit in edits}
+    for edit in edits:
+        if edit.at < last_response_at:
+            continue
+        match edit:
+            case ClearToolResults(reason="idle"):
+                starts["tool_results"] = None
+            case ClearThinking(reason="idle"):
+                starts["thinking"] = None
+            case Restore(edit_ids=ids):
+                for kind in _kinds_of(by_id.get(i) for i in ids):
+                    starts[kind] = edit.at
+            case ClearToolResults() | ClearThinking() | Summary() | Supersede():
+                pass
+            case _:
+                assert_never(edit)
+    return starts
+
+
+def _kinds_of(edits: Iterable[ContextEdit | None]) -> set[IdleKind]:
+    """The idle kinds whose content these (restored) edits had removed."""
+    kinds: set[IdleKind] = set()
+    for edit in edits:
+        if isinstance(edit, ClearToolResults | Supersede):
+            kinds.add("tool_results")
+        elif isinstance(edit, ClearThinking):
+            kinds.add("thinking")
+    return kinds
+
+
 def plan_idle_cleanup(
     view: Sequence[Message],
     *,
@@ -103,26 +170,32 @@ def plan_idle_cleanup(
     last_response_at: float | None,
     now: float,
     thinking_rule: ThinkingRule,
+    edits: Sequence[ContextEdit] = (),
 ) -> list[ContextEdit]:
     """The idle edits to record before a new user message is appended to ``view``.
 
-    Returns 0..2 edits: a :class:`ClearToolResults` when the gap reaches the
-    tool-results threshold and a :class:`ClearThinking` when it reaches the
-    thinking threshold — each only if it would change something.
+    Returns 0..2 edits: a :class:`ClearToolResults` when the kind's gap reaches the
+    tool-results threshold and a :class:`ClearThinking` when it reaches the thinking
+    threshold — each only if it would change something. ``edits`` are the session's edits
+    so far: they say which kinds this gap already handled (:func:`gap_starts`).
     """
-    gap = idle_gap_minutes(last_response_at, now)
-    if gap is None:
-        return []
-    edits: list[ContextEdit] = []
-    if _reached(gap, policy.tool_results_threshold_minutes):
+    starts = gap_starts(edits, last_response_at)
+    planned: list[ContextEdit] = []
+    gap = _gap(starts["tool_results"], now)
+    if gap is not None and _reached(gap, policy.tool_results_threshold_minutes):
         tool_edit = _plan_tool_results(view, policy, gap, now)
         if tool_edit is not None:
-            edits.append(tool_edit)
-    if _reached(gap, policy.thinking_threshold_minutes):
-        thinking_edit = _plan_thinking(view, thinking_rule, gap, now)
+            planned.append(tool_edit)
+    gap = _gap(starts["thinking"], now)
+    if gap is not None and _reached(gap, policy.thinking_threshold_minutes):
+        thinking_edit = plan_thinking(view, thinking_rule, gap, now)
         if thinking_edit is not None:
-            edits.append(thinking_edit)
-    return edits
+            planned.append(thinking_edit)
+    return planned
+
+
+def _gap(start: float | None, now: float) -> float | None:
+    return None if start is None else idle_gap_minutes(start, now)
 
 
 def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
@@ -133,8 +206,9 @@ def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
     """
     match edit:
         case ClearToolResults():
+            images = f" and {_count(len(edit.images), 'image')}" if edit.images else ""
             what = (
-                f"cleared {_count(len(edit.call_ids), 'tool result')} "
+                f"cleared {_count(len(edit.call_ids), 'tool result')}{images} "
                 f"(~{edit.tokens_saved} tokens), kept {edit.kept}"
             )
             threshold = policy.tool_results_threshold_minutes
@@ -146,6 +220,11 @@ def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
             )
             threshold = policy.thinking_threshold_minutes
             return _with_trigger(edit.reason, edit.gap_minutes, threshold, what)
+        case Supersede():
+            return (
+                f"light step: replaced {_count(len(edit.call_ids), 'superseded tool output')} "
+                f"with pointers (~{edit.tokens_saved} tokens)"
+            )
         case Summary() | Restore():
             return f"context edit: {edit.kind}"
         case _:
@@ -169,31 +248,59 @@ def _plan_tool_results(
                 clearable.append(part)
             else:
                 protected.add(part.call_id)
-    older, newest = clearable[:-keep], clearable[-keep:]
+    newest = clearable[len(clearable) - keep :] if keep else []
+    older = clearable[: len(clearable) - len(newest)]
     # A call id shared with a kept or protected result (malformed history) is never cleared.
     protected.update(p.call_id for p in newest)
-    # A result smaller than the sentinel keeps its slot but is never cleared (never larger).
-    targets = [p for p in older if p.call_id not in protected and _clear_saving(p) > 0]
-    if not targets:
+    targets = [p for p in older if p.call_id not in protected]
+    images, image_tokens = _plan_images(view, keep)
+    if not targets and not images:
         return None
     return ClearToolResults(
         call_ids=tuple(dict.fromkeys(p.call_id for p in targets)),
         reason="idle",
-        tokens_saved=sum(_clear_saving(p) for p in targets),
+        tokens_saved=sum(_clear_saving(p) for p in targets) + image_tokens,
         kept=len(newest),
         gap_minutes=gap,
         at=now,
+        images=images,
     )
 
 
+def _plan_images(view: Sequence[Message], keep: int) -> tuple[tuple[str, ...], int]:
+    """Refs of the inline images older than the newest ``keep``, and the tokens freed."""
+    found: list[tuple[str, int]] = []
+    for message in view:
+        images = [p for p in message.parts if isinstance(p, Image)]
+        for ordinal, image in enumerate(images):
+            saved = estimate_part_tokens(image) - estimate_part_tokens(
+                Text(cleared_image_text(image.media_type))
+            )
+            found.append((image_ref(message.id, ordinal), saved))
+    older = found[: len(found) - keep] if keep else found
+    cleared = [(ref, saved) for ref, saved in older if saved > 0]
+    return tuple(ref for ref, _ in cleared), sum(saved for _, saved in cleared)
+
+
 def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
-    """Successful, compactable and not cleared yet: such results fill the keep slots."""
+    """Successful, compactable, not cleared yet, not a note, and larger than the sentinel:
+    only such results fill the keep slots."""
     return (
         not result.is_error
         and not result.cleared
         and result.content != CLEARED_TOOL_RESULT
-        and result.name in compactable
+        and is_compactable(result.name, compactable)
+        and result.name != NOTE_TOOL
+        and _clear_saving(result) > 0
     )
+
+
+def is_compactable(name: str, compactable: Collection[str]) -> bool:
+    """Whether tool ``name`` is in ``compactable``, where an entry ending in ``*`` names every
+    tool starting so (``mcp__github__*``: all tools of one MCP server)."""
+    if name in compactable:
+        return True
+    return any(entry.endswith("*") and name.startswith(entry[:-1]) for entry in compactable)
 
 
 def _clear_saving(result: ToolResult) -> int:
@@ -203,66 +310,12 @@ def _clear_saving(result: ToolResult) -> int:
 
 
 def _keep_count(value: int) -> int:
-    """``toolResultsNumToKeep`` as a usable count: an integer, at least 1."""
+    """``toolResultsNumToKeep`` as a usable count: an integer, at least 0 (0 keeps none)."""
     try:
         count = int(value)
     except (TypeError, ValueError, OverflowError):
         return DEFAULT_NUM_TO_KEEP
-    return max(1, count)
-
-
-# --- thinking --------------------------------------------------------------------------------
-
-
-def _plan_thinking(
-    view: Sequence[Message], rule: ThinkingRule, gap: float, now: float
-) -> ClearThinking | None:
-    if rule not in ("all", "keep_tool_calls"):
-        return None
-    protected = _open_tool_loop_ids(view)
-    message_ids: list[str] = []
-    saved = 0
-    for message in view:
-        if message.role != "assistant" or message.id in protected:
-            continue
-        thinking = [p for p in message.parts if isinstance(p, Thinking)]
-        if not thinking or not any(_is_substantive(p) for p in message.parts):
-            continue
-        if rule == "keep_tool_calls" and message.tool_calls:
-            continue
-        message_ids.append(message.id)
-        saved += sum(estimate_part_tokens(p) for p in thinking)
-    if not message_ids:
-        return None
-    return ClearThinking(
-        message_ids=tuple(message_ids), reason="idle", tokens_saved=saved, gap_minutes=gap, at=now
-    )
-
-
-def _is_substantive(part: Part) -> bool:
-    """A part that keeps an assistant message sendable once its thinking is gone."""
-    if isinstance(part, Thinking):
-        return False
-    if isinstance(part, Text):
-        return bool(part.text.strip())
-    return True
-
-
-def _open_tool_loop_ids(view: Sequence[Message]) -> frozenset[str]:
-    """Assistant messages of the tool loop ``view`` ends inside (an interrupted turn).
-
-    A new user message after tool results continues that loop for the API, so
-    its reasoning must be sent back unchanged (Anthropic answers HTTP 400).
-    """
-    if not view or not (view[-1].tool_results or view[-1].tool_calls):
-        return frozenset()
-    ids: set[str] = set()
-    for message in reversed(view):
-        if message.is_user_prompt:
-            break
-        if message.role == "assistant":
-            ids.add(message.id)
-    return frozenset(ids)
+    return max(0, count)
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -130,6 +130,10 @@ class ToolOutputLimiter:
             out.append(self._message(message) if message.role == "user" else message)
         return out
 
+    def limit_result(self, result: ToolResult) -> ToolResult:
+        """``result`` as the model sees it: truncated when over the limit."""
+        return self._result(result) or result
+
     def _message(self, message: Message) -> Message:
         cached = self._messages.get(message.id)
         if cached is not None and cached[0] is message.parts:

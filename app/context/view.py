@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import assert_never
 
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Restore, Summary
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, Text, Thinking, ToolResult
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Restore,
+    Summary,
+    Supersede,
+    image_ref,
+)
+from app.model.messages import (
+    CLEARED_TOOL_RESULT,
+    Image,
+    Message,
+    Part,
+    Text,
+    Thinking,
+    ToolResult,
+    cleared_image_text,
+)
 
 SUMMARY_PREFIX = "This session is being continued from an earlier conversation. Summary so far:\n\n"
 
@@ -20,22 +38,48 @@ def active_edits(edits: Sequence[ContextEdit]) -> list[ContextEdit]:
     return [e for e in edits if not isinstance(e, Restore) and e.id not in restored]
 
 
+def live_summary(edits: Sequence[ContextEdit]) -> Summary | None:
+    """The summary the view starts with (the latest one in force), or None."""
+    summaries = [e for e in active_edits(edits) if isinstance(e, Summary)]
+    return summaries[-1] if summaries else None
+
+
+def summary_text(summary: Summary) -> str:
+    """The text the model sees for ``summary``: the prefix, the summary, the pinned block."""
+    text = SUMMARY_PREFIX + summary.text
+    return f"{text}\n\n{summary.pinned}" if summary.pinned else text
+
+
+@dataclass
+class _Rewrites:
+    """What the edits in force do to single parts."""
+
+    cleared_calls: set[str] = field(default_factory=set)
+    pointers: dict[str, str] = field(default_factory=dict)
+    images: set[str] = field(default_factory=set)
+    stripped: set[str] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.cleared_calls or self.pointers or self.images or self.stripped)
+
+
 def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> list[Message]:
     """The messages to send: the transcript with every active edit applied.
 
     Messages nothing touches are returned as the same objects, so a view is
     cheap to rebuild and token counts cached per message stay valid.
     """
-    live = active_edits(edits)
-    cleared_calls: set[str] = set()
-    stripped: set[str] = set()
+    rewrites = _Rewrites()
     summary: Summary | None = None
-    for edit in live:
+    for edit in active_edits(edits):
         match edit:
-            case ClearToolResults(call_ids=ids):
-                cleared_calls.update(ids)
+            case ClearToolResults(call_ids=ids, images=images):
+                rewrites.cleared_calls.update(ids)
+                rewrites.images.update(images)
             case ClearThinking(message_ids=ids):
-                stripped.update(ids)
+                rewrites.stripped.update(ids)
+            case Supersede(call_ids=ids, pointers=pointers):
+                rewrites.pointers.update(zip(ids, pointers, strict=False))
             case Summary():
                 summary = edit
             case Restore():
@@ -45,9 +89,9 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
     messages = list(transcript)
     if summary is not None:
         messages = _apply_summary(messages, summary)
-    if not cleared_calls and not stripped:
+    if not rewrites:
         return messages
-    return [_apply_clears(m, cleared_calls, stripped) for m in messages]
+    return [_apply_clears(m, rewrites) for m in messages]
 
 
 def _apply_summary(messages: list[Message], summary: Summary) -> list[Message]:
@@ -57,7 +101,7 @@ def _apply_summary(messages: list[Message], summary: Summary) -> list[Message]:
     tail = messages[ids.index(summary.through_id) + 1 :]
     head = Message(
         "user",
-        (Text(SUMMARY_PREFIX + summary.text),),
+        (Text(summary_text(summary)),),
         id=summary.id,
         created_at=summary.at,
         origin="summary",
@@ -68,19 +112,33 @@ def _apply_summary(messages: list[Message], summary: Summary) -> list[Message]:
     return [head, *tail]
 
 
-def _apply_clears(message: Message, cleared_calls: set[str], stripped: set[str]) -> Message:
+def _apply_clears(message: Message, rewrites: _Rewrites) -> Message:
     changed = False
     parts: list[Part] = []
-    strip_thinking = message.id in stripped
+    strip_thinking = message.id in rewrites.stripped
+    images = 0
     for part in message.parts:
         if strip_thinking and isinstance(part, Thinking):
             changed = True
             continue
-        if isinstance(part, ToolResult) and part.call_id in cleared_calls and not part.cleared:
-            parts.append(
-                ToolResult(part.call_id, part.name, CLEARED_TOOL_RESULT, part.is_error, True)
-            )
-            changed = True
-            continue
+        if isinstance(part, Image):
+            images += 1
+            if image_ref(message.id, images - 1) in rewrites.images:
+                parts.append(Text(cleared_image_text(part.media_type)))
+                changed = True
+                continue
+        if isinstance(part, ToolResult) and not part.cleared:
+            replacement = _result_text(part.call_id, rewrites)
+            if replacement is not None:
+                parts.append(ToolResult(part.call_id, part.name, replacement, part.is_error, True))
+                changed = True
+                continue
         parts.append(part)
     return message.replace_parts(tuple(parts)) if changed else message
+
+
+def _result_text(call_id: str, rewrites: _Rewrites) -> str | None:
+    """What a result's content becomes: the sentinel, a pointer, or None (unchanged)."""
+    if call_id in rewrites.cleared_calls:
+        return CLEARED_TOOL_RESULT
+    return rewrites.pointers.get(call_id)

@@ -1,11 +1,14 @@
-"""LLM summary compression: one attempt to replace the older part of the view by a summary.
+"""LLM summary compression: replace the older part of the view by a checked summary.
 
-The agent decides *when* (``compress_plan.decide``); this module plans the
-split, runs the summary request and checks the answer. A summary that is
-empty, failed or not smaller than what it replaces is rejected: the attempt
-returns no edit and the view stays as it was. An accepted summary is a
-:class:`~app.model.edits.Summary` context edit, so the transcript is never
-touched and ``build_view`` applies it.
+The fitter decides *when* (``context/stages.py``); this module plans the split, runs the
+summary request and checks the answer. A summary that is empty, lacks any of the
+:data:`~app.context.compress_prompt.SECTIONS`, or is not smaller than what it replaces is
+rejected and asked for once more with a reminder saying why; a second rejection (or a failed
+request) leaves the view as it was. The critical content of the replaced part (what the
+user typed, unresolved errors, notes) is pinned verbatim after the summary
+(``context/pinning.py``); a compression that could not keep it and still gain is refused.
+An accepted summary is a :class:`~app.model.edits.Summary` context edit (an archive
+checkpoint: ``/context restore`` undoes it), so the transcript is never touched.
 """
 
 from __future__ import annotations
@@ -16,7 +19,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.context.compress_plan import fit_head, plan_split
-from app.context.compress_prompt import clean_summary, summary_instruction, summary_messages
+from app.context.compress_prompt import (
+    clean_summary,
+    missing_sections,
+    summary_instruction,
+    summary_messages,
+)
 from app.context.tokens import TokenCounter
 from app.context.view import SUMMARY_PREFIX
 from app.model.edits import Summary, SummaryReason
@@ -33,7 +41,9 @@ from app.model.provider import (
 
 log = logging.getLogger("lull.compress")
 
-Status = Literal["ok", "empty", "inflated", "error"]
+Status = Literal["ok", "empty", "incomplete", "inflated", "refused", "error"]
+RETRYABLE: frozenset[Status] = frozenset({"empty", "incomplete", "inflated"})
+"""Rejections worth asking once more for, with a reminder saying why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +74,16 @@ class CompressionJob:
     reason: SummaryReason = "auto"
     focus: str | None = None
     other_model: bool = False
+    pinned: str = ""
+    important: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Attempt:
-    """The outcome of one summary request; ``edit`` is set only when ``status`` is "ok"."""
+    """The outcome of one summary request; ``edit`` is set only when ``status`` is "ok".
+
+    ``retrying`` marks a rejected answer that is asked for once more (another Attempt
+    follows)."""
 
     status: Status
     detail: str
@@ -78,6 +93,7 @@ class Attempt:
     local_prompt: int = 0
     before: int = 0
     after: int = 0
+    retrying: bool = False
 
 
 class Compressor:
@@ -109,9 +125,40 @@ class Compressor:
 
     async def run(self, job: CompressionJob, plan: SplitPlan) -> AsyncIterator[Retrying | Attempt]:
         """Summarise ``view[:plan.split]`` and check the answer: yields the provider's waits
-        before retries as they start, then one :class:`Attempt`; never raises for a provider."""
+        before retries as they start, and an :class:`Attempt` per summary request (a
+        rejected answer is asked for once more; the last Attempt is the outcome); never
+        raises for a provider."""
         before = job.estimate(job.view)
-        request = self._request(job, job.view[: plan.split])
+        pinned_tokens = self.counter.text(job.pinned) if job.pinned else 0
+        if pinned_tokens >= plan.head_tokens:
+            detail = (
+                f"the content that must stay verbatim (what the user wrote, unresolved errors, "
+                f"notes: ~{pinned_tokens:,} tokens) is not smaller than the ~"
+                f"{plan.head_tokens:,} tokens it would replace"
+            )
+            yield Attempt("refused", detail, before=before)
+            return
+        reminder: str | None = None
+        for attempt_number in (1, 2):
+            attempt: Attempt | None = None
+            async for step in self._ask(job, plan, before, reminder):
+                if isinstance(step, Attempt):
+                    attempt = step
+                else:
+                    yield step
+            assert attempt is not None
+            if attempt.status in RETRYABLE and attempt_number == 1:
+                reminder = attempt.detail
+                yield replace(attempt, retrying=True)
+                continue
+            yield attempt
+            return
+
+    async def _ask(
+        self, job: CompressionJob, plan: SplitPlan, before: int, reminder: str | None
+    ) -> AsyncIterator[Retrying | Attempt]:
+        """One summary request and its verdict."""
+        request = self._request(job, job.view[: plan.split], reminder)
         local = self.counter.prefix(request.system, request.environment, request.tools)
         local += self.counter.messages(request.messages)
         completed: Completed | None = None
@@ -144,15 +191,20 @@ class Compressor:
         text = clean_summary("".join(p.text for p in completed.parts if isinstance(p, Text)))
         if not text:
             return answered
-        summary_tokens = self.counter.text(SUMMARY_PREFIX + text)
+        missing = missing_sections(text)
+        if missing:
+            detail = f"the summary lacks the section(s) {', '.join(missing)}"
+            return replace(answered, status="incomplete", detail=detail)
+        shown = SUMMARY_PREFIX + text + (f"\n\n{job.pinned}" if job.pinned else "")
+        summary_tokens = self.counter.text(shown)
         if summary_tokens >= plan.head_tokens:
             detail = (
-                f"the summary (~{summary_tokens:,} tokens) is not smaller than the "
-                f"~{plan.head_tokens:,} tokens it would replace"
+                f"the summary (~{summary_tokens:,} tokens with what stays verbatim) is not "
+                f"smaller than the ~{plan.head_tokens:,} tokens it would replace"
             )
             return replace(answered, status="inflated", detail=detail)
         head, tail = job.view[: plan.split], job.view[plan.split :]
-        head_message = Message("user", (Text(SUMMARY_PREFIX + text),), origin="summary")
+        head_message = Message("user", (Text(shown),), origin="summary")
         after = job.estimate([head_message, *tail])
         edit = Summary(
             through_id=head[-1].id,
@@ -161,6 +213,9 @@ class Compressor:
             tokens_after=after,
             reason=job.reason,
             at=self.clock(),
+            pinned=job.pinned,
+            replaced=len(head),
+            head_tokens=plan.head_tokens,
         )
         detail = (
             f"compressed context: summarised {len(head)} messages (~{plan.head_tokens:,} tokens) "
@@ -170,13 +225,18 @@ class Compressor:
         )
         return replace(answered, status="ok", detail=detail, edit=edit, after=after)
 
-    def _request(self, job: CompressionJob, head: Sequence[Message]) -> ModelRequest:
-        """The summary request: the session's request with ``head`` and the instruction."""
+    def _request(
+        self, job: CompressionJob, head: Sequence[Message], reminder: str | None = None
+    ) -> ModelRequest:
+        """The summary request: the session's request with ``head`` and the instruction
+        (with ``reminder``, why the previous answer was rejected, on the one retry)."""
         base = job.base
         if job.other_model:
             head = [_without_thinking(m) for m in head]
             base = replace(base, thinking=ThinkingConfig(False))
-        instruction = summary_instruction(job.summary_tokens, job.focus)
+        instruction = summary_instruction(
+            job.summary_tokens, job.focus, important=job.important, reminder=reminder
+        )
         fixed = self.counter.prefix(base.system, base.environment, base.tools)
         room = job.input_limit - fixed - self.counter.text(instruction)
         fitted = fit_head(head, self.counter.message, max(room, 1))

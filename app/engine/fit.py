@@ -4,10 +4,16 @@
 usage calibration, the window) and runs, before each request:
 
 1. the per-result token limit (``truncate.py``) on the view;
-2. auto compression once the estimate reaches the threshold (``compress.py``),
-   under the anti-thrash guard (``compress_plan.py``);
-3. an emergency clear of the oldest tool outputs when the prompt (with a
-   safety margin) would still not fit.
+2. the light step once the estimate crosses the light line: superseded tool outputs
+   become pointers, no model call (``light.py``);
+3. auto compression once the estimate reaches the threshold (``compressor.py``),
+   under the anti-thrash guard (``compress_plan.py``), critical content pinned;
+4. an emergency clear of the oldest standard (then important) tool outputs at the
+   emergency line or when the prompt (with a safety margin) would still not fit.
+
+Which steps run, and when, is decided in one place: :class:`~app.context.stages.
+StageSchedule` (the light step at 0.5 of the window, full compression at 0.8, the
+emergency clear at 0.9, each at most once per crossing of its line).
 
 It also learns from a provider's "prompt too long" (the real window and
 size) so the retry is fitted on true numbers, and from an empty answer to a
@@ -36,21 +42,23 @@ from app.context.compress_plan import (
     CompressionGuard,
     CompressionPolicy,
     clear_result,
-    decide,
     emergency_target,
     make_budget,
     min_head_tokens,
     plan_emergency_clear,
 )
+from app.context.stages import StageSchedule
+from app.context.tiers import classify
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
 from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.exact_counts import SavedCounts, tokenizer_needed
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
+from app.engine.steps import light_step, pinned_for, worked_on
 from app.engine.waits import wait_notice
 from app.model import defaults
-from app.model.edits import ClearToolResults, SummaryReason
+from app.model.edits import ClearToolResults, ContextEdit, SummaryReason
 from app.model.events import ContextEdited, Event, Notice, RequestFinished
 from app.model.messages import Message, ToolResult
 from app.model.provider import ModelRequest, Provider, ProviderError, Usage
@@ -104,7 +112,7 @@ class ContextFitter:
         self.calibration = UsageCalibration()
         if session.record.calibration is not None:  # a resumed session: as it was last
             self.calibration.observe(*session.record.calibration)
-        self.guard = CompressionGuard()
+        self.stages = StageSchedule()
         self.limiter = ToolOutputLimiter(
             settings.tool_output_max_tokens,
             TokenCounter(provider.model),  # truncating needs exact counts, of long results only
@@ -116,6 +124,11 @@ class ContextFitter:
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
         self.saved_counts = SavedCounts(session, self.counter, self.limiter)
         self.saved_counts.restore()
+
+    @property
+    def guard(self) -> CompressionGuard:
+        """Auto compression's anti-thrash and failure state (``/compact`` resets it)."""
+        return self.stages.guard
 
     # --- accounting -------------------------------------------------------------------------
 
@@ -181,14 +194,21 @@ class ContextFitter:
 
     # --- before a request -------------------------------------------------------------------
 
-    def decision_points(self, shape: ModelRequest) -> tuple[int, int, int]:
+    def decision_points(self, shape: ModelRequest) -> tuple[int, ...]:
         """The prompt sizes (provider tokens) at which something is decided before a request:
-        the compression trigger, the input limit (with its margin), and where the output
-        limit starts to be clamped."""
+        the light line, the compression trigger, the emergency line, the input limit (with
+        its margin), and where the output limit starts to be clamped. (The watch line only
+        colours the status, an estimate is good enough for it.)"""
         budget = self.budget(shape)
         over = budget.input_limit / (1 + SAFETY_MARGIN)
         room = (budget.window - shape.max_output_tokens) / (1 + SAFETY_MARGIN)
-        return budget.trigger, math.floor(over), max(0, math.floor(room))
+        return (
+            budget.light,
+            budget.trigger,
+            budget.emergency,
+            math.floor(over),
+            max(0, math.floor(room)),
+        )
 
     def count_exactly_if_near(self, shape: ModelRequest) -> bool:
         """Load the tokenizer once counting the estimated part exactly could move the prompt
@@ -220,27 +240,36 @@ class ContextFitter:
     async def fit(
         self, shape: ModelRequest, index: int, *, overflow: bool = False
     ) -> AsyncIterator[Event]:
-        """Compress past the threshold, then clear the oldest outputs if still over."""
+        """The steps the schedule calls for: light step, compression, emergency clear."""
         self.count_exactly_if_near(shape)
         budget = self.budget(shape)
         estimate = self.estimate(shape)
-        self.guard.seen(estimate)
-        decision = decide(estimate, budget, self.guard, overflow=overflow)
+        self.stages.seen(estimate, budget)
         log.debug(
-            "context: ~%d tokens (%d%% of %d): %s",
-            estimate,
-            budget.percent(estimate),
-            budget.window,
-            decision,
+            "context: ~%d tokens (%d%% of %d)", estimate, budget.percent(estimate), budget.window
         )
-        if decision == "compress":
+        if self.stages.light_due(estimate, budget):
+            self.stages.light_ran()
+            view, now = self.model_view(), self.clock()
+            for event in light_step(
+                self.session, view, self.counter, now, self.local_tokens(shape)
+            ):
+                yield event
+            estimate = self.estimate(shape)
+            self.stages.seen(estimate, budget)
+        if self.stages.compress_due(estimate, budget, overflow=overflow):
             reason: SummaryReason = "overflow" if overflow else "auto"
             async for event in self.compress(shape, index, reason, None):
                 yield event
             estimate = self.estimate(shape)
-        if budget.over_limit(estimate):
+        if self.stages.emergency_due(estimate, budget):
             for event in self._emergency_clear(shape, estimate, budget):
                 yield event
+
+    def estimate_with(self, shape: ModelRequest, edit: ContextEdit) -> int:
+        """Estimated prompt tokens if ``edit`` were recorded (nothing is recorded)."""
+        view = self.limiter.apply(self.session.view_with(edit))
+        return self.estimate(shape, view)
 
     async def compress(
         self, shape: ModelRequest, index: int, reason: SummaryReason, focus: str | None
@@ -269,26 +298,20 @@ class ContextFitter:
             f"compressing the context (~{estimate:,} tokens, {budget.percent(estimate)}% of the "
             f"{budget.window:,}-token window)",
         )
-        job = self._job(shape, view, plan.head_tokens, reason, focus)
+        job = self._job(shape, view, plan.split, plan.head_tokens, reason, focus)
         attempt: Attempt | None = None
         async for step in self.compressor.run(job, plan):
             if isinstance(step, Attempt):
                 attempt = step
+                for event in self._record_attempt(step, shape, index, budget):
+                    yield event
             elif (notice := wait_notice(step)) is not None:
                 yield notice
         assert attempt is not None  # run() always ends with its Attempt
-        if attempt.usage is not None:
-            self.session.record_response(
-                self.clock(), attempt.usage, attempt.model, attempt.local_prompt
-            )
-            if attempt.usage.reported:
-                self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
-            yield RequestFinished(
-                attempt.usage, index, self.estimate(shape), budget.window, "summary", attempt.model
-            )
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
             self.guard.succeeded(self.estimate(shape), budget)
+            self.stages.compressed()
             log.info(attempt.detail)
             yield ContextEdited(attempt.edit, attempt.detail)
             return
@@ -300,15 +323,43 @@ class ContextFitter:
                 "auto-compression paused after 3 failed attempts in a row; /compact tries again",
             )
 
+    def _record_attempt(
+        self, attempt: Attempt, shape: ModelRequest, index: int, budget: Budget
+    ) -> list[Event]:
+        """Note one summary request's usage (and say so when its answer is asked again)."""
+        events: list[Event] = []
+        if attempt.usage is not None:
+            self.session.record_response(
+                self.clock(), attempt.usage, attempt.model, attempt.local_prompt
+            )
+            if attempt.usage.reported:
+                self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
+            events.append(
+                RequestFinished(
+                    attempt.usage,
+                    index,
+                    self.estimate(shape),
+                    budget.window,
+                    "summary",
+                    attempt.model,
+                )
+            )
+        if attempt.retrying:
+            log.info("compression: summary rejected (%s), asking once more", attempt.detail)
+            events.append(Notice("info", f"{attempt.detail}; asking once more with a reminder"))
+        return events
+
     def _job(
         self,
         shape: ModelRequest,
         view: list[Message],
+        split: int,
         head_tokens: int,
         reason: SummaryReason,
         focus: str | None,
     ) -> CompressionJob:
-        """The summary request's setup: which provider, and how big its prompt may be."""
+        """The summary request's setup: which provider, how big its prompt may be, what is
+        pinned verbatim and which files are kept in most detail."""
         budget = self.budget(shape)
         base = replace(shape, messages=view)
         provider, other, limit = self.provider, False, budget.input_limit
@@ -336,12 +387,15 @@ class ContextFitter:
             reason=reason,
             focus=focus,
             other_model=other,
+            pinned=pinned_for(self.session, view[split - 1].id, self.limiter.limit_result),
+            important=worked_on(view),
         )
 
     def _emergency_clear(self, shape: ModelRequest, estimate: int, budget: Budget) -> list[Event]:
         """Clear the oldest tool outputs until the prompt fits the window (with a notice)."""
         excess = math.ceil((estimate - emergency_target(budget)) / self.calibration.ratio)
-        ids, freed = plan_emergency_clear(self.model_view(), excess, self._clear_saving)
+        view = self.model_view()
+        ids, freed = plan_emergency_clear(view, excess, self._clear_saving, classify(view))
         events: list[Event] = []
         if ids:
             edit = ClearToolResults(

@@ -10,12 +10,13 @@ from pathlib import Path
 from app.context.estimate import estimate_message_tokens
 from app.context.view import build_view
 from app.engine.pairing import unique_call_ids
-from app.engine.store import SessionRecord, SessionStore, TokenCounts
+from app.engine.store import SessionRecord, SessionStore, SubagentRun, TokenCounts
 from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit
 from app.model.events import Notice
 from app.model.messages import Message, Part, ToolResult, iter_tool_calls, unanswered_calls
 from app.model.provider import Usage
+from app.model.rollbacks import RolledBack
 
 Clock = Callable[[], float]
 
@@ -50,6 +51,38 @@ class Session:
         )
         writer = store.open_writer(record) if store else None
         return cls(record, writer)
+
+    @classmethod
+    def create_child(
+        cls,
+        store: SessionStore | None,
+        parent: Session,
+        call_id: str,
+        agent: str,
+        *,
+        provider: str,
+        model: str,
+        clock: Clock = time.time,
+    ) -> Session:
+        """A new session for a sub-agent, its header naming the parent session and call."""
+        record = SessionRecord(
+            id=str(uuid.uuid4()),
+            workspace=str(store.workspace) if store else "",
+            created_at=clock(),
+            provider=provider,
+            model=model,
+            parent_id=parent.id,
+            parent_call_id=call_id,
+            agent=agent,
+        )
+        writer = store.open_writer(record) if store else None
+        return cls(record, writer)
+
+    def record_subagent(self, run: SubagentRun) -> None:
+        """Note a finished sub-agent (its session and usage) in this session and its file."""
+        self.record.add_subagent(run)
+        if self._writer:
+            self._writer.append(run.to_record())
 
     @classmethod
     def resume(cls, store: SessionStore, path: Path) -> Session:
@@ -99,6 +132,10 @@ class Session:
         """What the model sees: the transcript with the context edits applied."""
         return build_view(self.record.messages, self.record.edits)
 
+    def view_with(self, edit: ContextEdit) -> list[Message]:
+        """The view if ``edit`` were recorded too (for checks before recording it)."""
+        return build_view(self.record.messages, [*self.record.edits, edit])
+
     def context_tokens(self) -> int:
         """Estimated tokens of the current view's messages."""
         return sum(estimate_message_tokens(m) for m in self.view())
@@ -112,6 +149,13 @@ class Session:
             self._call_ids.update(call.id for call in message.tool_calls)
         if self._writer:
             self._writer.message(message)
+
+    def add_rollback(self, rolled: RolledBack) -> None:
+        """Save a rolled-back reply, marked: kept in the file for ``/context`` and the log,
+        never part of the transcript (so no request sends it, after a resume neither)."""
+        self.record.rollbacks.append(rolled)
+        if self._writer:
+            self._writer.rollback(rolled)
 
     def add_edit(self, edit: ContextEdit) -> None:
         """Record a context edit (the transcript stays as it is)."""

@@ -1,12 +1,12 @@
 """Session persistence: one append-only JSONL file per session, and finding it again.
 
-Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment`` and
-``tokens`` lines in the order they happened (written by
-:class:`app.engine.writer.SessionWriter`, which also holds the one-writer lock). Loading
-skips lines it cannot read (a torn write, a damaged line anywhere), repairs the tool-call
-pairing that skipping may break (:mod:`app.engine.pairing`) and reports both
-(:func:`load_notes`). ``tokens`` lines keep exact token counts, so a resume does not count
-the history again. API keys are never written.
+Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment``,
+``tokens`` (exact token counts, so a resume does not count the history again) and
+``rollback`` (a reply the guardrails threw away, never part of the transcript) lines in the
+order they happened (written by :class:`app.engine.writer.SessionWriter`, which
+also holds the one-writer lock). Loading skips lines it cannot read (a torn write, a damaged
+line anywhere), repairs the tool-call pairing that skipping may break
+(:mod:`app.engine.pairing`) and reports both (:func:`load_notes`). API keys are never written.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit, edit_from_dict
 from app.model.messages import Message, message_from_dict
 from app.model.provider import Usage
+from app.model.rollbacks import RolledBack, rollback_from_dict
 from app.model.text import json_line
 
 FORMAT_VERSION = 1
@@ -48,6 +49,7 @@ class SessionRecord:
 
     ``skipped`` lists the line numbers (1-based) that could not be read; ``repairs`` says
     what loading changed so the history is valid again (empty for an intact file).
+    ``rollbacks`` are the replies the guardrails rolled back (shown, never sent).
     """
 
     id: str
@@ -67,6 +69,12 @@ class SessionRecord:
     repairs: list[str] = field(default_factory=list)
     environment: str = ""
     forked_from: str = ""
+    parent_id: str = ""
+    parent_call_id: str = ""
+    agent: str = ""
+    subagents: list[SubagentRun] = field(default_factory=list)
+    subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    rollbacks: list[RolledBack] = field(default_factory=list)
     token_counts: TokenCounts | None = None
 
     @property
@@ -86,6 +94,14 @@ class SessionRecord:
             self.calibration = (usage.prompt_tokens, local_prompt)
         self.num_requests += 1
 
+    def add_subagent(self, run: SubagentRun) -> None:
+        """Count one finished sub-agent: its session and its usage (kept apart from the
+        session's own requests, so ``/cost`` can show the split)."""
+        self.subagents.append(run)
+        for model, usage in run.usage_by_model.items():
+            before = self.subagent_usage_by_model.get(model, Usage())
+            self.subagent_usage_by_model[model] = before + usage
+
     def header(self) -> dict[str, Any]:
         """The ``session`` line that starts this record's file."""
         data: dict[str, Any] = {
@@ -99,6 +115,10 @@ class SessionRecord:
         }
         if self.forked_from:
             data["forked_from"] = self.forked_from
+        if self.parent_id:
+            data["parent_id"] = self.parent_id
+            data["parent_call_id"] = self.parent_call_id
+            data["agent"] = self.agent
         return data
 
 
@@ -119,6 +139,35 @@ class TokenCounts:
             self.tokenizer, self.messages, self.results = tokenizer, {}, {}
         self.messages.update(messages)
         self.results.update(results)
+
+
+@dataclass(frozen=True)
+class SubagentRun:
+    """A sub-agent a session ran: the parent's call, the child's session and its usage."""
+
+    call_id: str
+    session_id: str
+    agent: str
+    usage_by_model: dict[str, Usage]
+
+    def to_record(self) -> dict[str, Any]:
+        """The ``subagent`` line of the parent's session file."""
+        return {
+            "type": "subagent",
+            "call_id": self.call_id,
+            "session_id": self.session_id,
+            "agent": self.agent,
+            "usage": {
+                model: {**usage.to_dict(), "reported": usage.reported}
+                for model, usage in self.usage_by_model.items()
+            },
+        }
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> SubagentRun:
+        """The run a ``subagent`` line stands for."""
+        usage = {str(model): Usage(**dict(u)) for model, u in dict(data["usage"]).items()}
+        return cls(str(data["call_id"]), str(data["session_id"]), str(data["agent"]), usage)
 
 
 def workspace_key(workspace: Path) -> str:
@@ -155,8 +204,9 @@ class SessionStore:
         return sorted(_session_files(self.dir), key=_mtime, reverse=True)
 
     def latest(self) -> Path:
-        """The most recently written session of this workspace."""
-        sessions = self.list_sessions()
+        """The most recently written session of this workspace (a sub-agent's own session is
+        not one to continue: it is skipped)."""
+        sessions = [path for path in self.list_sessions() if not _is_child(path)]
         if not sessions:
             raise SessionNotFound(
                 f"no saved session for {self.workspace}; start one with `lull` or `lull -p`"
@@ -256,6 +306,17 @@ class SessionStore:
         return target
 
 
+def _is_child(path: Path) -> bool:
+    """Whether the session at ``path`` is a sub-agent's (its header names a parent)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(65536)
+        header = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(header, dict) and bool(header.get("parent_id"))
+
+
 def _is_header(line: bytes) -> bool:
     try:
         value = json.loads(line)
@@ -332,6 +393,10 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         if record.token_counts is None:
             record.token_counts = TokenCounts(str(data["tokenizer"]))
         record.token_counts.add(str(data["tokenizer"]), messages, results)
+    elif kind == "subagent":
+        record.add_subagent(SubagentRun.from_record(data))
+    elif kind == "rollback":
+        record.rollbacks.append(rollback_from_dict(data))
     elif kind == "response":
         usage = Usage(**data.get("usage", {}), reported=data.get("usage_reported") is not False)
         model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
@@ -349,6 +414,9 @@ def _header(data: dict[str, Any]) -> SessionRecord:
         provider=str(data.get("provider", "")),
         model=str(data.get("model", "")),
         forked_from=str(data.get("forked_from", "")),
+        parent_id=str(data.get("parent_id", "")),
+        parent_call_id=str(data.get("parent_call_id", "")),
+        agent=str(data.get("agent", "")),
     )
 
 

@@ -32,6 +32,8 @@ class ClearToolResults:
     id: str = field(default_factory=lambda: new_id("edit"))
     at: float = field(default_factory=time.time)
     kind: Literal["clear_tool_results"] = "clear_tool_results"
+    images: tuple[str, ...] = ()
+    """Inline images cleared by the same rule, as :func:`image_ref` strings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,13 @@ class ClearThinking:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """Replace every message up to and including ``through_id`` by a summary."""
+    """Replace every message up to and including ``through_id`` by a summary.
+
+    The summary is an archive checkpoint: the session file keeps every message it replaced
+    (``replaced`` of them, ``head_tokens`` tokens), and a :class:`Restore` naming it brings
+    them back. ``pinned`` holds the critical content of the replaced part, verbatim (what the
+    user typed, unresolved errors, session notes), shown after the summary text.
+    """
 
     through_id: str
     text: str
@@ -59,6 +67,25 @@ class Summary:
     id: str = field(default_factory=lambda: new_id("edit"))
     at: float = field(default_factory=time.time)
     kind: Literal["summary"] = "summary"
+    pinned: str = ""
+    replaced: int = 0
+    head_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Supersede:
+    """The light step: replace superseded tool results by a pointer to what supersedes them.
+
+    ``pointers[i]`` is the text the result of ``call_ids[i]`` is replaced with (a file read
+    again later, a read a later write made stale, an exact duplicate output).
+    """
+
+    call_ids: tuple[str, ...]
+    pointers: tuple[str, ...]
+    tokens_saved: int = 0
+    id: str = field(default_factory=lambda: new_id("edit"))
+    at: float = field(default_factory=time.time)
+    kind: Literal["supersede"] = "supersede"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +98,22 @@ class Restore:
     kind: Literal["restore"] = "restore"
 
 
-ContextEdit = ClearToolResults | ClearThinking | Summary | Restore
+ContextEdit = ClearToolResults | ClearThinking | Summary | Supersede | Restore
 
 _KINDS: dict[str, type[Any]] = {
     "clear_tool_results": ClearToolResults,
     "clear_thinking": ClearThinking,
     "summary": Summary,
+    "supersede": Supersede,
     "restore": Restore,
 }
+
+
+def image_ref(message_id: str, ordinal: int) -> str:
+    """How a clear names one inline image: its message and its place among that message's
+    images (``m_1#0`` is the first image of message ``m_1``; text added around it, such as a
+    summary merged into the message, does not move it)."""
+    return f"{message_id}#{ordinal}"
 
 
 def edit_to_dict(edit: ContextEdit) -> dict[str, Any]:

@@ -17,6 +17,13 @@ Role = Literal["user", "assistant"]
 Origin = Literal["user", "model", "tool", "synthetic", "summary"]
 
 CLEARED_TOOL_RESULT = "[Old tool result content cleared]"
+
+
+def cleared_image_text(media_type: str) -> str:
+    """What an old inline image is replaced with when it is cleared (the reference's text)."""
+    return f"[Old inline media cleared: {media_type}]"
+
+
 # A tool call whose arguments were not valid JSON keeps the raw text under this key.
 RAW_ARGUMENTS_KEY = "_raw"
 

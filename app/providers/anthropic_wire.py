@@ -7,6 +7,10 @@ conversation tail, on the previous request's tail (when the provider's lookback
 would not reach it), after the static prompt and after the environment, each
 only if its prefix reaches the model's minimum cacheable length
 (:func:`min_cacheable_tokens`).
+
+A request that continues a partial answer (``continue_final``, a prefill) ends with that
+assistant message, its trailing whitespace removed (the API rejects it). ``tool_choice``
+"none" is ``{"type": "none"}``: the tools stay defined, the cached prefix with them.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
     messages = message_params(request.messages)
+    if request.continue_final:
+        _strip_final_whitespace(messages)
     if request.prompt_caching:
         add_cache_markers(
             tools,
@@ -58,10 +64,26 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
         params["system"] = system
     if tools:
         params["tools"] = tools
+        if request.tool_choice == "none":
+            params["tool_choice"] = {"type": "none"}
     if thinking is not None:
         params["thinking"] = thinking
     params["messages"] = messages
     return params
+
+
+def _strip_final_whitespace(messages: list[dict[str, Any]]) -> None:
+    """A prefill may not end with whitespace: strip the final assistant text block's tail."""
+    if messages and messages[-1]["role"] == "assistant":
+        messages[-1]["content"] = prefill_content(messages[-1]["content"])
+
+
+def prefill_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A final assistant message's blocks as a prefill: the last text block without trailing
+    whitespace (a new list; ``content`` is not changed)."""
+    if not content or content[-1]["type"] != "text":
+        return content
+    return [*content[:-1], {**content[-1], "text": content[-1]["text"].rstrip()}]
 
 
 def system_blocks(system: str, environment: str) -> list[dict[str, Any]]:

@@ -132,6 +132,7 @@ class OpenAIBody:
     def encode(self, request: ModelRequest) -> bytes:
         """The JSON body of ``request``."""
         head = openai_wire.head_params(request, self.model, self.vendor)
+        head.update(head.pop("extra_body", {}))  # as the SDK sends it: merged into the body
         system = openai_wire.system_messages(request.system, request.environment)
         messages = request.messages
         older = messages[: max(0, len(messages) - TAIL)]
@@ -179,12 +180,14 @@ class AnthropicBody:
         params["stream"] = True
         groups = self._grouped(request.messages)
         older, tail = groups[: max(0, len(groups) - TAIL)], groups[max(0, len(groups) - TAIL) :]
+        prefill = len(tail) - 1 if request.continue_final and tail[-1:] else -1
         marked: dict[int, list[tuple[int, dict[str, str]]]] = {}
         if request.prompt_caching:
-            marked = self._markers(request, params, older, tail)
+            marked = self._markers(request, params, older, tail, prefill)
         fragments = [self.settled.blob(older, _encode_groups)]
         fragments += [
-            self._group(group, tuple(marked.get(number, ()))) for number, group in enumerate(tail)
+            self._group(group, tuple(marked.get(number, ())), prefill=number == prefill)
+            for number, group in enumerate(tail)
         ]
         self.fragments.done()
         return with_messages(params, fragments)
@@ -216,15 +219,20 @@ class AnthropicBody:
         params: dict[str, Any],
         older: list[anthropic_wire.MessageGroup],
         tail: list[anthropic_wire.MessageGroup],
+        prefill: int,
     ) -> dict[int, list[tuple[int, dict[str, str]]]]:
         """Cache markers by wire message of the tail: (block index, marker); tools and system
-        blocks in ``params`` get theirs in place (they are made anew for every request)."""
+        blocks in ``params`` get theirs in place (they are made anew for every request).
+        ``prefill`` is the tail message sent as a prefill (-1: none)."""
         tools: list[dict[str, Any]] = params.get("tools", [])
         system: list[dict[str, Any]] = params.get("system", [])
+        wire = [{"role": g.role, "content": g.content} for g in tail]
+        if prefill >= 0 and tail[prefill].role == "assistant":
+            wire[prefill]["content"] = anthropic_wire.prefill_content(tail[prefill].content)
         points = anthropic_wire.plan_cache_markers(
             tools,
             system,
-            [{"role": g.role, "content": g.content} for g in tail],
+            wire,
             min_tokens=anthropic_wire.min_cacheable_tokens(self.model),
             ttl=request.cache_ttl,
             has_environment=bool(request.environment),
@@ -256,15 +264,23 @@ class AnthropicBody:
         self,
         group: anthropic_wire.MessageGroup,
         markers: tuple[tuple[int, dict[str, str]], ...],
+        *,
+        prefill: bool = False,
     ) -> bytes:
+        """One wire message of the tail, with its cache markers (``prefill``: the partial
+        answer a request continues, sent as :func:`anthropic_wire.prefill_content`)."""
+        prefill = prefill and group.role == "assistant"
+
         def make() -> bytes:
             content = list(group.content)
+            if prefill:
+                content = anthropic_wire.prefill_content(content)
             for index, marker in markers:
                 content[index] = {**content[index], "cache_control": marker}
             return encode_json({"role": group.role, "content": content})
 
         # the members themselves: the same objects (or equal ones) make the same JSON
-        variant = tuple([(i, marker["type"], marker.get("ttl")) for i, marker in markers])
+        variant = (prefill, *[(i, marker["type"], marker.get("ttl")) for i, marker in markers])
         return self.fragments.get(group.members[0].id, group.members, variant, make)
 
 

@@ -8,10 +8,12 @@ import time
 from collections.abc import Mapping
 
 from app.catalog.local_servers import list_models
+from app.catalog.vision import accepts_images
 from app.context.cachebreak import CacheBreakDetector
 from app.engine.agent import Agent
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStorageError, SessionStore
+from app.engine.subagents import SubagentSetup, TaskTool
 from app.engine.tool_runner import ToolRunner
 from app.engine.writer import SessionLocked
 from app.model.approvals import ApprovalMode
@@ -30,15 +32,18 @@ from app.runtime.runtime import Runtime
 from app.runtime.wiring import (
     ProviderFactory,
     agent_config,
+    mcp_manager,
     session_environment,
+    subagent_profiles,
+    subagent_providers,
     summary_provider,
     tool_context,
+    tool_registry,
 )
 from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
 from tools.pending_writes import clean_stale
-from tools.registry import default_registry
 
 
 def build_runtime(
@@ -66,18 +71,36 @@ def build_runtime(
     store = SessionStore(sessions_dir(), options.workspace)
     session, resumed = _open_session(store, options, config)
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
-    registry = default_registry()
+    registry = tool_registry(settings, loaded)
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
+    runner.images_allowed = accepts_images(config.model)
+    servers = mcp_manager(settings, registry, options, config.provider, env)
+    if servers is not None:
+        runner.sources.append(servers)
+    environment = session_environment(session, options.workspace)
+    extra = servers.compactable_patterns() if servers else frozenset()
+    configured = agent_config(settings, config, registry, environment, extra)
+    provider = provider_factory(config)
+    runtime: Runtime | None = None
+
+    def current() -> Agent:
+        return runtime.agent if runtime is not None else agent
+
+    profiles = subagent_profiles(options.workspace, notes)
+    setup = SubagentSetup(store, subagent_providers(config, provider_factory, current), configured)
+    task = TaskTool(setup, lambda: current().tools, lambda: current().session, profiles)
+    registry.add(task)
     agent = Agent(
         session,
-        provider_factory(config),
+        provider,
         runner,
-        agent_config(settings, config, registry, session_environment(session, options.workspace)),
+        configured,
         summary_provider=summary_provider(settings, config, provider_factory),
     )
-    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits))
-    return Runtime(
+    added = (lambda: servers.added_tools) if servers is not None else None
+    agent.request_hooks.append(CacheBreakDetector(lambda: session.edits, added))
+    runtime = Runtime(
         agent,
         loaded,
         config,
@@ -86,7 +109,9 @@ def build_runtime(
         forked=resumed and options.fork_session,
         provider_factory=provider_factory,
         start_notes=tuple(notes),
+        mcp=servers,
     )
+    return runtime
 
 
 def _provider_config(

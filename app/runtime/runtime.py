@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.catalog.cache_policy import CacheSetup
+from app.catalog.cache_policy import CacheSetup, ttl_warnings
 from app.catalog.local_servers import is_local_url
 from app.catalog.pricing import cost_by_model
+from app.catalog.vision import accepts_images
 from app.catalog.windows import context_window_for
 from app.engine.agent import Agent, AgentConfig
 from app.engine.session import Session
@@ -29,6 +31,9 @@ from app.runtime.wiring import (
 )
 from settings.loader import LoadedSettings
 from settings.model import Settings
+
+if TYPE_CHECKING:
+    from app.mcp.manager import McpManager
 
 
 class Runtime:
@@ -50,6 +55,7 @@ class Runtime:
         forked: bool = False,
         provider_factory: ProviderFactory = create_provider,
         start_notes: tuple[str, ...] = (),
+        mcp: McpManager | None = None,
     ) -> None:
         self._agent = agent
         self._forked = forked
@@ -61,6 +67,7 @@ class Runtime:
         self.start_notes = start_notes
         self._closing: set[asyncio.Task[None]] = set()
         self._unsaved: str | None = None
+        self.mcp = mcp
 
     # --- what front ends read ---------------------------------------------------------------
 
@@ -116,7 +123,17 @@ class Runtime:
     def session_cost(self) -> float | None:
         """The session's cost so far in USD, each model's usage at its own prices (None when
         a model's price is unknown)."""
-        usage = self._agent.session.usage_by_model
+        record = self._agent.session.record
+        own = cost_by_model(
+            record.usage_by_model, self.settings.pricing, local=self.local_endpoint()
+        )
+        subagents = self.subagent_cost()
+        return None if own is None or subagents is None else own + subagents
+
+    def subagent_cost(self) -> float | None:
+        """What the session's sub-agents cost (their usage is kept apart; None when a
+        model's price is unknown)."""
+        usage = self._agent.session.record.subagent_usage_by_model
         return cost_by_model(usage, self.settings.pricing, local=self.local_endpoint())
 
     def cache_setup(self) -> CacheSetup:
@@ -131,6 +148,11 @@ class Runtime:
             thinking_minutes=idle.thinking_threshold_minutes,
             tool_results_minutes=idle.tool_results_threshold_minutes,
         )
+
+    def cache_warnings(self) -> list[str]:
+        """Idle thresholds shorter than the prompt-cache lifetime in use (0 included): each
+        cleanup would discard a warm cache. Front ends say these once at start."""
+        return ttl_warnings(self.cache_setup())
 
     # --- switching ---------------------------------------------------------------------------
 
@@ -185,6 +207,7 @@ class Runtime:
             return
         config = dataclasses.replace(self._provider_config, model=name)
         old = self._agent
+        old.tools.images_allowed = accepts_images(name)
         provider, summary = self._provider_factory(config), self._summary_provider(config)
         self._agent = self._rebuild(old.session, provider, summary, old.config)
         self._agent.request_hooks = old.request_hooks  # one detector sees the switch
@@ -233,6 +256,40 @@ class Runtime:
         task = loop.create_task(provider.aclose())
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
+
+    # --- tools that start in the background (MCP servers) ---------------------------------------
+
+    def start_tools(self, *, wait: bool = False) -> None:
+        """Start the MCP servers in the background on the running event loop (the front end
+        calls it once its prompt is up); ``wait`` (``lull -p``) makes the first request wait
+        for them, so it offers every tool that could start."""
+        if self.mcp is not None:
+            self.mcp.wait = wait
+            self.mcp.start()
+
+    async def stop_tools(self) -> None:
+        """Stop the MCP servers (before the event loop ends)."""
+        if self.mcp is not None:
+            await self.mcp.aclose()
+
+    def workspace_trusted(self) -> list[str]:
+        """The user trusted the workspace: its project MCP servers start now; returns their
+        names (empty when it names none)."""
+        if self.mcp is None:
+            return []
+        return self.mcp.trust_changed()
+
+    def mcp_notes(self) -> list[str]:
+        """What the user should know at start: project MCP servers that wait for /trust."""
+        waiting = self.mcp.waiting_for_trust() if self.mcp is not None else []
+        if not waiting:
+            return []
+        names = ", ".join(waiting)
+        return [
+            f"this workspace's project files name MCP servers ({names}); they run commands from "
+            "the repository, so they start only once you trust it: /trust (or "
+            "--allow-project-mcp for one run)"
+        ]
 
     # --- the provider's SDK ------------------------------------------------------------------
 

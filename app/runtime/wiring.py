@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.engine.agent import AgentConfig, RequestHook
+from app.engine.agent import Agent, AgentConfig, RequestHook
+from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.session import Session
+from app.engine.subagents import AgentProfile
 from app.model import defaults
 from app.model.provider import Provider, ThinkingConfig
 from app.providers.config import (
@@ -24,7 +27,11 @@ from settings.loader import LoadedSettings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
-from tools.registry import ToolRegistry
+from tools.registry import ToolRegistry, backoff_delays, default_registry
+
+if TYPE_CHECKING:
+    from app.mcp.manager import McpManager
+    from app.runtime.options import RunOptions
 
 # Within the longest cache lifetime (1 h) a resume reuses the saved environment block, so the
 # provider's cached prefix still matches even if the date or git status changed meanwhile.
@@ -36,9 +43,70 @@ ProviderFactory = Callable[[ProviderConfig], Provider]
 def hooks_for_session(session: Session, hooks: list[RequestHook]) -> list[RequestHook]:
     """The request hooks for another session: a cache-break detector starts afresh on it."""
     return [
-        CacheBreakDetector(lambda: session.edits) if isinstance(h, CacheBreakDetector) else h
+        CacheBreakDetector(lambda: session.edits, h.added_tools)
+        if isinstance(h, CacheBreakDetector)
+        else h
         for h in hooks
     ]
+
+
+def mcp_manager(
+    settings: Settings,
+    registry: ToolRegistry,
+    options: RunOptions,
+    provider: str,
+    env: Mapping[str, str] | None = None,
+) -> McpManager | None:
+    """The MCP servers of ``mcpServers`` (user, project and ``.mcp.json``), None when there
+    are none: nothing of the MCP client is imported then. A project's servers start only in a
+    trusted workspace or with ``--allow-project-mcp``."""
+    if not settings.mcp_servers:
+        return None
+    from app.mcp.manager import McpManager
+    from settings.workspaces import is_trusted
+
+    workspace = options.workspace.resolve()
+    return McpManager(
+        settings.mcp_servers,
+        registry,
+        workspace,
+        provider,
+        trusted=lambda: is_trusted(workspace),
+        allow_project=options.allow_project_mcp,
+        env=env,
+    )
+
+
+def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
+    """The task tool's kinds of sub-agent: the built-in one, then the user's and the
+    project's ``agents/*.md`` (a skipped file is said in ``notes``)."""
+    from app.engine.subagent_profiles import load_profiles
+    from settings.paths import project_agents_dir, user_agents_dir
+    from settings.workspaces import is_trusted
+
+    loaded = load_profiles(
+        user_agents_dir(), project_agents_dir(workspace), project_trusted=is_trusted(workspace)
+    )
+    notes.extend(loaded.notes)
+    return loaded.profiles
+
+
+def subagent_providers(
+    config: ProviderConfig, factory: ProviderFactory, agent: Callable[[], Agent]
+) -> Callable[[str | None], Provider]:
+    """How a sub-agent gets its provider: the current agent's, or one for the model its
+    profile names (made once per model)."""
+    made: dict[str, Provider] = {}
+
+    def provider_for(model: str | None) -> Provider:
+        current = agent().provider
+        if not model or model == current.model:
+            return current
+        if model not in made:
+            made[model] = factory(dataclasses.replace(config, model=model))
+        return made[model]
+
+    return provider_for
 
 
 def summary_provider(
@@ -87,6 +155,43 @@ def allowed_paths(settings: Settings, loaded: LoadedSettings | None = None) -> t
     return tuple(paths)
 
 
+def tool_registry(settings: Settings, loaded: LoadedSettings | None = None) -> ToolRegistry:
+    """The built-in tools with the guardrails' tool settings (argument repair, retries of
+    transient failures) and ``tools.exclude`` applied; a name that is no tool is said in
+    ``loaded``'s diagnostics."""
+    guards = settings.guardrails
+    registry = default_registry()
+    registry.repair = guards.argument_repair
+    registry.retry_delays = backoff_delays(guards.tool_retries)
+    unknown = registry.exclude(settings.tools.exclude)
+    if unknown and loaded is not None:
+        source = loaded.sources.get("tools.exclude", "settings")
+        names = ", ".join(repr(name) for name in unknown)
+        message = (
+            f"{source}: tools.exclude: no tool named {names} (the tools: "
+            f"{', '.join(registry.names() + sorted(registry.excluded))}); nothing to exclude"
+        )
+        loaded.report("warning", message, source)
+    return registry
+
+
+def guardrail_policy(settings: Settings) -> GuardrailPolicy:
+    """The engine's guardrails from ``guardrails.*``."""
+    guards = settings.guardrails
+    return GuardrailPolicy(
+        rollback=guards.rollback,
+        max_consecutive_rollbacks=guards.max_consecutive_rollbacks,
+        extra_requests=guards.extra_requests,
+        duplicate_calls=guards.duplicate_calls,
+        doom_loop=guards.doom_loop,
+        doom_loop_repeats=guards.doom_loop_repeats,
+        stream_repetition=guards.stream_repetition,
+        continuation=guards.continuation,
+        max_continuations=guards.max_continuations,
+        max_tool_failures=guards.max_tool_failures,
+    )
+
+
 def session_environment(session: Session, workspace: Path, now: float | None = None) -> str:
     """The environment block: the saved one on a quick resume (the cache may still be warm),
     else computed afresh (date, git status) and saved with the session."""
@@ -101,14 +206,21 @@ def session_environment(session: Session, workspace: Path, now: float | None = N
 
 
 def agent_config(
-    settings: Settings, config: ProviderConfig, registry: ToolRegistry, environment: str
+    settings: Settings,
+    config: ProviderConfig,
+    registry: ToolRegistry,
+    environment: str,
+    extra_compactable: frozenset[str] = frozenset(),
 ) -> AgentConfig:
-    """The agent's per-session configuration."""
+    """The agent's per-session configuration (``extra_compactable``: names or ``prefix*``
+    patterns of tools added later whose results idle cleanup may clear, e.g. an MCP server's
+    with ``compactable``)."""
     idle = settings.context.clear_context_on_idle
     compactable = (
         frozenset(name for name in registry.names() if registry.is_compactable(name))
         | DEFAULT_COMPACTABLE
         | frozenset(idle.compactable_tools)
+        | extra_compactable
     )
     max_output = settings.model.max_output_tokens or defaults.MAX_OUTPUT_TOKENS
     compression = settings.context.compression
@@ -133,8 +245,12 @@ def agent_config(
             threshold=compression.threshold,
             keep_recent_fraction=compression.keep_recent_fraction,
             model=compression.model,
+            watch_threshold=compression.watch_threshold,
+            light_threshold=compression.light_threshold,
+            emergency_threshold=compression.emergency_threshold,
         ),
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
+        guardrails=guardrail_policy(settings),
     )
 
 

@@ -30,9 +30,12 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tools": frozenset({"app.model"}),
     "settings": frozenset({"app.model"}),
     "app.engine": frozenset({*_BELOW_ENGINE, "tools"}),
+    "app.mcp": frozenset({"app.model", "tools"}),
     "app.log": frozenset(),
     "app.version": frozenset(),
-    "app.runtime": frozenset({*_BELOW_ENGINE, "app.engine", "app.providers", "tools", "settings"}),
+    "app.runtime": frozenset(
+        {*_BELOW_ENGINE, "app.engine", "app.providers", "app.mcp", "tools", "settings"}
+    ),
     "app.commands": frozenset({*_BELOW_ENGINE, "app.engine", "app.runtime", "tools", "settings"}),
     "app.ui": frozenset(
         {
@@ -57,6 +60,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 THIRD_PARTY: dict[str, tuple[str, ...]] = {
     "anthropic": ("app.providers",),
     "openai": ("app.providers",),
+    "mcp": ("app.mcp",),
+    "httpx2": ("app.providers", "app.mcp"),
     "textual": ("app.ui.tui",),
     "prompt_toolkit": ("app.ui.line",),
     "rich": ("app.ui.line", "app.ui.tui"),

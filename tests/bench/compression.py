@@ -25,12 +25,12 @@ from app.model.events import RequestFinished
 from app.model.provider import ModelRequest, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
-from tests.support import build_agent, run
+from tests.support import build_agent, run, summary_of
 
 TURNS = 300
 FILE_SIZES = [1_500, 3_000, 4_500, 6_000, 7_500]
 BUCKETS = [(0, 50_000), (50_000, 100_000), (100_000, 150_000), (150_000, 10**9)]
-SUMMARY = "## Goal\nWork through the files.\n## Files touched\n" + "- f.py: read\n" * 40
+SUMMARY = summary_of("Work through the files.") + "\n" + "- f.py: read\n" * 40
 
 
 @dataclass

@@ -16,7 +16,10 @@ saving is caching and how much is idle cleanup. Prints tokens, cost at Claude So
 prices, the cache hit ratio during active stretches (requests not preceded by a pause
 longer than the cache TTL) and the largest request, then whether lull's targets are met.
 Each workload is replayed twice: with Claude's 200k window, and with a 100k window so that
-compression is part of what is measured. Asserts nothing.
+compression is part of what is measured. Every row says how many light steps ran and how many
+tokens of superseded outputs they replaced by pointers; ``main`` also replays (c) with the
+light step turned off and prints what the light step saves (``rereads.json`` is the workload
+made for it: the same files read again and again). Asserts nothing.
 
 Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload).
 """
@@ -36,11 +39,12 @@ from app.catalog.pricing import cost_usd, price_for
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import IdlePolicy
-from app.model.edits import ClearThinking, ClearToolResults, Summary
+from app.engine.guardrails.policy import OFF as GUARDS_OFF
+from app.model.edits import ClearThinking, ClearToolResults, Summary, Supersede
 from app.model.events import ToolFinished
 from app.model.provider import ModelRequest, ThinkingConfig, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.support import FakeTime, build_agent, run
+from tests.support import FakeTime, build_agent, run, summary_of
 from tools.registry import default_registry
 
 WORKLOADS = Path(__file__).with_name("workloads")
@@ -63,11 +67,13 @@ class Policy:
 
 
 NO_CLEANUP = IdlePolicy(-1, -1)
-ONLY_WHEN_FULL = CompressionPolicy(threshold=1.0)
+ONLY_WHEN_FULL = CompressionPolicy(threshold=1.0, light_threshold=1.0, emergency_threshold=1.0)
+NO_STAGES = CompressionPolicy(light_threshold=1.0, emergency_threshold=1.0)
+"""The baselines have no light step and clear only when the prompt would not fit."""
 POLICIES = (
     Policy("(a) no context management", NO_CLEANUP, False, ONLY_WHEN_FULL),
     Policy("(a+) (a) with lull's cache markers", NO_CLEANUP, True, ONLY_WHEN_FULL),
-    Policy("(b) reference: tools 60 min, keep 5", IdlePolicy(-1, 60, 5)),
+    Policy("(b) reference: tools 60 min, keep 5", IdlePolicy(-1, 60, 5), True, NO_STAGES),
     Policy("(c) lull defaults", IdlePolicy()),
 )
 TARGET_VS_A = 0.35
@@ -252,6 +258,8 @@ class Outcome:
     cleanups: int = 0
     compressions: int = 0
     tool_errors: int = 0
+    light_steps: int = 0
+    light_saved: int = 0
 
     @property
     def total(self) -> Usage:
@@ -294,7 +302,7 @@ class Script:
         last = body["messages"][-1]["content"][-1]
         if last.get("type") == "text" and last.get("text") != self.prompt:
             self.kinds.append("summary")
-            return Reply(text=words(SUMMARY_TOKENS, 0), chunk_size=CHUNK)
+            return Reply(text=summary_of(words(SUMMARY_TOKENS, 0)), chunk_size=CHUNK)
         self.kinds.append("cold" if self.cold else "warm")
         self.cold = False
         if not self.steps:
@@ -329,6 +337,7 @@ async def replay(
             thinking=ThinkingConfig(True, 4096), prompt_caching=policy.caching,
             compression=policy.compression, context_window=window,
             system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT,
+            guardrails=GUARDS_OFF,  # a fixed script: its generated, cycling text is no loop
         )  # fmt: skip
         durations: deque[float] = deque()
 
@@ -352,6 +361,8 @@ async def replay(
         edits = agent.session.edits
         outcome.cleanups = sum(1 for e in edits if isinstance(e, ClearToolResults | ClearThinking))
         outcome.compressions = sum(1 for e in edits if isinstance(e, Summary))
+        light = [e for e in edits if isinstance(e, Supersede)]
+        outcome.light_steps, outcome.light_saved = len(light), sum(e.tokens_saved for e in light)
         agent.session.close()
     return outcome
 
@@ -392,6 +403,7 @@ def report(
         label = name.split(" ", 1)[0]
         lines.append(
             f"  {label} idle cleanups {o.cleanups}, compressions {o.compressions}, "
+            f"light steps {o.light_steps} (~{o.light_saved:,} tokens replaced by pointers), "
             f"tool errors {o.tool_errors}"
         )
     return lines + targets(outcomes)
@@ -417,15 +429,42 @@ def targets(outcomes: list[tuple[str, Outcome]]) -> list[str]:
     ]
 
 
-def run_workload(path: Path, window: int | None = None) -> list[str]:
-    """Replay one workload under every policy and return the report lines."""
+NO_LIGHT = Policy(
+    "(c-) lull defaults, light step off",
+    IdlePolicy(),
+    compression=CompressionPolicy(light_threshold=1.0),
+)
+
+
+def light_savings(lull: Outcome, without: Outcome) -> list[str]:
+    """What the light step saves: (c) against (c) with the light step turned off."""
+    prompt, other = lull.total.prompt_tokens, without.total.prompt_tokens
+    share = 1 - prompt / other if other else 0.0
+    return [
+        f"light step: {lull.light_steps} step(s) replaced ~{lull.light_saved:,} tokens of "
+        f"superseded outputs; prompt tokens {prompt:,} vs {other:,} without it "
+        f"({100 * share:+.1f}% saved), cost ${lull.cost:.2f} vs ${without.cost:.2f}, "
+        f"compressions {lull.compressions} vs {without.compressions}, hit ratio "
+        f"{lull.active_hit_ratio():.3f} vs {without.active_hit_ratio():.3f}"
+    ]
+
+
+def run_workload(
+    path: Path, window: int | None = None, *, compare_light: bool = False
+) -> list[str]:
+    """Replay one workload under every policy and return the report lines (with
+    ``compare_light``, also (c) without the light step, and what the light step saves)."""
     workload = load_workload(path)
     outcomes = []
     with tempfile.TemporaryDirectory() as tmp:
         for number, policy in enumerate(POLICIES):
             root = Path(tmp) / str(number)
             outcomes.append((policy.name, asyncio.run(replay(workload, policy, root, window))))
-    return report(workload, outcomes, window)
+        extra = []
+        if compare_light:
+            without = asyncio.run(replay(workload, NO_LIGHT, Path(tmp) / "no-light", window))
+            extra = light_savings(outcomes[-1][1], without)
+    return report(workload, outcomes, window) + extra
 
 
 def main(paths: list[str] | None = None) -> None:
@@ -434,7 +473,7 @@ def main(paths: list[str] | None = None) -> None:
     for path in files:
         for window in (None, SMALL_WINDOW):
             try:
-                print("\n".join(run_workload(path, window)))
+                print("\n".join(run_workload(path, window, compare_light=True)))
             except WorkloadError as exc:
                 print(f"cost benchmark: {exc}", file=sys.stderr)
             print()

@@ -6,17 +6,20 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from app.catalog.pricing import cost_usd
 from tests.bench.cost import (
+    NO_LIGHT,
     POLICIES,
     PRICED_AS,
     SMALL_WINDOW,
     WORKLOADS,
     WorkloadError,
+    light_savings,
     load_workload,
     replay,
     report,
@@ -78,3 +81,34 @@ def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
     assert len(verdicts) == 3 and all(line.endswith("met") for line in verdicts), lines
     if window is not None:  # the small window makes compression part of the pipeline
         assert re.search(r"\(c\) idle cleanups \d+, compressions [1-9]", "\n".join(lines))
+
+
+def test_the_rereads_workload_reads_the_same_files_again_and_again() -> None:
+    workload = load_workload(WORKLOADS / "rereads.json")
+    reads = Counter(
+        args["path"]
+        for turn in workload.turns
+        for step in turn.steps
+        for name, args in step.calls
+        if name == "read_file"
+    )
+    assert len(reads) == 4 and min(reads.values()) >= 10
+
+
+def test_the_light_step_saves_prompt_tokens_on_rereads(tmp_path: Path) -> None:
+    read = {"tool": "read_file", "arguments": {"path": "a.py"}}
+    step = {"seconds": 5, "thinking_tokens": 50, "calls": [read]}
+    answer = {"seconds": 5, "thinking_tokens": 50, "text_tokens": 20}
+    turns = [
+        {"pause_minutes": 0.5, "prompt": f"look at a.py again ({n})", "steps": [step, answer]}
+        for n in range(6)
+    ]
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"name": "w", "files": {"a.py": 12_000}, "turns": turns}))
+    workload = load_workload(path)
+    lull = asyncio.run(replay(workload, POLICIES[-1], tmp_path / "c", 40_000))
+    without = asyncio.run(replay(workload, NO_LIGHT, tmp_path / "c-", 40_000))
+    assert lull.light_steps == 1 and lull.light_saved > 0 and without.light_steps == 0
+    assert lull.total.prompt_tokens < without.total.prompt_tokens
+    [line] = light_savings(lull, without)
+    assert line.startswith("light step: 1 step(s) replaced ~")

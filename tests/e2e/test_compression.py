@@ -14,11 +14,12 @@ from app.engine.store import load_session
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
+from tests.support import summary_of
 
 pytestmark = pytest.mark.slow
 
 WINDOW = 12_000
-SUMMARY = "## Goal\nRead the files.\n## Next step\nAnswer the user."
+SUMMARY = summary_of("Read the files.", "Answer the user.")
 ROWS = "".join(f"row {i}: some content of the file\n" for i in range(120))
 
 

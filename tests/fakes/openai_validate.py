@@ -53,6 +53,7 @@ def _check_tools(body: dict[str, Any]) -> set[str]:
                 code="invalid_type",
                 param=f"{where}.function.parameters",
             )
+        _check_parameters(where, name, function.get("parameters"))
         if name in names:
             raise bad_request(
                 f"Invalid '{where}.function.name': duplicate function name '{name}'.",
@@ -61,6 +62,27 @@ def _check_tools(body: dict[str, Any]) -> set[str]:
             )
         names.add(name)
     return names
+
+
+def _check_parameters(where: str, name: str, schema: object) -> None:
+    """OpenAI's rule for a function's parameters: an object schema, no combinator at the top."""
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") != "object":
+        raise bad_request(
+            f"Invalid schema for function '{name}': schema must be a JSON Schema of "
+            f"'type: \"object\"', got 'type: \"{schema.get('type')}\"'.",
+            code="invalid_function_parameters",
+            param=f"{where}.function.parameters",
+        )
+    refused = [key for key in ("anyOf", "oneOf", "allOf", "enum", "not") if key in schema]
+    if refused:
+        raise bad_request(
+            f"Invalid schema for function '{name}': schema must have type 'object' and not "
+            f"have '{refused[0]}' at the top level.",
+            code="invalid_function_parameters",
+            param=f"{where}.function.parameters",
+        )
 
 
 def _check_tool_choice(body: dict[str, Any], names: set[str]) -> None:

@@ -22,9 +22,10 @@ from app.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 from tests.protocol.conftest import AgentFactory, Clock, run
+from tests.support import summary_of
 
 WINDOW = 10_000
-SUMMARY = "## Goal\nRead every file.\n## Next step\nKeep reading."
+SUMMARY = summary_of("Read every file.", "Keep reading.")
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(120))  # ~4 KB
 
 
@@ -133,14 +134,19 @@ async def test_the_summary_reaches_later_requests_and_reuses_the_prefix(
     assert [m.id for m in resumed.view()] == [m.id for m in agent.session.view()]
 
 
-@pytest.mark.parametrize("failure", ["empty", "inflated", "error"])
+@pytest.mark.parametrize("failure", ["empty", "incomplete", "inflated", "error"])
 async def test_a_failed_summary_leaves_the_view_and_pauses_after_three(
     failure: str, fake: FakeServer, make_agent: AgentFactory, files: list[str]
 ) -> None:
     def bad_summary() -> Reply:
         if failure == "error":
             raise RuntimeError("summariser crashed")
-        return Reply(text="" if failure == "empty" else "padding " * 10_000, chunk_size=100_000)
+        text = {
+            "empty": "",
+            "incomplete": "## Goal\nRead every file.\n## Next step\nKeep reading.",
+            "inflated": summary_of("padding " * 10_000),
+        }[failure]
+        return Reply(text=text, chunk_size=100_000)
 
     serve(fake, Model(files, reads=16, summary=bad_summary))
     agent = make_agent("anthropic", context_window=WINDOW)
@@ -150,8 +156,15 @@ async def test_a_failed_summary_leaves_the_view_and_pauses_after_three(
     assert not edits_of(events, Summary)
     failed = [n for n in notices(events) if n.startswith("compression failed")]
     assert len(failed) == 3
-    expected = {"empty": "empty summary", "inflated": "not smaller", "error": "request failed"}
+    expected = {
+        "empty": "empty summary",
+        "incomplete": "lacks the section(s) User goal, Constraints and preferences",
+        "inflated": "not smaller",
+        "error": "request failed",
+    }
     assert all(expected[failure] in n for n in failed)
+    retried = [n for n in notices(events) if n.endswith("asking once more with a reminder")]
+    assert len(retried) == (0 if failure == "error" else 3)  # each rejection is asked again
     assert any("auto-compression paused" in n for n in notices(events))
     emergency = edits_of(events, ClearToolResults)
     assert emergency and all(e.reason == "emergency" for e in emergency)

@@ -185,7 +185,9 @@ async def test_token_count_drops_at_once_and_restore_brings_content_back(
     fake: FakeServer, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    fake.script(*_read_replies(files), Reply(text="tidied"), Reply(text="restored"))
+    fake.script(
+        *_read_replies(files), Reply(text="tidied"), Reply(text="restored"), Reply(text="later")
+    )
     agent = make_agent("anthropic", clock=clock, idle=POLICY)
     runtime = runtime_for(agent, fake)
     first = await run(agent, "read")
@@ -201,7 +203,11 @@ async def test_token_count_drops_at_once_and_restore_brings_content_back(
     assert any("cleared 2 tool results" in line for line in result.lines)
     result = run_command(runtime, "/context restore")
     assert "restored" in result.lines[0]
-    clock.advance_minutes(75)  # a restore counts for this episode: no re-clear right after
+    clock.advance_minutes(1)  # the restore starts the gap afresh: no re-clear right after
     await run(agent, "use the originals")
     assert CLEARED_TOOL_RESULT not in json.dumps(fake.requests[-1])
     assert len(_result_texts(fake.requests[-1])) == 3
+    clock.advance_minutes(75)  # a later, longer gap still does what its threshold says
+    events = await run(agent, "back again")
+    assert any(isinstance(e, ContextEdited) for e in events)
+    assert CLEARED_TOOL_RESULT in json.dumps(fake.requests[-1])

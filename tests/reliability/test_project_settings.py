@@ -21,6 +21,7 @@ from app.context.compress_prompt import SUMMARY_MARKER
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
+from tests.support import summary_of
 
 pytestmark = pytest.mark.slow
 
@@ -140,7 +141,7 @@ class Model:
     def __call__(self, body: dict[str, Any]) -> Reply:
         if SUMMARY_MARKER in last_user_text(body):
             self.summaries += 1
-            return Reply(text="## Goal\nRead the files.\n## Next step\nAnswer.")
+            return Reply(text=summary_of("Read the files.", "Answer."))
         self.step += 1
         if self.step <= self.reads:
             return Reply(tool_calls=[ToolUse("read_file", {"path": f"f{self.step:02d}.txt"})])

@@ -56,3 +56,39 @@ async def test_idle_cleanup_shows_a_notice_and_the_status_counts_down(
         assert len(edits) == 1 and "cleared 1 tool result" in edits[0].text
         assert "tidy in" in app.status.line  # the countdown restarts from the new answer
     assert CLEARED_TOOL_RESULT in json.dumps(provider_env.requests[-1]["messages"])
+
+
+async def test_an_idle_threshold_below_the_cache_lifetime_is_a_warning_at_start(
+    provider_env: FakeServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LULL_THINKING_THRESHOLD_MINUTES", "0")
+    app = make_app(workspace)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await ready(pilot)
+        await idle(pilot)
+        warnings = [n.text for n in app.query(NoticeLine) if n.level == "warning"]
+        assert any(
+            "thinkingThresholdMinutes is 0 min, shorter than the 5 min prompt-cache lifetime"
+            in text
+            for text in warnings
+        ), warnings
+
+
+async def test_the_context_turns_the_warning_colour_at_the_watch_line(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    settings = workspace / ".lull" / "settings.json"
+    settings.parent.mkdir()
+    compression = {"watchThreshold": 0.3}
+    settings.write_text(
+        json.dumps({"model": {"contextWindow": 20_000}, "context": {"compression": compression}})
+    )
+    provider_env.script(Reply(text=" ".join(f"word{n}" for n in range(4000))))
+    app = make_app(workspace)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await ready(pilot)
+        await idle(pilot)
+        assert app.status.warning == ""  # a fresh session is below 30% of the window
+        await send(pilot, "talk")
+        await idle(pilot)
+        assert app.status.warning.startswith("ctx ") and app.status.warning.endswith("%")

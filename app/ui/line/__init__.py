@@ -25,7 +25,7 @@ from app.ui.line.approve import TerminalApprover
 from app.ui.line.chat import LineChat, Reader
 from app.ui.line.launch import open_line_runtime
 from app.ui.line.render import EventPrinter
-from app.ui.line.status import banner_lines, recap_lines
+from app.ui.line.status import Fragments, banner_lines, recap_lines
 from app.ui.shared.hangup import HANGUP_EXIT, GuardedOutput, HangupWatch
 from app.ui.shared.history import History
 from app.version import version
@@ -73,16 +73,21 @@ def run_line(options: RunOptions) -> int:
 async def _chat(chat: LineChat, watch: HangupWatch) -> None:
     # The SDK imports while the user types, once the first prompt is on screen.
     asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, chat.runtime.preload_sdk)
+    chat.runtime.start_tools()  # MCP servers start in the background while the user types
     watch.start()
     try:
         await chat.run()
     finally:
         watch.stop()
+        with contextlib.suppress(Exception):
+            await chat.runtime.stop_tools()
         with contextlib.suppress(Exception):  # closing must not hide how the chat ended
             await chat.agent.provider.aclose()
 
 
-def _reader(workspace: Path, toolbar: Callable[[], str], at_end: Callable[[], object]) -> Reader:
+def _reader(
+    workspace: Path, toolbar: Callable[[], Fragments], at_end: Callable[[], object]
+) -> Reader:
     """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs); ``at_end``
     runs when the terminal's input ends (it may have gone away)."""
     if sys.stdin.isatty() and sys.stdout.isatty():

@@ -21,7 +21,7 @@ from app.engine.agent import Agent
 from app.model.events import Event
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
-from app.ui.line.status import recap_lines, status_line, turn_summary
+from app.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
 from app.ui.shared.commands import is_command
 from app.ui.shared.mentions import expand_mentions
 
@@ -54,7 +54,7 @@ class LineChat:
         self.reader = reader
         self.printer = printer
         self.workspace = workspace
-        self.status = ""
+        self.status: Fragments = []
         self._turn: asyncio.Task[None] | None = None
         self._main: asyncio.Task[object] | None = None
         self._interrupted = False
@@ -74,7 +74,7 @@ class LineChat:
 
     async def step(self) -> bool:
         """Read one input and act on it; False when the user quits."""
-        self.status = status_line(self.runtime)
+        self.status = toolbar_fragments(self.runtime)
         try:
             text = await self.reader.read(PROMPT)
         except KeyboardInterrupt:

@@ -7,10 +7,15 @@ from app.engine.session import Session
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.shared.facts import facts_for
+from app.ui.shared.status import context_warning
 from app.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 NEWLINE_KEYS = "Esc+Enter or Ctrl+J"
 PREVIEW_WIDTH = 160
+WARNING_STYLE = "fg:ansiyellow bold"
+"""prompt-toolkit style of the context part from the watch line on."""
+Fragments = list[tuple[str, str]]
+"""(style, text) pairs: prompt-toolkit's formatted text."""
 
 
 def banner_lines(runtime: Runtime, version: str) -> list[str]:
@@ -24,18 +29,26 @@ def banner_lines(runtime: Runtime, version: str) -> list[str]:
     ]
 
 
-def status_line(runtime: Runtime) -> str:
-    """The prompt toolbar: model, context used, cache hits, session cost, the newline keys."""
+def toolbar_fragments(runtime: Runtime) -> Fragments:
+    """The prompt toolbar as styled fragments: model, context used (in the warning colour
+    from the watch line on), cache hits, session cost, the newline keys."""
     facts = facts_for(runtime, "")
     tokens, window = facts.context_tokens or 0, facts.context_window
     share = 100 * tokens / window if window else 0.0
     ratio = facts.cache_hit_ratio
     hits = f"cache hit {100 * ratio:.0f}% · " if ratio is not None else ""
     cost = format_cost(facts.cost_usd) if facts.usage_reported else "usage not reported"
-    return (
-        f" {facts.model} · context ~{tokens:,} tokens ({share:.0f}%) · "
-        f"{hits}{cost} · {NEWLINE_KEYS}: new line · /help"
-    )
+    style = WARNING_STYLE if context_warning(facts) else ""
+    return [
+        ("", f" {facts.model} · "),
+        (style, f"context ~{tokens:,} tokens ({share:.0f}%)"),
+        ("", f" · {hits}{cost} · {NEWLINE_KEYS}: new line · /help"),
+    ]
+
+
+def status_line(runtime: Runtime) -> str:
+    """The prompt toolbar as plain text."""
+    return "".join(text for _, text in toolbar_fragments(runtime))
 
 
 def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History as ToolkitHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
@@ -70,7 +71,7 @@ class PromptInput:
         self,
         workspace: Path,
         history: History,
-        toolbar: Callable[[], str],
+        toolbar: Callable[[], list[tuple[str, str]]],
         at_end: Callable[[], object] | None = None,
     ) -> None:
         self.at_end = at_end
@@ -81,7 +82,7 @@ class PromptInput:
             completer=LineCompleter(workspace),
             complete_while_typing=True,
             prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
-            bottom_toolbar=toolbar,
+            bottom_toolbar=lambda: FormattedText(toolbar()),
         )
         self._questions: PromptSession[str] | None = None
 

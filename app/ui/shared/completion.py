@@ -12,7 +12,10 @@ from pathlib import Path
 
 MAX_CANDIDATES = 50
 SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache"})
-SUBCOMMANDS: dict[str, tuple[str, ...]] = {"context": ("restore",)}
+SUBCOMMANDS: dict[str, tuple[str, ...]] = {
+    "context": ("restore",),
+    "notes": ("add", "delete"),
+}
 
 CommandTable = Sequence[tuple[str, str]]
 """(name, summary) of each command."""

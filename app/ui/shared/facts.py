@@ -12,10 +12,14 @@ if TYPE_CHECKING:
 
 
 def idle_handled(runtime: Runtime) -> bool:
-    """Whether this idle episode was already tidied (an edit since the last response)."""
+    """Whether this idle gap was already tidied: every kind of idle cleanup ran in it."""
+    from app.context.idle import gap_starts
+
     session = runtime.agent.session
     last = session.last_response_at
-    return last is not None and any(edit.at >= last for edit in session.edits)
+    if last is None:
+        return False
+    return all(start is None for start in gap_starts(session.edits, last).values())
 
 
 def estimate_context(runtime: Runtime, window: int) -> int:
@@ -48,4 +52,5 @@ def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -
         cost_usd=runtime.session_cost(),
         cache_hit_ratio=session.usage.cache_hit_ratio,
         usage_reported=session.usage.reported,
+        watch_fraction=settings.context.compression.watch_threshold,
     )

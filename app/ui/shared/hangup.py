@@ -112,6 +112,7 @@ class HangupWatch:
             return
         self.fired = True
         self.stop()
+        _ignore_later_hangups()
         detach(self.ttys)
         self.on_hangup()
 
@@ -133,6 +134,14 @@ class HangupWatch:
         self._timer = None
         if not self.check():
             self._schedule()
+
+
+def _ignore_later_hangups() -> None:
+    """Ignore SIGHUP from now on: lull is leaving cleanly, and a late SIGHUP (the terminal
+    can send it after its end was seen another way) must not kill it half-way through
+    saving (removing the loop's handler alone would restore the default action)."""
+    with contextlib.suppress(ValueError, OSError):  # not the main thread: nothing to do
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 class GuardedOutput:

@@ -30,7 +30,9 @@ def open_runtime(
         print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)
     for note in runtime.start_notes:
         print(f"lull: {note}", file=sys.stderr)
-    for note in runtime.session_notes():
+    for note in [*runtime.cache_warnings(), *runtime.session_notes()]:
+        print(f"lull: warning: {note}", file=sys.stderr)
+    for note in runtime.mcp_notes():
         print(f"lull: warning: {note}", file=sys.stderr)
     return runtime, 0
 

@@ -41,6 +41,7 @@ class StatusFacts:
     usage_reported: bool = True
     waiting_since: float | None = None
     first_token_seconds: float | None = None
+    watch_fraction: float = defaults.WATCH_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,14 @@ def money(value: float) -> str:
     if value < 10:
         return f"${value:.3f}"
     return f"${value:,.2f}"
+
+
+def context_warning(facts: StatusFacts) -> bool:
+    """True when the context has reached the watch line (``context.compression.
+    watchThreshold``): front ends show it in a warning colour."""
+    if facts.context_tokens is None:
+        return False
+    return facts.context_tokens >= facts.watch_fraction * max(1, facts.context_window)
 
 
 def context_part(facts: StatusFacts) -> Part | None:
@@ -201,3 +210,16 @@ def fit(parts: list[Part], width: int) -> str:
 def status_line(facts: StatusFacts, now: float, width: int) -> str:
     """The whole status line for a terminal ``width`` cells wide."""
     return fit(status_parts(facts, now), width)
+
+
+def warning_span(facts: StatusFacts, line: str) -> tuple[int, int] | None:
+    """Where in ``line`` the context part stands, when it is to be shown in the warning
+    colour (None when below the watch line or not shown)."""
+    part = context_part(facts)
+    if part is None or not context_warning(facts):
+        return None
+    for text in (part.long, part.short):
+        start = line.find(text) if text else -1
+        if start >= 0:
+            return start, start + len(text)
+    return None

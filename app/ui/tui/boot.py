@@ -82,8 +82,11 @@ def warm_estimate(runtime: Runtime) -> int | None:
 
 def startup_notes(runtime: Runtime) -> list[tuple[str, str]]:
     """(text, level) lines to show once the runtime is ready: settings problems, how the
-    start-up went (e.g. the model chosen), torn files."""
+    start-up went (e.g. the model chosen), idle thresholds shorter than the cache lifetime,
+    torn files."""
     notes: list[tuple[str, str]] = [(d.message, d.level) for d in runtime.loaded.diagnostics]
     notes.extend((note, "info") for note in runtime.start_notes)
+    notes.extend((note, "warning") for note in runtime.mcp_notes())
+    notes.extend((note, "warning") for note in runtime.cache_warnings())
     notes.extend((note, "warning") for note in runtime.session_notes())
     return notes

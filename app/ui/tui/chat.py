@@ -22,10 +22,14 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
+    SubagentUpdate,
     ToolFinished,
     ToolStarted,
     TurnFailed,
@@ -101,6 +105,7 @@ class Chat:
         """The runtime is ready: ask with the modal, show a resumed transcript, drain the queue."""
         self.runtime = runtime
         runtime.agent.set_approver(ModalApprover(self.app, self._asking))
+        runtime.start_tools()  # MCP servers start in the background, after the first paint
         if runtime.agent.session.transcript:
             await self.redraw()
         for text, level in notes:
@@ -280,6 +285,12 @@ class Chat:
             case ContextEdited():
                 self._context_tokens = None  # the view shrank: estimate it again
                 self.refresh_status()
+            case SubagentUpdate(step="request"):
+                self.refresh_status()  # the sub-agent's cost counts
+            case SubagentUpdate(agent=agent):
+                self._state(f"sub-agent {agent} working")
+            case GuardrailTriggered() | AttemptStarted() | AttemptFinished():
+                pass
             case TurnStarted() | Notice() | TurnFinished() | TurnFailed():
                 pass
             case _:
@@ -300,6 +311,11 @@ class Chat:
                 await asyncio.wait_for(self.idle.wait(), timeout)
             except TimeoutError:
                 log.warning("turn did not stop within %.1f s at exit", timeout)
+        if self.runtime is not None:
+            try:
+                await asyncio.wait_for(self.runtime.stop_tools(), timeout)
+            except TimeoutError:
+                log.warning("MCP servers did not stop within %.1f s at exit", timeout)
 
     def close(self) -> str | None:
         """Close the session file; the id to resume, if the session holds anything."""

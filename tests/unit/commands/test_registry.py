@@ -28,7 +28,11 @@ def test_help_lists_every_visible_command_with_its_usage(runtime: Runtime) -> No
         ("/c", "/c is ambiguous: /clear, /context, /compact, /cost"),
         ("/", "type a command after /, e.g. /help"),
         ("/cost extra", "/cost takes no argument (got 'extra')"),
-        ("/context bogus", "unknown /context argument 'bogus'; try /context or /context restore"),
+        (
+            "/context bogus",
+            "unknown /context argument 'bogus'; try /context or /context restore "
+            "[clears|compression]",
+        ),
         ("/model two words", "a model name has no spaces (got 'two words'); usage: /model NAME"),
         ("/clear now", "/clear takes no argument (got 'now')"),
         ("/settings nosuch", "no setting starts with 'nosuch'; try /settings or /settings model"),

@@ -15,7 +15,7 @@ from app.commands import (
 from app.context.cachebreak import CacheBreakDetector, find_detector
 from app.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.support import run
+from tests.support import run, summary_of
 from tests.unit.commands.support import drive
 
 
@@ -56,7 +56,7 @@ async def test_compact_returns_a_stream_the_front_end_drives(
 ) -> None:
     if not hasattr(runtime.agent, "compact"):
         pytest.skip("Agent.compact is not in this build")
-    fake.script(Reply(text="a long answer " * 50), Reply(text="## Goal\nsummary of the talk"))
+    fake.script(Reply(text="a long answer " * 50), Reply(text=summary_of("summary of the talk")))
     await run(runtime.agent, "tell me a lot " * 20)
     result = run_command(runtime, "/compact the goal")
     assert result.lines == ("compacting the conversation (focus: the goal)",)
@@ -97,3 +97,46 @@ async def test_context_reports_prompt_cache_breaks_and_clear_starts_a_fresh_dete
     await run(runtime.agent, "new topic")
     await run(runtime.agent, "more")
     assert detector.unexpected == []  # the new session is not compared with the old one
+
+
+async def test_context_lists_what_each_compression_replaced_and_restore_undoes_it(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    fake.script(
+        Reply(text=" ".join(f"a long answer, part {n}" for n in range(80))),
+        Reply(text=" ".join(f"another long answer, part {n}" for n in range(80))),
+        Reply(text=summary_of("summary of the talk")),
+    )
+    await run(runtime.agent, "tell me a lot")
+    await run(runtime.agent, "and more")
+    await drive(run_command(runtime, "/compact"))
+    lines = run_command(runtime, "/context").lines
+    listed = [line for line in lines if line.startswith("  #1 (manual, in force): replaced ")]
+    assert len(listed) == 1 and "critical content pinned verbatim" in listed[0]
+    assert "compressions (the session file keeps every message; " in " ".join(lines)
+
+    restored = run_command(runtime, "/context restore compression")
+    assert restored.lines[0].startswith("restored the latest compression (")
+    assert restored.events  # a ContextEdited the front end shows
+    assert any(
+        line.startswith("  #1 (manual, restored)")
+        for line in run_command(runtime, "/context").lines
+    )
+    nothing = run_command(runtime, "/context restore")
+    assert nothing.lines == ("nothing to restore: nothing is cleared or compressed",)
+    bad = run_command(runtime, "/context restore everything")
+    assert bad.error and "try /context restore, /context restore clears" in bad.lines[0]
+
+
+async def test_context_lists_the_replies_the_guardrails_rolled_back(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="<tool_call>{}</tool_call>"), Reply(text=""), Reply(text="done"))
+    await run(runtime.agent, "go")
+    lines = run_command(runtime, "/context").lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("rolled-back replies: 2"))
+    assert "never sent to the model" in lines[start]
+    assert list(lines[start + 1 : start + 3]) == [
+        "  an empty reply: no text and no tool call",
+        "  a tool call written as text: <tool_call…> tag",
+    ]

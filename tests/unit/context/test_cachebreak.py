@@ -9,7 +9,7 @@ import pytest
 
 from app.context.cachebreak import CacheBreakDetector, find_detector
 from app.context.view import build_view
-from app.model.edits import ContextEdit, Restore, Summary
+from app.model.edits import ContextEdit, Restore, Summary, Supersede
 from app.model.messages import Message, Text, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
 from tests.unit.context.builders import NOW, assistant, plan, thinking, user
@@ -189,3 +189,52 @@ def test_the_detector_is_found_among_request_hooks() -> None:
     detector = CacheBreakDetector(list)
     assert find_detector([print, detector]) is detector
     assert find_detector([print]) is None
+
+
+def test_tools_a_source_announced_are_an_expected_break() -> None:
+    from app.context.cachebreak import CacheBreakDetector
+    from app.model.provider import ModelRequest, ToolSpec
+
+    added: dict[str, str] = {}
+    detector = CacheBreakDetector(lambda: [], lambda: added)
+    first = ToolSpec("read_file", "read", {"type": "object"})
+    late = ToolSpec("mcp__gh__search", "search", {"type": "object"})
+    detector(ModelRequest(system="s", messages=(), tools=(first,)), 1)
+    added["mcp__gh__search"] = "MCP server gh came up and added its tools"
+    detector(ModelRequest(system="s", messages=(), tools=(first, late)), 2)
+    assert detector.breaks[-1].expected and "gh came up" in detector.breaks[-1].cause
+    other = ToolSpec("mystery", "?", {"type": "object"})
+    detector(ModelRequest(system="s", messages=(), tools=(first, late, other)), 3)
+    assert not detector.breaks[-1].expected
+
+
+def test_the_light_step_and_a_restored_compression_are_expected_breaks() -> None:
+    s = Session()
+    for n in range(4):
+        s.transcript += loop_step(f"c{n}")
+        s.send()
+    s.edits.append(Supersede(("c0",), ("[Superseded: pointer]",)))
+    s.transcript.append(user("More."))
+    s.send()
+    [brk] = s.detector.breaks
+    assert brk.expected and brk.cause == "the light step replaced 1 superseded tool outputs"
+    summary = Summary(s.transcript[2].id, "summary")
+    s.edits.append(summary)
+    s.send()
+    s.edits.append(Restore((summary.id,)))
+    s.send()
+    assert [b.expected for b in s.detector.breaks] == [True, True, True]
+    assert s.detector.breaks[-1].cause == "/context restore brought back 1 edit(s)"
+
+
+def test_a_note_or_a_partial_answer_for_one_request_is_no_break() -> None:
+    s = Session()
+    s.send()
+    view = build_view(s.transcript, s.edits)
+    note = Message("user", (Text("Your previous reply was empty."),), origin="synthetic")
+    s.detector(req([*view, note], request_only=1), 2)  # a rolled-back reply's retry
+    partial = assistant(Text("The first half"))
+    s.detector(req([*view, partial], request_only=1, continue_final=True), 3)  # a prefill
+    s.transcript.append(assistant(Text("The first half and the rest.")))
+    s.send()
+    assert s.detector.breaks == []

@@ -269,3 +269,24 @@ def test_emergency_clear_reports_when_everything_is_not_enough() -> None:
 def test_nothing_to_clear_when_nothing_is_over(excess: int) -> None:
     view = [user("go"), *tool_step("c1")]
     assert plan_emergency_clear(view, excess, lambda r: 10) == ([], 0)
+
+
+def test_emergency_clear_goes_by_tier_and_never_takes_errors_or_notes() -> None:
+    view = [user("q1"), *tool_step("old", content="x" * 1000)]
+    view += [*tool_step("err", content="E" * 1000, error=True)]
+    view += [assistant(call("n1", "note", key="k", text="v")), results(result("n1", "note"))]
+    view += [user("q2"), *tool_step("mid", content="x" * 1000)]
+    view += [user("q3"), *tool_step("new", content="x" * 1000)]
+    ids, _ = plan_emergency_clear(view, 10**9, lambda r: len(r.content) // 10)
+    assert ids == ["old", "mid", "new"]  # standard first, then the recent (important) ones
+    assert plan_emergency_clear(view, 150, lambda r: len(r.content) // 10)[0] == ["old", "mid"]
+
+
+def test_fit_head_clears_standard_outputs_before_important_ones() -> None:
+    head = [user("q1"), *tool_step("old", content="a" * 300)]
+    head += [user("q2"), *tool_step("recent", content="b" * 3000)]
+    head += [user("q3"), *tool_step("newest", content="c" * 300)]
+    fitted = fit_head(head, _size, limit=100)
+    contents = {r.call_id: r.content for m in fitted for r in m.tool_results}
+    assert contents["old"] == CLEARED_TOOL_RESULT  # standard, though the smallest
+    assert contents["recent"] == CLEARED_TOOL_RESULT and contents["newest"] == "c" * 300

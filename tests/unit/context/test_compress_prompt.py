@@ -6,6 +6,7 @@ from app.context.compress_prompt import (
     SECTIONS,
     SUMMARY_MARKER,
     clean_summary,
+    missing_sections,
     summary_instruction,
     summary_messages,
 )
@@ -20,7 +21,52 @@ def test_the_instruction_asks_for_every_section_and_no_tools() -> None:
         assert f"## {name}" in text
     assert "Do NOT call any tools" in text
     assert "under about 1200 words" in text
-    assert "Goal" in SECTIONS and "Next step" in SECTIONS
+
+
+def test_the_summary_has_the_eleven_fields() -> None:
+    assert SECTIONS == (
+        "User goal",
+        "Constraints and preferences",
+        "Active tasks",
+        "Completed tasks",
+        "Decisions and why",
+        "Files touched",
+        "Errors and fixes",
+        "Unresolved errors",
+        "Key facts",
+        "Current plan",
+        "Next step",
+    )
+    assert "quoted\n  verbatim" in summary_instruction(500)  # constraints: the user's words
+
+
+def test_a_complete_summary_is_recognised_whatever_the_heading_style() -> None:
+    plain = "\n".join(f"## {name}\nnone" for name in SECTIONS)
+    assert missing_sections(plain) == []
+    styled = "\n".join(
+        f"### {n}. {name.upper()}:\nx" if n % 2 else f"**{name}**\nx"
+        for n, name in enumerate(SECTIONS, 1)
+    )
+    assert missing_sections(styled) == []
+
+
+def test_missing_sections_are_named_in_order() -> None:
+    text = "## User goal\nship it\n## Next step\nrun the tests\nKey facts are here too"
+    missing = missing_sections(text)
+    assert missing[0] == "Constraints and preferences" and "Key facts" in missing
+    assert "User goal" not in missing and "Next step" not in missing
+    assert missing_sections("") == list(SECTIONS)
+
+
+def test_the_retry_instruction_says_why_and_lists_every_section() -> None:
+    text = summary_instruction(500, reminder="the summary lacks the section(s) Key facts")
+    assert "REMINDER: your previous answer was rejected because the summary lacks" in text
+    assert "User goal, Constraints and preferences" in text
+
+
+def test_files_still_being_worked_on_are_named_for_detail() -> None:
+    text = summary_instruction(500, important=("src/a.py", "b.py"))
+    assert "files still being worked on: src/a.py, b.py." in text
 
 
 def test_a_focus_is_passed_on() -> None:

@@ -22,6 +22,7 @@ from app.context.compress_plan import (
     split_points,
 )
 from app.context.estimate import estimate_message_tokens, estimate_part_tokens, estimate_tokens
+from app.context.tiers import classify
 from app.context.view import SUMMARY_PREFIX, build_view
 from app.model.edits import ClearToolResults, ContextEdit, Summary
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
@@ -154,8 +155,15 @@ def test_compressed_view_is_valid_and_fits(
         event("emergency clear")
         assert_valid_request(view)
         estimate = fixed + tokens(view)
+        critical = classify(view)
         everything_cleared = all(
-            r.content == CLEARED_TOOL_RESULT or saving(r) <= 0 for m in view for r in m.tool_results
+            r.content == CLEARED_TOOL_RESULT
+            or saving(r) <= 0
+            or r.is_error
+            or critical.result(r.call_id) == "critical"
+            for m in view
+            for r in m.tool_results
         )
         assert not budget.over_limit(estimate) or everything_cleared
+        assert not any(r.is_error and r.cleared for m in view for r in m.tool_results)
     assert estimate <= before  # never larger than what it replaced

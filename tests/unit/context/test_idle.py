@@ -12,17 +12,19 @@ from app.context.idle import (
     DEFAULT_COMPACTABLE,
     IdlePolicy,
     describe_edit,
+    gap_starts,
     idle_gap_minutes,
     plan_idle_cleanup,
 )
 from app.context.view import build_view
-from app.model.edits import ClearThinking, ClearToolResults
+from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
 from tests.unit.context.builders import (
     NOW,
     REF,
     THINKING_ONLY,
     TOOLS_ONLY,
+    ago,
     assistant,
     call,
     plan,
@@ -129,12 +131,13 @@ def test_clears_old_compactable_results_and_keeps_recent() -> None:
     assert tool_edit(edits).kept == 1
 
 
-def test_non_compactable_tools_untouched_and_keep_floored() -> None:
+def test_non_compactable_tools_untouched_and_keep_zero_clears_the_rest() -> None:
     history = [user("q")]
     history += tool_step("ask", "ask_user_question", "y" * 400)
     history += tool_step("r1", "read_file")
     policy = IdlePolicy(tool_results_threshold_minutes=5, tool_results_num_to_keep=0)
-    assert plan(history, policy) == []
+    edit = tool_edit(plan(history, policy))
+    assert edit.call_ids == ("r1",) and edit.kept == 0  # the reference floors 0 to 1
 
 
 def test_already_cleared_results_are_skipped() -> None:
@@ -153,11 +156,11 @@ def test_keep_count_larger_than_results_is_a_no_op() -> None:
 
 
 @pytest.mark.parametrize("keep", [0, -3])
-def test_keep_count_is_floored_to_one(keep: int) -> None:
+def test_keep_count_zero_keeps_none(keep: int) -> None:
     policy = IdlePolicy(tool_results_threshold_minutes=5, tool_results_num_to_keep=keep)
     edit = tool_edit(plan(reads("a", "b", "c"), policy))
-    assert edit.call_ids == ("a", "b")
-    assert edit.kept == 1
+    assert edit.call_ids == ("a", "b", "c")
+    assert edit.kept == 0
 
 
 def test_other_parts_of_a_cleared_message_are_preserved() -> None:
@@ -288,12 +291,14 @@ def test_results_smaller_than_the_sentinel_are_left_alone() -> None:
     assert estimate_messages_tokens(view) < estimate_messages_tokens(history)
 
 
-def test_a_small_recent_result_still_takes_its_keep_slot() -> None:
-    # The keep slots go to the N newest successful compactable results, whatever their size.
+def test_a_small_result_takes_no_keep_slot() -> None:
+    # As the module docstring says: only clearable results (larger than the sentinel) take
+    # a slot, so a tiny newest result does not push a real one out of the kept window.
     history = [user("q"), *tool_step("a"), *tool_step("b"), *tool_step("tiny", content="ok")]
-    edits = plan(history)  # keep 1: "tiny" is the newest, so both older reads are cleared
-    assert tool_edit(edits).call_ids == ("a", "b")
+    edits = plan(history)  # keep 1: "b" is the newest clearable result
+    assert tool_edit(edits).call_ids == ("a",)
     assert tool_edit(edits).kept == 1
+    assert result_by_id(build_view(history, edits), "b").content == "x" * 400
 
 
 def test_nothing_worth_clearing_returns_no_edit() -> None:
@@ -354,3 +359,49 @@ def test_a_call_id_shared_with_an_error_is_never_cleared() -> None:
     history = [user("q"), *tool_step("dup"), *tool_step("dup", error=True), *tool_step("b")]
     history += tool_step("c")
     assert tool_edit(plan(history)).call_ids == ("b",)
+
+
+def test_compactable_entries_may_name_a_prefix() -> None:
+    from app.context.idle import is_compactable
+
+    assert is_compactable("mcp__gh__search", frozenset({"mcp__gh__*"}))
+    assert not is_compactable("mcp__other__x", frozenset({"mcp__gh__*", "read_file"}))
+
+
+# --- one cleanup per kind and gap -----------------------------------------------------------
+
+
+def test_each_kind_has_its_own_gap() -> None:
+    last = ago(30)
+    assert gap_starts([], None) == {"tool_results": None, "thinking": None}
+    assert gap_starts([], last) == {"tool_results": last, "thinking": last}
+    thinking_clear = ClearThinking(("m",), at=ago(20))
+    starts = gap_starts([thinking_clear], last)
+    assert starts == {"tool_results": last, "thinking": None}  # the other kind stays open
+    old_clear = ClearToolResults(("c",), at=ago(100))  # an earlier gap's clear
+    restore = Restore((thinking_clear.id, old_clear.id), at=ago(10))
+    starts = gap_starts([old_clear, thinking_clear, restore], last)
+    assert starts == {"tool_results": ago(10), "thinking": ago(10)}  # afresh from the restore
+    emergency = ClearToolResults(("d",), reason="emergency", at=ago(5))
+    summary = Summary("x", "s", at=ago(5))
+    light = Supersede(("e",), ("[p]",), at=ago(5))
+    assert gap_starts([emergency, summary, light], last) == {"tool_results": last, "thinking": last}
+    undo_summary = Restore((summary.id,), at=ago(4))
+    assert gap_starts([summary, undo_summary], last)["tool_results"] == last
+
+
+def test_a_later_longer_gap_still_clears_after_an_earlier_partial_cleanup() -> None:
+    history = [*reads("a", "b", "c"), assistant(thinking(), Text("done"))]
+    policy = IdlePolicy(5, 60, 1)
+    first = plan(history, policy, idle=10)
+    assert [type(e) for e in first] == [ClearThinking]
+    earlier = [ClearThinking(first[0].message_ids, at=ago(110))]  # made 10 min into the gap
+    later = plan_idle_cleanup(
+        build_view(history, earlier),
+        policy=policy,
+        last_response_at=ago(120),
+        now=NOW,
+        thinking_rule="all",
+        edits=earlier,
+    )
+    assert [type(e) for e in later] == [ClearToolResults]

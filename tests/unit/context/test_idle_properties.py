@@ -156,15 +156,11 @@ def assert_accounting_and_stable(
 def assert_tool_result_rule(
     history: Sequence[Message], cleaned: Sequence[Message], policy: IdlePolicy
 ) -> None:
-    """The N newest successful compactable results and every error stay verbatim."""
+    """The N newest clearable results (0: none) and every error stay verbatim; tiny results
+    take no keep slot."""
     after = {r.call_id: r for r in all_results(cleaned)}
-    keep = max(1, policy.tool_results_num_to_keep)
-    successful = [
-        r
-        for r in all_results(history)
-        if r.name in policy.compactable and not r.is_error and not r.cleared
-    ]
-    for original in successful[-keep:]:
+    keep = max(0, policy.tool_results_num_to_keep)
+    for original in clearable(history, policy)[len(clearable(history, policy)) - keep :]:
         assert after[original.call_id] == original
     for original in all_results(history):
         if original.is_error or original.name not in policy.compactable:

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from app.context.view import SUMMARY_PREFIX, build_view
-from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
+from app.model.messages import (
+    CLEARED_TOOL_RESULT,
+    Image,
+    Message,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    cleared_image_text,
+)
 
 
 def _history() -> list[Message]:
@@ -46,3 +55,16 @@ def test_summary_replaces_the_head() -> None:
     assert len(view) == 1
     assert view[0].text.startswith(SUMMARY_PREFIX)
     assert view[0].text.endswith("q2")
+
+
+def test_cleared_images_and_light_pointers_are_applied_and_restorable() -> None:
+    shot = Message("user", (Text("look"), Image("image/png", "AAAA"), Image("image/jpeg", "BBBB")))
+    read = Message("user", (ToolResult("c1", "read_file", "x" * 400),), origin="tool")
+    clear = ClearToolResults((), images=(f"{shot.id}#1",))
+    light = Supersede(("c1",), ("[Superseded: a.py]",))
+    view = build_view([shot, read], [clear, light])
+    assert view[0].parts[1] == Image("image/png", "AAAA")
+    assert view[0].parts[2] == Text(cleared_image_text("image/jpeg"))
+    result = view[1].tool_results[0]
+    assert result.content == "[Superseded: a.py]" and result.cleared
+    assert build_view([shot, read], [clear, light, Restore((clear.id, light.id))]) == [shot, read]

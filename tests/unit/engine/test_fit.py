@@ -14,11 +14,11 @@ from app.model.events import ContextEdited, Event, Notice, RequestFinished, Turn
 from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
 from app.model.provider import ModelRequest, ProviderError
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import run
+from tests.support import run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 
 WINDOW = 6_000
-SUMMARY = "## Goal\nRead every file.\n## Next step\nKeep reading."
+SUMMARY = summary_of("Read every file.", "Keep reading.")
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))  # ~2 KB
 
 
@@ -169,13 +169,15 @@ async def test_the_tokenizer_loads_once_counting_exactly_could_change_a_decision
     agent = make_agent(context_window=20_000, max_output_tokens=1_000)
     exact_at_request: list[bool] = []
     agent.request_hooks.append(lambda _r, _i: exact_at_request.append(agent.fitter.counter.exact))
-    assert agent.fitter.decision_points(agent.shape()) == (16_000, 18_095, 18_095)
+    # light line, compression trigger, emergency line, input limit, output clamp
+    points = (10_000, 16_000, 18_000, 18_095, 18_095)
+    assert agent.fitter.decision_points(agent.shape()) == points
     await run(agent, "hello")
-    assert exact_at_request == [False]  # ~2k tokens: even 4 times that is under 16k
+    assert exact_at_request == [False]  # ~2k tokens: even 4 times that is under 10k
     other = make_agent(context_window=20_000, max_output_tokens=1_000)
     other.request_hooks.append(lambda _r, _i: exact_at_request.append(other.fitter.counter.exact))
     events = await run(other, "please consider this carefully " * 700)
-    # ~7.4k estimated, nothing reported yet: 3.7k to 30k, across 16k: counted exactly
+    # ~7.4k estimated, nothing reported yet: 3.7k to 30k, across 10k: counted exactly
     assert exact_at_request[-1] is True
     assert not any(isinstance(e, ContextEdited) for e in events)
 

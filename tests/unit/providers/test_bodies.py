@@ -63,7 +63,8 @@ def anthropic_reference(req: ModelRequest) -> dict[str, Any]:
 def openai_reference(req: ModelRequest, vendor: str) -> dict[str, Any]:
     params = wire_safe(openai_wire.build_params(req, "gpt-5", vendor))  # type: ignore[arg-type]
     messages = params.pop("messages")
-    return {**params, "messages": messages}
+    extra = params.pop("extra_body", {})  # the SDK merges it into the body
+    return {**params, **extra, "messages": messages}
 
 
 @pytest.mark.parametrize("caching", [True, False])
@@ -88,6 +89,38 @@ def test_openai_bodies_are_the_reference_parameters_request_after_request(vendor
     for end in range(1, len(messages) + 1):
         req = request(messages[:end])
         assert json.loads(body.encode(req)) == openai_reference(req, vendor)
+
+
+def partial_answer(messages: list[Message]) -> list[Message]:
+    """``messages`` and a partial answer (with trailing whitespace) being continued."""
+    return [*messages, Message("assistant", (Text("The answer so far  \n"),), origin="model")]
+
+
+@pytest.mark.parametrize("caching", [True, False])
+def test_anthropic_prefill_and_tool_choice_none_are_the_reference_parameters(
+    caching: bool,
+) -> None:
+    body = AnthropicBody(MODEL)
+    messages = partial_answer(conversation(12))
+    for req in (
+        request(messages, prompt_caching=caching, continue_final=True, request_only=1),
+        request(messages[:-1], prompt_caching=caching, tool_choice="none"),
+        request(messages, prompt_caching=caching, continue_final=True, request_only=1),
+    ):
+        encoded = json.loads(body.encode(req))
+        assert encoded == anthropic_reference(req)
+    assert encoded["messages"][-1]["content"][-1]["text"] == "The answer so far"
+    assert messages[-1].parts == (Text("The answer so far  \n"),)  # kept as it was
+
+
+@pytest.mark.parametrize("vendor", ["vllm", "sglang", "openai"])
+def test_openai_continue_final_message_is_merged_into_the_body(vendor: str) -> None:
+    body = OpenAIBody("gpt-5", vendor)  # type: ignore[arg-type]
+    req = request(partial_answer(conversation(3)), continue_final=True, tool_choice="none")
+    encoded = json.loads(body.encode(req))
+    assert encoded == openai_reference(req, vendor)
+    assert "extra_body" not in encoded and encoded["tool_choice"] == "none"
+    assert ("continue_final_message" in encoded) == (vendor != "openai")
 
 
 def test_each_message_is_encoded_once() -> None:

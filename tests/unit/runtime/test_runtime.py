@@ -170,3 +170,20 @@ def test_an_allowed_path_no_file_name_can_hold_is_left_out_with_a_warning(
     [warning] = [d.message for d in runtime.loaded.diagnostics]
     assert "tools.allowedPaths: '/tmp/\\ud800x' is left out" in warning
     runtime.close()
+
+
+def test_keep_zero_and_the_stage_thresholds_reach_the_agent(workspace: Path) -> None:
+    settings = workspace / ".lull" / "settings.json"
+    settings.parent.mkdir()
+    compression = {"watchThreshold": 0.3, "lightThreshold": 0.45, "emergencyThreshold": 0.95}
+    settings.write_text(json.dumps({"context": {"compression": compression}}))
+    runtime = build_runtime(
+        RunOptions(workspace=workspace, demo=True), env={"LULL_TOOL_RESULTS_NUM_TO_KEEP": "0"}
+    )
+    config = runtime.agent.config
+    assert config.idle.tool_results_num_to_keep == 0
+    policy = config.compression
+    assert (policy.watch_threshold, policy.light_threshold, policy.threshold) == (0.3, 0.45, 0.8)
+    assert policy.emergency_threshold == 0.95
+    assert runtime.loaded.diagnostics == []
+    runtime.close()

@@ -8,7 +8,7 @@ from typing import Any
 SUPPORTED = {
     "$schema", "title", "description", "default", "type", "enum", "anyOf", "minimum",
     "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "pattern", "items",
-    "properties", "additionalProperties", "x-lull-project",
+    "properties", "additionalProperties", "x-lull-project", "required", "propertyNames",
 }  # fmt: skip
 
 
@@ -69,8 +69,18 @@ def is_valid(schema: dict[str, Any], value: object) -> bool:
 
 
 def _object_ok(schema: dict[str, Any], value: dict[str, Any]) -> bool:
-    """properties and additionalProperties: false."""
+    """properties, required, propertyNames and additionalProperties (false or a schema)."""
     properties = schema.get("properties", {})
-    if schema.get("additionalProperties") is False and set(value) - set(properties):
+    extra = schema.get("additionalProperties")
+    if extra is False and set(value) - set(properties):
+        return False
+    if any(key not in value for key in schema.get("required", ())):
+        return False
+    names = schema.get("propertyNames")
+    if names is not None and not all(is_valid(names, key) for key in value):
+        return False
+    if isinstance(extra, dict) and not all(
+        is_valid(extra, v) for k, v in value.items() if k not in properties
+    ):
         return False
     return all(is_valid(properties[k], v) for k, v in value.items() if k in properties)

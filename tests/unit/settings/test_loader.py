@@ -164,7 +164,7 @@ def test_wrong_type_names_key_path_and_keeps_the_lower_value(home: Home) -> None
     project = home.write_project(_idle(toolResultsNumToKeep="5", thinkingThresholdMinutes=1))
     loaded = home.load()
     assert messages(loaded) == [
-        f'{project}: {IDLE}.toolResultsNumToKeep: expected an integer >= 1, got "5"; '
+        f'{project}: {IDLE}.toolResultsNumToKeep: expected an integer >= 0, got "5"; '
         f"using 3 from {user}"
     ]
     idle = loaded.settings.context.clear_context_on_idle
@@ -235,7 +235,7 @@ def test_lull_still_runs_with_every_file_and_variable_broken(home: Home) -> None
     env = {
         "LULL_THINKING_THRESHOLD_MINUTES": "soon",
         "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "inf",
-        "LULL_TOOL_RESULTS_NUM_TO_KEEP": "0",
+        "LULL_TOOL_RESULTS_NUM_TO_KEEP": "-1",
         "LULL_APPROVAL_MODE": "YOLO",
     }
     loaded = home.load(env=env)
@@ -277,19 +277,30 @@ def test_non_finite_minutes_are_rejected(home: Home) -> None:
     assert math.isfinite(idle.thinking_threshold_minutes)
 
 
-@pytest.mark.parametrize("bad", [0, 2.5, -3, "5", None])
+@pytest.mark.parametrize("bad", [2.5, -3, "5", None])
 def test_keep_count_floor_in_files(home: Home, bad: float) -> None:
     home.write_user(_idle(toolResultsNumToKeep=bad))
     loaded = home.load()
     assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 5
-    assert "expected an integer >= 1" in messages(loaded)[0]
+    assert "expected an integer >= 0" in messages(loaded)[0]
 
 
-@pytest.mark.parametrize("bad", ["0", "2.5", "-1", "five", "1e1"])
+def test_keep_count_zero_keeps_none_in_files_and_env(home: Home) -> None:
+    # The reference (and lull before) turned 0 into 5 (or 1): the opposite of what was asked.
+    home.write_user(_idle(toolResultsNumToKeep=0))
+    loaded = home.load()
+    assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 0
+    assert messages(loaded) == []
+    from_env = home.load(env={"LULL_TOOL_RESULTS_NUM_TO_KEEP": "0"})
+    assert from_env.settings.context.clear_context_on_idle.tool_results_num_to_keep == 0
+    assert messages(from_env) == []
+
+
+@pytest.mark.parametrize("bad", ["2.5", "-1", "five", "1e1"])
 def test_bad_env_value_is_one_diagnostic_naming_the_variable(home: Home, bad: str) -> None:
     loaded = home.load(env={"LULL_TOOL_RESULTS_NUM_TO_KEEP": bad})
     assert messages(loaded) == [
-        f"env LULL_TOOL_RESULTS_NUM_TO_KEEP: expected an integer >= 1, got {bad!r}; ignored"
+        f"env LULL_TOOL_RESULTS_NUM_TO_KEEP: expected an integer >= 0, got {bad!r}; ignored"
     ]
     assert loaded.diagnostics[0].source == "env LULL_TOOL_RESULTS_NUM_TO_KEEP"
     assert loaded.settings.context.clear_context_on_idle.tool_results_num_to_keep == 5

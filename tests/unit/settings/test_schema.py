@@ -44,7 +44,7 @@ def model_defaults(obj: Any = None, prefix: str = "") -> dict[str, Any]:
         if dataclasses.is_dataclass(value):
             out.update(model_defaults(value, key + "."))
         else:
-            out[key] = list(value) if isinstance(value, tuple) else value
+            out[key] = FIELDS[key].check.to_json(value)  # an empty tuple: [] or {}
     return out
 
 
@@ -54,7 +54,7 @@ def schema_leaves(node: dict[str, Any], prefix: str = "") -> dict[str, dict[str,
     for name, child in node["properties"].items():
         if name == "$schema" and not prefix:
             continue
-        if child.get("type") == "object":
+        if child.get("type") == "object" and PROJECT_KEYWORD not in child:
             out.update(schema_leaves(child, f"{prefix}{name}."))
         else:
             out[prefix + name] = child
@@ -69,7 +69,9 @@ def defaults_document(obj: Any = None) -> dict[str, Any]:
         value = getattr(obj, field.name)
         if dataclasses.is_dataclass(value):
             value = defaults_document(value)
-        doc[_camel(field.name)] = list(value) if isinstance(value, tuple) else value
+        elif isinstance(value, tuple):
+            value = {} if field.name == "mcp_servers" else list(value)
+        doc[_camel(field.name)] = value
     return doc
 
 
@@ -88,7 +90,9 @@ def test_schema_keys_and_defaults_match_the_dataclass_model() -> None:
 def test_every_leaf_has_a_type_and_a_description_and_every_object_is_closed() -> None:
     def walk(node: dict[str, Any], where: str) -> None:
         assert node.get("description"), f"{where} has no description"
-        if node.get("type") == "object":
+        if node.get("type") == "object" and PROJECT_KEYWORD in node:  # a map-valued setting
+            assert isinstance(node["additionalProperties"], dict), where
+        elif node.get("type") == "object":
             assert node["additionalProperties"] is False, where
             for name, child in node["properties"].items():
                 walk(child, f"{where}.{name}")
@@ -107,7 +111,8 @@ def test_every_default_is_valid_under_the_schema() -> None:
 def test_schema_rejects_unknown_keys_and_wrong_types() -> None:
     assert not is_valid(SCHEMA, {"modle": {}})
     assert not is_valid(SCHEMA, {"model": {"contextWindow": True}})
-    assert not is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"toolResultsNumToKeep": 0}}})
+    assert not is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"toolResultsNumToKeep": -1}}})
+    assert is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"toolResultsNumToKeep": 0}}})
     assert is_valid(SCHEMA, {"context": {"clearContextOnIdle": {"thinkingThresholdMinutes": -1}}})
 
 
@@ -151,6 +156,7 @@ def test_every_key_says_what_a_project_file_may_do_with_it() -> None:
         rule = FIELDS[key].project
         assert leaf[PROJECT_KEYWORD] == rule, key
         sentence = {"yes": "Project files may set it.", "narrow": "Project files may only narrow",
+                    "trusted": "may add entries; they apply only in a workspace the user trusts",
                     "no": "Ignored in project files"}[rule]  # fmt: skip
         assert sentence in leaf["description"], key
 

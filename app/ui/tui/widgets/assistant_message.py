@@ -26,7 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 INTERRUPTED = "⏸ interrupted — this partial answer was not sent to the model"
-DISCARDED = "✗ discarded — the stream broke; this partial answer was not kept"
+DISCARDED = "✗ discarded — {reason}; this partial answer was not kept"
 FLUSH_SECONDS = 0.05  # text reaches the screen at most this often
 SLOWER_PER_CHAR = 1 / 20_000  # +50 ms per 1,000 characters of the live tail
 MAX_FLUSH_SECONDS = 0.5
@@ -244,10 +244,12 @@ class AssistantMessage(Vertical):
             self.interrupted = True
             await self.mount(Static(Text(INTERRUPTED), markup=False, classes="interrupted"))
 
-    async def discard(self) -> None:
-        """The engine threw this partial answer away (a cut stream): settle and mark it."""
+    async def discard(self, reason: str = "the stream broke") -> None:
+        """The engine threw this partial answer away (a cut stream, a rolled-back reply):
+        settle and mark it, saying why."""
         await self.finish()
         if not self.discarded:
             self.discarded = True
             self.add_class("discarded")
-            await self.mount(Static(Text(DISCARDED), markup=False, classes="interrupted"))
+            line = Text(DISCARDED.format(reason=reason))
+            await self.mount(Static(line, markup=False, classes="interrupted"))

@@ -10,9 +10,11 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from app.ui.shared.status import StatusFacts, status_line
+from app.ui.shared.status import StatusFacts, status_line, warning_span
 
 REFRESH_SECONDS = 1.0
+WARNING_STYLE = "bold yellow"
+"""The context part from the watch line on (``context.compression.watchThreshold``)."""
 
 
 class StatusBar(Static):
@@ -63,8 +65,19 @@ class StatusBar(Static):
         width = max(10, self.content_region.width or self.size.width or 80)
         return status_line(self.facts, self._clock(), width)
 
+    @property
+    def warning(self) -> str:
+        """The text shown in the warning colour ("" when none is)."""
+        span = warning_span(self.facts, self.line)
+        return self.line[span[0] : span[1]] if span else ""
+
     def _draw(self) -> None:
         line = self.line
-        if line != self._shown:  # one fixed-height line: no layout pass needed
-            self._shown = line
-            self.update(Text(line, no_wrap=True, overflow="ellipsis"), layout=False)
+        span = warning_span(self.facts, line)
+        key = f"{line}\0{span}"
+        if key != self._shown:  # one fixed-height line: no layout pass needed
+            self._shown = key
+            text = Text(line, no_wrap=True, overflow="ellipsis")
+            if span is not None:
+                text.stylize(WARNING_STYLE, *span)
+            self.update(text, layout=False)

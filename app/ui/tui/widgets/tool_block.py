@@ -89,6 +89,9 @@ class ToolBlock(Vertical):
         self._frame = 0
         self._timer: Timer | None = None
         self._header = Static(markup=False, classes="tool-header")
+        self._steps: list[str] = []
+        self._step_view: Static | None = None
+        self._step_box: Collapsible | None = None
 
     def compose(self) -> ComposeResult:
         """The header line, and the outcome if the result is already known (a replay)."""
@@ -189,6 +192,20 @@ class ToolBlock(Vertical):
         if self.call.name == "write_file" and isinstance(content, str):
             return write_as_diff(self.summary or "file", content)
         return None
+
+    async def add_step(self, text: str) -> None:
+        """A sub-agent's step inside this (task) call: listed in a collapsed block."""
+        self._steps.append(_one_line(text))
+        body = "\n".join(self._steps)
+        title = f"sub-agent ({len(self._steps)} steps)"
+        if self._step_view is None:
+            self._step_view = Static(Text(body), markup=False, classes="tool-preview")
+            self._step_box = Collapsible(self._step_view, title=title, collapsed=True)
+            await self.mount(self._step_box)
+        else:
+            self._step_view.update(Text(body))
+            if self._step_box is not None:
+                self._step_box.title = title
 
     def cancel(self) -> None:
         """The turn was interrupted before this call finished."""

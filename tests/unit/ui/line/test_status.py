@@ -11,7 +11,14 @@ from app.model.events import RequestFinished, TurnStarted
 from app.model.provider import Usage
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
-from app.ui.line.status import banner_lines, recap_lines, status_line, turn_summary
+from app.ui.line.status import (
+    WARNING_STYLE,
+    banner_lines,
+    recap_lines,
+    status_line,
+    toolbar_fragments,
+    turn_summary,
+)
 from tests.fakes import FakeServer, Reply
 from tests.support import run
 
@@ -56,3 +63,15 @@ async def test_recap_shows_the_last_exchange(runtime: Runtime, fake: FakeServer)
         "  you:  capital of France?",
         "  lull: Paris, of course.",
     ]
+
+
+async def test_the_toolbar_shows_the_context_in_the_warning_colour_at_the_watch_line(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    runtime.loaded.set("model.contextWindow", 1_000_000, "--test")
+    assert all(style == "" for style, _ in toolbar_fragments(runtime))
+    runtime.loaded.set("context.compression.watchThreshold", 0.001, "--test")
+    fragments = toolbar_fragments(runtime)
+    [(style, text)] = [f for f in fragments if f[0]]
+    assert style == WARNING_STYLE and text.startswith("context ~")
+    assert "".join(t for _, t in fragments) == status_line(runtime)

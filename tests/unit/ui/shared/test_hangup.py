@@ -33,6 +33,14 @@ def test_a_tty_whose_terminal_closed_has_hung_up(pty_pair: tuple[int, int]) -> N
     assert tty_hung_up(slave)
 
 
+@pytest.fixture(autouse=True)
+def sighup_disposition() -> Iterator[None]:
+    """Each test leaves SIGHUP as it found it (firing the watch ignores it for good)."""
+    previous = signal.getsignal(signal.SIGHUP)
+    yield
+    signal.signal(signal.SIGHUP, previous)
+
+
 async def test_the_watch_fires_once_when_the_tty_hangs_up(pty_pair: tuple[int, int]) -> None:
     master, slave = pty_pair
     spare = os.dup(slave)  # detach() points the watched descriptor at /dev/null
@@ -68,6 +76,15 @@ async def test_sighup_fires_the_watch() -> None:
         watch.stop()
         signal.signal(signal.SIGHUP, previous)
     assert watch.fired
+
+
+async def test_after_firing_a_late_sighup_is_ignored_not_fatal() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    watch = HangupWatch(lambda: None, ttys=[], poll_seconds=None)
+    watch.start()
+    watch.fire()  # seen another way (EIO, a hung-up tty) before the signal came
+    assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    os.kill(os.getpid(), signal.SIGHUP)  # with the default action this would end the test run
 
 
 async def test_an_ignored_sighup_stays_ignored() -> None:

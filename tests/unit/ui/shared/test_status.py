@@ -6,12 +6,14 @@ from dataclasses import replace
 
 from app.ui.shared.status import (
     StatusFacts,
+    context_warning,
     duration,
     fit,
     money,
     status_line,
     status_parts,
     tokens,
+    warning_span,
 )
 
 NOW = 1_700_000_000.0
@@ -113,3 +115,16 @@ def test_a_noticeable_time_to_first_token_shows_after_the_wait() -> None:
     assert "first token" not in status_line(facts(first_token_seconds=0.4), NOW, 200)
     narrower = status_line(shown, NOW, len(wide) - 1)
     assert "first token" not in narrower and "tidy in" in narrower and "$0.012" in narrower
+
+
+def test_the_context_is_a_warning_from_the_watch_line() -> None:
+    below = facts(context_tokens=79_999)
+    assert not context_warning(below) and warning_span(below, status_line(below, NOW, 200)) is None
+    at = facts(context_tokens=80_000)  # 40% of 200k: the default watch line
+    line = status_line(at, NOW, 200)
+    span = warning_span(at, line)
+    assert span is not None and line[span[0] : span[1]] == "ctx 80k/200k 40%"
+    narrow = status_line(at, NOW, 40)
+    span = warning_span(at, narrow)
+    assert span is None or narrow[span[0] : span[1]] in ("80k 40%", "ctx 80k/200k 40%")
+    assert context_warning(facts(context_tokens=20_000, watch_fraction=0.1))

@@ -1,0 +1,69 @@
+"""When each context step runs: the staged thresholds as one small, replaceable policy.
+
+Lines are fractions of the model's window (``context.compression.*``, see
+``compress_plan.make_budget``):
+
+* **watch** (0.4): nothing runs; front ends show the context in a warning colour;
+* **light** (0.5): superseded tool outputs become pointers (``light.py``), no model call;
+* **full** (0.8, ``threshold``): an LLM summary (``engine/compressor.py``);
+* **emergency** (0.9, or the prompt would not fit): the oldest outputs are cleared.
+
+Every light or full step rewrites the conversation and so costs one prompt-cache write; to
+keep that rare, each runs **at most once per crossing** of its line, never on every request:
+the light step re-arms only once a compression has brought the context back under the light
+line (the light step itself does not: falling back under the line because of what it freed
+and crossing again a few requests later would rewrite the cache over and over), and full
+compression follows :class:`CompressionGuard` (after an attempt that failed or left the
+context above the line, it waits until the context has grown by 5% of the window). A light
+step that would free less than a quarter of the prompt is skipped for the crossing
+(``light.MIN_SHARE``). :class:`StageSchedule` is the only place that decides when;
+``engine/fit.py`` asks it before every request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.context.compress_plan import Budget, CompressionGuard, decide
+
+
+@dataclass
+class StageSchedule:
+    """The light step's crossing state and the full compression's guard, for one agent."""
+
+    guard: CompressionGuard = field(default_factory=CompressionGuard)
+    light_armed: bool = True
+    compressed_since_light: bool = False
+
+    def seen(self, estimate: int, budget: Budget) -> None:
+        """Note the current context size: back under the light line after a compression
+        re-arms the light step."""
+        self.guard.seen(estimate)
+        if self.compressed_since_light and estimate < budget.light:
+            self.light_armed, self.compressed_since_light = True, False
+
+    def compressed(self) -> None:
+        """A summary was accepted: the light step may run at the next crossing."""
+        self.compressed_since_light = True
+
+    def light_due(self, estimate: int, budget: Budget) -> bool:
+        """True when the context has crossed the light line since the light step last ran."""
+        return self.light_armed and estimate >= budget.light
+
+    def light_ran(self) -> None:
+        """The light step ran for this crossing (whether or not it found anything)."""
+        self.light_armed = False
+
+    def compress_due(self, estimate: int, budget: Budget, *, overflow: bool) -> bool:
+        """True when full compression should run before this request (``overflow``: the
+        provider has just said the prompt is too long)."""
+        return decide(estimate, budget, self.guard, overflow=overflow) == "compress"
+
+    def emergency_due(self, estimate: int, budget: Budget) -> bool:
+        """True when the emergency clear should run: at the emergency line or over the limit."""
+        return budget.over_emergency(estimate)
+
+    @staticmethod
+    def watching(estimate: int, budget: Budget) -> bool:
+        """True at or above the watch line (front ends warn)."""
+        return estimate >= budget.watch

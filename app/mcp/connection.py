@@ -1,0 +1,338 @@
+"""One MCP server: started on first need, its tools listed once, calls made, restarted after
+a failure.
+
+A connection is held by one background task (:meth:`McpConnection._hold`) that enters the
+SDK's transport and :class:`mcp.ClientSession` and stays inside them until the connection is
+dropped, so the SDK's task groups are entered and left in the same task; calls are made from
+the tool runner's tasks on the same event loop. A server that does not start within its
+``timeoutSeconds``, dies, or does not answer a call in time becomes an :class:`McpFailure`
+with the tail of its stderr; the connection is dropped and the next use starts it again.
+Every line a stdio server writes to stderr goes to the debug log (``lull.mcp``).
+
+The SDK is imported only here, and only when a server starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from app.model.mcp import McpServerConfig
+
+log = logging.getLogger("lull.mcp")
+
+ServerState = Literal["stopped", "starting", "ready", "failed"]
+STDERR_LINES = 20
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_HTTP_READ_SECONDS = 300.0
+
+
+class McpFailure(Exception):
+    """The server could not be reached, crashed or timed out; the message is one line (plus
+    the server's stderr tail when it has one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTool:
+    """One tool as the server listed it."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    read_only_hint: bool = False
+
+
+def expand(text: str, env: Mapping[str, str]) -> str:
+    """``${VAR}`` and ``${VAR:-default}`` replaced from ``env`` (as Claude Code's .mcp.json)."""
+    return _VARIABLE.sub(lambda m: env.get(m.group(1), m.group(2) or ""), text)
+
+
+class StderrTail:
+    """The last lines a server wrote to stderr; each line is also logged at debug level."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.lines: deque[str] = deque(maxlen=STDERR_LINES)
+
+    def add(self, line: str) -> None:
+        """Keep and log one line."""
+        line = line.rstrip("\r\n")
+        if line.strip():
+            self.lines.append(line)
+            log.debug("mcp %s stderr: %s", self.server, line)
+
+    def text(self) -> str:
+        """The kept lines, for an error result ("" when there are none)."""
+        return "\n".join(self.lines)
+
+
+class _StderrProtocol(asyncio.Protocol):
+    """Reads a server's stderr pipe line by line into a :class:`StderrTail`."""
+
+    def __init__(self, tail: StderrTail) -> None:
+        self.tail = tail
+        self.buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        *lines, self.buffer = self.buffer.split(b"\n")
+        for line in lines:
+            self.tail.add(line.decode("utf-8", "replace"))
+
+    def eof_received(self) -> bool | None:
+        if self.buffer:
+            self.tail.add(self.buffer.decode("utf-8", "replace"))
+            self.buffer = b""
+        return None
+
+
+class McpConnection:
+    """A server, its state and last error, and the calls to its tools."""
+
+    def __init__(
+        self, config: McpServerConfig, workspace: Path, env: Mapping[str, str] | None = None
+    ) -> None:
+        self.config = config
+        self.workspace = workspace
+        self.env = dict(os.environ if env is None else env)
+        self.state: ServerState = "stopped"
+        self.last_error = ""
+        self.tools: list[RemoteTool] | None = None
+        self.stderr = StderrTail(config.name)
+        self.starts = 0
+        self._session: Any = None
+        self._holder: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def name(self) -> str:
+        """The server's name in the settings."""
+        return self.config.name
+
+    # --- starting ---------------------------------------------------------------------
+
+    async def connect(self) -> Any:
+        """The live session, starting the server first if it is not running; raises
+        :class:`McpFailure` when it cannot start within its timeout."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._session is not None and self._holder is not None and not self._holder.done():
+                return self._session
+            await self._drop()
+            return await self._start()
+
+    async def _start(self) -> Any:
+        self.state = "starting"
+        self.starts += 1
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        stop = asyncio.Event()
+        self._ready, self._stop = ready, stop
+        self._holder = asyncio.create_task(self._hold(ready, stop), name=f"mcp {self.name}")
+        timeout = self.config.timeout_seconds
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except TimeoutError:
+            await self._drop()
+            raise self._failed(f"did not start within {timeout:g} s (timeoutSeconds)") from None
+        except McpFailure as failure:
+            await self._drop()
+            raise self._failed(str(failure)) from None
+        self.state, self.last_error = "ready", ""
+        log.info("mcp %s: ready with %d tools", self.name, len(self.tools or ()))
+        return self._session
+
+    async def _hold(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+        """Enter the transport and the session, list the tools, then wait for the stop."""
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                session = await self._open(stack)
+                listed = await _list_tools(session)
+                if self.tools is None:
+                    self.tools = listed  # the first listing is kept: the prefix never changes
+                self._session = session
+                if not ready.done():
+                    ready.set_result(None)
+                await stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_exception(McpFailure("stopped while starting"))
+            raise
+        except BaseException as error:  # SDK failures arrive as exception groups
+            reason = describe_error(error)
+            log.warning("mcp %s: connection ended: %s", self.name, reason)
+            if not ready.done():
+                ready.set_exception(McpFailure(reason))
+            else:
+                self.state, self.last_error = "failed", reason
+        finally:
+            self._session = None
+
+    async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
+        """The transport for the configured kind, and an initialized session over it."""
+        from mcp import ClientSession
+
+        streams = await stack.enter_async_context(self._transport(stack))
+        read, write = streams[0], streams[1]
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        return session
+
+    def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        config = self.config
+        headers = {key: expand(value, self.env) for key, value in config.headers}
+        match config.transport:
+            case "stdio":
+                return self._stdio(stack)
+            case "http":
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                client = httpx2.AsyncClient(
+                    headers=headers,
+                    timeout=httpx2.Timeout(config.timeout_seconds, read=_HTTP_READ_SECONDS),
+                )
+                stack.push_async_callback(client.aclose)
+                return streamable_http_client(expand(config.url, self.env), http_client=client)
+            case "sse":
+                from mcp.client.sse import sse_client
+
+                return sse_client(
+                    expand(config.url, self.env),
+                    headers=headers,
+                    timeout=config.timeout_seconds,
+                    sse_read_timeout=_HTTP_READ_SECONDS,
+                )
+
+    @contextlib.asynccontextmanager
+    async def _stdio(self, stack: contextlib.AsyncExitStack) -> Any:
+        """The stdio transport, its stderr read from a pipe into :attr:`stderr`."""
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        config = self.config
+        params = StdioServerParameters(
+            command=expand(config.command, self.env),
+            args=[expand(arg, self.env) for arg in config.args],
+            env={key: expand(value, self.env) for key, value in config.env} or None,
+            cwd=self._cwd(),
+            encoding_error_handler="replace",
+        )
+        read_fd, write_fd = os.pipe()
+        reader = os.fdopen(read_fd, "rb", buffering=0)
+        errlog = os.fdopen(write_fd, "w")
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_read_pipe(lambda: _StderrProtocol(self.stderr), reader)
+        try:
+            async with stdio_client(params, errlog=errlog) as streams:
+                errlog.close()  # the server has its own copy
+                yield streams
+        finally:
+            errlog.close()
+            await asyncio.sleep(0)  # let the last stderr bytes arrive
+            transport.close()
+
+    def _cwd(self) -> Path:
+        cwd = self.config.cwd
+        if not cwd:
+            return self.workspace
+        path = Path(expand(cwd, self.env)).expanduser()
+        return path if path.is_absolute() else self.workspace / path
+
+    # --- calling ----------------------------------------------------------------------
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
+        """Call ``tool`` and return the SDK's ``CallToolResult``; raises :class:`McpFailure`
+        when the server cannot be started, dies or does not answer within its timeout (the
+        connection is dropped, so the next call starts it again)."""
+        session = await self.connect()
+        timeout = self.config.timeout_seconds
+        try:
+            return await asyncio.wait_for(
+                session.call_tool(tool, dict(arguments), read_timeout_seconds=timeout),
+                timeout + 1,
+            )
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
+        except Exception as error:
+            reason = describe_error(error)
+            if "timed out" in reason.lower() or "timeout" in reason.lower():
+                reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
+        await self._drop()
+        raise self._failed(reason)
+
+    def _failed(self, reason: str) -> McpFailure:
+        """Record ``reason`` as the last error; the failure carries the stderr tail."""
+        self.state, self.last_error = "failed", reason
+        tail = self.stderr.text()
+        message = f"MCP server {self.name}: {reason}"
+        if tail:
+            message += f"\nserver stderr (last lines):\n{tail}"
+        return McpFailure(message)
+
+    async def _drop(self) -> None:
+        """Leave the session and stop the server (if any), waiting for the holder to end."""
+        holder, stop = self._holder, self._stop
+        self._holder = self._stop = self._ready = None
+        self._session = None
+        if holder is None:
+            return
+        if stop is not None:
+            stop.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(holder), 5)
+        except (TimeoutError, Exception):
+            holder.cancel()
+            await asyncio.gather(holder, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop the server for good (lull is leaving)."""
+        await self._drop()
+        if self.state != "failed":
+            self.state = "stopped"
+
+
+async def _list_tools(session: Any) -> list[RemoteTool]:
+    """Every tool the server lists (all pages), in its order."""
+    tools: list[RemoteTool] = []
+    cursor: str | None = None
+    while True:
+        if cursor is None:
+            page = await session.list_tools()
+        else:
+            from mcp.types import PaginatedRequestParams
+
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+        for tool in page.tools:
+            annotations = getattr(tool, "annotations", None)
+            hint = bool(getattr(annotations, "read_only_hint", False))
+            schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+            tools.append(RemoteTool(tool.name, tool.description or "", schema, hint))
+        cursor = getattr(page, "next_cursor", None)
+        if not cursor:
+            return tools
+
+
+def describe_error(error: BaseException) -> str:
+    """One line for an exception, the first real one inside exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    text = " ".join(str(error).split())
+    if isinstance(error, FileNotFoundError):
+        return f"command not found: {error.filename or text}"
+    if isinstance(error, OSError) and not text:
+        return type(error).__name__
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

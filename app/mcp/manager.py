@@ -1,0 +1,192 @@
+"""All configured MCP servers: which may start, starting them in the background, their tools
+in the registry, and their status for ``/mcp``.
+
+A server from the user's settings starts when the front end calls :meth:`McpManager.start`
+(after the prompt is on screen). One named by a project file (``.lull/settings.json``,
+``.mcp.json``) runs code from a cloned repository, so it starts only when the workspace is
+trusted (``/trust``, which takes effect at once through :meth:`McpManager.trust_changed`) or
+the command line said ``--allow-project-mcp``. A server that comes up registers its tools once,
+after the tools already offered (an expected prompt-cache break, announced in
+:attr:`McpManager.added_tools`); ``lull -p`` (``wait=True``) waits for every server before the
+first request instead, and registers them in the settings' order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from app.mcp.connection import McpConnection, McpFailure
+from app.mcp.naming import adapt_schema, tool_name
+from app.mcp.tool import McpTool
+from app.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTransport
+from tools.registry import ToolRegistry
+
+log = logging.getLogger("lull.mcp")
+
+StatusWord = Literal["stopped", "starting", "ready", "failed", "disabled", "needs trust"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """What ``/mcp`` shows about one server."""
+
+    name: str
+    scope: McpScope
+    transport: McpTransport
+    state: StatusWord
+    tools: int
+    last_error: str
+    source: str
+    starts: int
+
+
+class McpManager:
+    """The MCP servers of one run (a :class:`tools.sources.ToolSource`).
+
+    ``provider`` is the API family the schemas are adapted for; ``trusted`` says whether the
+    workspace is trusted now; ``allow_project`` is ``--allow-project-mcp``.
+    """
+
+    def __init__(
+        self,
+        servers: tuple[McpServerConfig, ...],
+        registry: ToolRegistry,
+        workspace: Path,
+        provider: str,
+        *,
+        trusted: Callable[[], bool],
+        allow_project: bool = False,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.provider = provider
+        self.trusted = trusted
+        self.allow_project = allow_project
+        self.wait = False
+        self.connections = [McpConnection(s, workspace, env) for s in servers]
+        self.added_tools: dict[str, str] = {}
+        self._registered: set[str] = set()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    # --- which servers ------------------------------------------------------------------
+
+    def may_start(self, connection: McpConnection) -> bool:
+        """Enabled, and from the user's settings or a trusted (or allowed) project."""
+        config = connection.config
+        if not config.enabled:
+            return False
+        return config.scope == "user" or self.allow_project or self.trusted()
+
+    def waiting_for_trust(self) -> list[str]:
+        """The enabled project servers that wait for ``/trust``."""
+        return [
+            c.name
+            for c in self.connections
+            if c.config.enabled and c.config.scope == "project" and not self.may_start(c)
+        ]
+
+    # --- ToolSource -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every server that may start and is not started yet, in the background."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for connection in self.connections:
+            if connection.name not in self._tasks and self.may_start(connection):
+                task = asyncio.create_task(self._bring_up(connection))
+                self._tasks[connection.name] = task
+
+    async def settle(self) -> None:
+        """With ``wait`` (``lull -p``): wait until every started server is up or failed, then
+        register their tools in the settings' order; otherwise return at once."""
+        if not self.wait or not self._tasks:
+            return
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        for connection in self.connections:
+            self._register(connection)
+
+    async def aclose(self) -> None:
+        """Stop every server and background start."""
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await asyncio.gather(*(c.close() for c in self.connections), return_exceptions=True)
+
+    def trust_changed(self) -> list[str]:
+        """The workspace was trusted: start its project servers now; returns their names."""
+        waiting = [
+            c.name for c in self.connections if c.config.scope == "project" and c.config.enabled
+        ]
+        self.start()
+        return [name for name in waiting if name in self._tasks]
+
+    # --- starting ---------------------------------------------------------------------------
+
+    async def _bring_up(self, connection: McpConnection) -> None:
+        try:
+            await connection.connect()
+        except McpFailure as failure:
+            log.warning("%s", str(failure).splitlines()[0])
+            return
+        if not self.wait:
+            self._register(connection)
+
+    def _register(self, connection: McpConnection) -> None:
+        """Add the server's offered tools to the registry, once, after the existing ones."""
+        if connection.name in self._registered or connection.tools is None:
+            return
+        self._registered.add(connection.name)
+        config = connection.config
+        taken = set(self.registry.names())
+        cause = f"MCP server {connection.name} came up and added its tools"
+        for remote in connection.tools:
+            if not config.offers(remote.name):
+                continue
+            name = tool_name(connection.name, remote.name, taken)
+            schema = adapt_schema(remote.input_schema, self.provider)
+            tool = McpTool(connection, remote, name, schema, compactable=config.compactable)
+            self.registry.add(tool)
+            self.added_tools[name] = cause
+
+    # --- status -----------------------------------------------------------------------------
+
+    def statuses(self) -> list[ServerStatus]:
+        """Every configured server, in the settings' order."""
+        return [self._status(c) for c in self.connections]
+
+    def _status(self, connection: McpConnection) -> ServerStatus:
+        config = connection.config
+        state: StatusWord
+        if not config.enabled:
+            state = "disabled"
+        elif not self.may_start(connection):
+            state = "needs trust"
+        else:
+            state = connection.state
+        prefix = f"{TOOL_PREFIX}{connection.name}__"
+        tools = sum(1 for name in self.registry.names() if name.startswith(prefix))
+        if not tools and connection.tools is not None:
+            tools = sum(1 for t in connection.tools if config.offers(t.name))
+        return ServerStatus(
+            config.name,
+            config.scope,
+            config.transport,
+            state,
+            tools,
+            connection.last_error,
+            config.source,
+            connection.starts,
+        )
+
+    def compactable_patterns(self) -> frozenset[str]:
+        """``mcp__<server>__*`` for every server whose results idle cleanup may clear."""
+        return frozenset(
+            f"{TOOL_PREFIX}{c.name}__*" for c in self.connections if c.config.compactable
+        )

@@ -1,0 +1,60 @@
+"""One MCP tool as a lull tool: ``mcp__<server>__<tool>`` with the server's (adapted) schema.
+
+Calls go to the server's :class:`~app.mcp.connection.McpConnection`; a failure of the server
+(it cannot start, crashed, hung past its timeout) is an error result with the server's stderr
+tail, never an exception in the turn loop. MCP tools are not ``read_only`` (``default`` mode
+asks before each call, "allow always" covers one tool for the session); a tool its server
+annotates ``readOnlyHint`` may run in ``plan`` mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.mcp.connection import McpConnection, McpFailure, RemoteTool
+from app.mcp.results import convert_result
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+
+DESCRIPTION_CHARS = 2048
+
+
+class McpTool(Tool):
+    """A tool of an MCP server."""
+
+    def __init__(
+        self,
+        connection: McpConnection,
+        remote: RemoteTool,
+        name: str,
+        parameters: Mapping[str, Any],
+        *,
+        compactable: bool = False,
+    ) -> None:
+        self.connection = connection
+        self.remote = remote
+        self.name = name
+        description = remote.description.strip() or f"{remote.name} (no description)"
+        if len(description) > DESCRIPTION_CHARS:
+            description = description[: DESCRIPTION_CHARS - 1] + "…"
+        self.description = f"[MCP server {connection.name}] {description}"
+        self.parameters = parameters
+        self.read_only_hint = remote.read_only_hint
+        self.compactable = compactable
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Call the server's tool; a server failure is a :class:`ToolError` (one clear line and
+        the server's stderr tail)."""
+        try:
+            result = await self.connection.call(self.remote.name, args)
+        except McpFailure as failure:
+            raise ToolError(str(failure)) from None
+        return convert_result(result, f"{self.name}'s result", ctx)
+
+    def describe_call(self, args: Mapping[str, Any]) -> str:
+        """The first short argument, else the server's name for the tool."""
+        for value in args.values():
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                text = str(value)
+                return text if len(text) <= 80 else text[:79] + "…"
+        return f"{self.connection.name}: {self.remote.name}"

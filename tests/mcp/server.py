@@ -1,0 +1,123 @@
+"""A real MCP server for the tests (the SDK's MCPServer, formerly FastMCP).
+
+Tools: ``echo`` (text), ``add`` (read-only annotated), ``picture`` (an image), ``link`` (a
+resource link), ``big`` (a long text), ``crash`` (writes to stderr, then the process dies
+mid-call), ``hang`` (never answers). ``--odd-schema`` adds ``search.files`` whose schema has a
+top-level ``anyOf`` (both providers reject that) and a tool with a 70-character name;
+``--fail-start`` writes a line to stderr and exits before speaking MCP; ``--http PORT`` serves
+streamable HTTP on 127.0.0.1 instead of stdio. ``--pid-file PATH`` records the process id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ImageContent, ResourceLink, TextContent, ToolAnnotations
+
+# a 1x1 transparent PNG
+PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+).decode()
+
+
+def build(odd_schema: bool) -> MCPServer:
+    """The server and its tools."""
+    server = MCPServer("lull-test")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return f"echo: {text}"
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def add(a: int, b: int) -> str:
+        """Add two numbers."""
+        return str(a + b)
+
+    @server.tool()
+    def picture() -> list[TextContent | ImageContent]:
+        """A tiny image."""
+        return [
+            TextContent(type="text", text="here it is"),
+            ImageContent(type="image", data=PNG, mime_type="image/png"),
+        ]
+
+    @server.tool()
+    def link() -> list[ResourceLink]:
+        """A link to a resource."""
+        return [ResourceLink(type="resource_link", name="notes", uri="file:///tmp/notes.txt")]
+
+    @server.tool()
+    def big(lines: int) -> str:
+        """Many lines of text."""
+        return "\n".join(f"line {n} " + "x" * 60 for n in range(lines))
+
+    @server.tool()
+    def crash() -> str:
+        """Die in the middle of the call."""
+        print("about to crash: out of cheese", file=sys.stderr, flush=True)
+        os._exit(3)
+
+    @server.tool()
+    def hang() -> str:
+        """Never answer."""
+        while True:
+            time.sleep(1)
+
+    if odd_schema:
+
+        @server.tool(name="search.files")
+        def search(query: str) -> str:
+            """Search (its schema has a top-level anyOf)."""
+            return f"found {query}"
+
+        @server.tool(name="a_tool_with_a_name_that_is_far_too_long_for_any_provider_to_take_x")
+        def long_named() -> str:
+            """A long name."""
+            return "ok"
+
+        tool = server._tool_manager.get_tool("search.files")
+        assert tool is not None
+        tool.parameters = {
+            "type": "object",
+            "anyOf": [
+                {"type": "object", "properties": {"query": {"type": "string"}}},
+                {"type": "object", "properties": {"glob": {"type": "string"}}},
+            ],
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+        }
+    return server
+
+
+def main() -> None:
+    """Run the server as the arguments say."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int)
+    parser.add_argument("--fail-start", action="store_true")
+    parser.add_argument("--odd-schema", action="store_true")
+    parser.add_argument("--pid-file")
+    args = parser.parse_args()
+    if args.pid_file:
+        Path(args.pid_file).write_text(str(os.getpid()))
+    if args.fail_start:
+        print("fatal: the database is not there", file=sys.stderr, flush=True)
+        sys.exit(2)
+    print("test server starting", file=sys.stderr, flush=True)
+    server = build(args.odd_schema)
+    if args.http:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Compression on the scripted provider: the 11-section summary is checked and asked for once
+more with a reminder, critical content is pinned verbatim (or the compression refused), and
+the files still being worked on are named for detail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from app.context.compress_prompt import SUMMARY_MARKER
+from app.context.pinning import PINNED_HEADING
+from app.model.edits import Summary
+from app.model.events import ContextEdited, Event, Notice
+from app.model.provider import ModelRequest
+from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from tests.support import run, summary_of
+from tests.unit.engine.conftest import AgentFactory
+
+FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))
+
+
+class Model:
+    """Answers turns from ``steps`` (then "done") and summary requests from ``summaries``."""
+
+    def __init__(self, summaries: Sequence[str]) -> None:
+        self.summaries = list(summaries)
+        self.steps: list[ScriptedReply] = []
+        self.summary_requests: list[ModelRequest] = []
+
+    def __call__(self, request: ModelRequest) -> ScriptedReply:
+        if SUMMARY_MARKER in last_user_text(request):
+            self.summary_requests.append(request)
+            return ScriptedReply(text=self.summaries.pop(0) if self.summaries else "")
+        return self.steps.pop(0) if self.steps else ScriptedReply(text="done")
+
+
+def read(path: str) -> ScriptedReply:
+    return ScriptedReply(tool_calls=(ScriptedCall("read_file", {"path": path}),))
+
+
+@pytest.fixture
+def files(workspace: Path) -> list[str]:
+    names = [f"f{i}.txt" for i in range(6)]
+    for name in names:
+        (workspace / name).write_text(f"{name}\n{FILE_TEXT}")
+    return names
+
+
+def notices(events: list[Event]) -> list[str]:
+    return [e.text for e in events if isinstance(e, Notice)]
+
+
+def summaries(events: list[Event]) -> list[Summary]:
+    return [e.edit for e in events if isinstance(e, ContextEdited) and isinstance(e.edit, Summary)]
+
+
+async def test_a_summary_missing_sections_is_asked_for_once_more(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    model = Model(["## Goal\nread the files", summary_of("Read the files.")])
+    provider.respond = model
+    agent = make_agent()
+    model.steps = [read(f) for f in files]
+    await run(agent, "read the files")
+    events = [e async for e in agent.compact()]
+
+    assert len(model.summary_requests) == 2
+    assert "REMINDER" not in last_user_text(model.summary_requests[0])
+    reminder = last_user_text(model.summary_requests[1])
+    assert "REMINDER: your previous answer was rejected because the summary lacks the" in reminder
+    assert "User goal" in reminder
+    assert any(n.endswith("asking once more with a reminder") for n in notices(events))
+    assert summaries(events) and "Read the files." in summaries(events)[0].text
+
+
+async def test_a_second_bad_summary_gives_up_and_changes_nothing(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    provider.respond = model = Model(["## Goal\nx", "## Goal\nstill incomplete"])
+    agent = make_agent()
+    model.steps = [read(f) for f in files]
+    await run(agent, "read the files")
+    view = agent.session.view()
+    events = [e async for e in agent.compact()]
+    assert len(model.summary_requests) == 2 and not summaries(events)
+    assert any("compression failed: the summary lacks the section(s)" in n for n in notices(events))
+    assert agent.session.view() == view
+
+
+async def test_what_the_user_wrote_open_errors_and_notes_are_pinned_verbatim(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    provider.respond = model = Model([summary_of("Read the files.")])
+    agent = make_agent()
+    model.steps = [
+        ScriptedReply(
+            tool_calls=(ScriptedCall("note", {"key": "style", "text": "tabs, not spaces"}),)
+        ),
+        read("missing.txt"),  # an error that is never fixed
+        *[read(f) for f in files],
+    ]
+    await run(agent, "Always use tabs.\nNever touch setup.py.")
+    model.steps = [read(f) for f in files]
+    await run(agent, "now read them again")
+    events = [e async for e in agent.compact()]
+
+    [summary] = summaries(events)
+    assert summary.pinned.startswith(PINNED_HEADING)
+    assert "> 1. Always use tabs.\n> Never touch setup.py." in summary.pinned
+    assert "read_file (read:missing.txt" in summary.pinned and "not found" in summary.pinned
+    assert "### Session notes\n- style: tabs, not spaces" in summary.pinned
+    first = agent.session.view()[0].text
+    assert summary.text in first and summary.pinned in first  # restated for the model
+
+
+async def test_compression_is_refused_when_the_critical_content_leaves_nothing_to_gain(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    provider.respond = model = Model([summary_of("x")])
+    agent = make_agent()
+    for n in range(4):
+        await run(agent, f"instruction {n}: " + "keep this exactly " * 60)
+    events = [e async for e in agent.compact()]
+    assert not model.summary_requests  # refused before any request
+    assert any("must stay verbatim" in n and "is not smaller" in n for n in notices(events))
+    assert not summaries(events)
+
+
+async def test_files_still_being_worked_on_are_named_for_detail(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    provider.respond = model = Model([summary_of("x")])
+    agent = make_agent()
+    edit = ScriptedCall("edit", {"path": "f0.txt", "old_string": "row 1:", "new_string": "ROW 1:"})
+    model.steps = [
+        read("f0.txt"),
+        ScriptedReply(tool_calls=(edit,)),
+        read("f0.txt"),
+        read("f1.txt"),
+    ]
+    await run(agent, "change f0")
+    await run(agent, "and now?")
+    await run(agent, "and now?")
+    [e async for e in agent.compact()]
+    assert "files still being worked on: f0.txt." in last_user_text(model.summary_requests[0])

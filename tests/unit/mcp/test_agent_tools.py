@@ -1,0 +1,130 @@
+"""MCP tools in the turn loop (scripted provider, a real stdio server): approvals, plan mode,
+"allow always" per tool, images, and a crashing server that never stops the loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.engine.agent import Agent, AgentConfig
+from app.engine.session import Session
+from app.engine.tool_runner import ToolRunner
+from app.mcp.manager import McpManager
+from app.model.approvals import Approval, ApprovalMode
+from app.model.events import ToolFinished, TurnFinished
+from app.model.messages import Image, ToolCall, ToolResult
+from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from tests.unit.mcp.conftest import StdioServer
+from tools.base import ToolContext
+from tools.registry import default_registry
+
+
+class Recorder:
+    """An approver that answers from a list and records what it was asked."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def ask(self, call: ToolCall, summary: str) -> Approval:
+        self.asked.append(call.name)
+        return Approval(self.answers.pop(0))  # type: ignore[arg-type]
+
+
+async def _agent(
+    stdio_server: StdioServer, tmp_path: Path, mode: ApprovalMode, provider: ScriptedProvider
+) -> tuple[Agent, McpManager]:
+    registry = default_registry()
+    manager = McpManager(
+        (stdio_server("srv"),), registry, tmp_path, "anthropic", trusted=lambda: True
+    )
+    manager.wait = True
+    context = ToolContext(workspace=tmp_path, output_dir=tmp_path / "out")
+    runner = ToolRunner(registry, context, mode)
+    runner.sources.append(manager)
+    session = Session.create(None, provider="scripted", model="m")
+    return Agent(session, provider, runner, AgentConfig(system="test")), manager
+
+
+def _results(agent: Agent) -> list[ToolResult]:
+    return [r for m in agent.session.transcript for r in m.tool_results]
+
+
+async def test_default_mode_asks_and_allow_always_covers_one_tool(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider()
+    calls = [
+        ScriptedCall("mcp__srv__echo", {"text": "a"}),
+        ScriptedCall("mcp__srv__add", {"a": 1, "b": 1}),
+    ]
+    provider.script(
+        ScriptedReply(tool_calls=calls[:1]),
+        ScriptedReply(tool_calls=calls),
+        ScriptedReply(text="done"),
+    )
+    agent, manager = await _agent(stdio_server, tmp_path, "default", provider)
+    approver = Recorder("allow_always", "deny")
+    agent.set_approver(approver)
+    try:
+        events = [e async for e in agent.run_turn("go")]
+    finally:
+        await manager.aclose()
+    assert approver.asked == ["mcp__srv__echo", "mcp__srv__add"]  # echo asked once only
+    contents = [r.content for r in _results(agent)]
+    assert contents[0] == "echo: a" and contents[1] == "echo: a"
+    assert "denied" in contents[2]
+    assert [t.name for t in provider.requests[0].tools][-7:][0] == "mcp__srv__echo"  # -p waited
+    assert isinstance(events[-1], TurnFinished)
+
+
+async def test_plan_mode_runs_only_tools_the_server_calls_read_only(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider()
+    provider.script(
+        ScriptedReply(
+            tool_calls=[
+                ScriptedCall("mcp__srv__add", {"a": 2, "b": 2}),
+                ScriptedCall("mcp__srv__echo", {"text": "x"}),
+            ]
+        ),
+        ScriptedReply(text="ok"),
+    )
+    agent, manager = await _agent(stdio_server, tmp_path, "plan", provider)
+    try:
+        [e async for e in agent.run_turn("plan it")]
+    finally:
+        await manager.aclose()
+    add, echo = _results(agent)
+    assert add.content == "4" and not add.is_error
+    assert echo.is_error and "plan mode" in echo.content
+
+
+async def test_images_go_to_models_that_take_them_and_a_crash_is_an_error_result(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider()
+    provider.script(
+        ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__picture")]),
+        ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__crash")]),
+        ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__picture")]),
+        ScriptedReply(text="fine"),
+    )
+    agent, manager = await _agent(stdio_server, tmp_path, "yolo", provider)
+    agent.tools.images_allowed = True
+    try:
+        events = [e async for e in agent.run_turn("look")]
+        agent.tools.images_allowed = False
+        provider.script(
+            ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__picture")]), ScriptedReply(text="k")
+        )
+        [e async for e in agent.run_turn("again")]
+    finally:
+        await manager.aclose()
+    first = next(m for m in agent.session.transcript if m.tool_results)
+    assert any(isinstance(p, Image) for p in first.parts)  # after the result, same message
+    crashed = [e.result for e in events if isinstance(e, ToolFinished)][1]
+    assert crashed.is_error and "out of cheese" in crashed.content
+    assert _results(agent)[2].content.startswith("here it is")  # restarted on next use
+    assert "left out: the current model does not accept images" in _results(agent)[3].content
+    assert isinstance(events[-1], TurnFinished)

@@ -1,0 +1,29 @@
+"""Tools that arrive after start-up: a source (the MCP client) adds them to the registry.
+
+The runtime creates the sources; the tool runner (``app/engine/tool_runner.py``) asks them to
+:meth:`ToolSource.settle` before each model request, which waits only where the run wants
+every tool in the first request (``lull -p``); interactive front ends never wait, and a
+source that comes up late appends its tools, so an existing prefix of tools never changes.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class ToolSource(Protocol):
+    """Something that registers tools in the background (MCP servers)."""
+
+    def start(self) -> None:
+        """Begin starting in the background on the running event loop (idempotent; without
+        a running loop, nothing happens until the next call)."""
+        ...
+
+    async def settle(self) -> None:
+        """Return once what this run waits for has started (or failed); at once when the
+        run does not wait (the interactive front ends)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Stop everything started (processes, connections)."""
+        ...
