@@ -136,11 +136,13 @@ def import_sdk(provider: str) -> None:
 
 @contextmanager
 def without_collections() -> Iterator[None]:
-    """No garbage collection while an SDK is imported, and what it made frozen afterwards.
+    """No garbage collection while objects that live as long as lull are made, and what was
+    made frozen afterwards: an SDK's import, a resumed session's history.
 
-    An import makes ~10^5 objects (classes, their schemas) that live as long as lull; a
-    collection in the middle of it only walks them again (a fifth of the import's CPU), and so
-    would every full collection later (pauses of a tenth of a second while an answer streams).
+    An import makes ~10^5 objects (classes, their schemas), a resumed 8,000-message history
+    about as many; a collection in the middle only walks them again (a fifth of the import's
+    CPU), and so would every full collection later (pauses of a tenth of a second while an
+    answer streams).
     """
     if not gc.isenabled():
         yield

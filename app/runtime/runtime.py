@@ -22,6 +22,7 @@ from app.providers.config import (
     ProviderConfig,
     create_provider,
 )
+from app.providers.sdk import without_collections
 from app.runtime.options import SwitchError, locked_message
 from app.runtime.wiring import (
     ProviderFactory,
@@ -187,7 +188,8 @@ class Runtime:
                 f"run `lull -C DIR --resume {path.stem}` there"
             )
         try:
-            session = Session.resume(self.store, path)
+            with without_collections():  # the history's objects live on: no walks over them
+                session = Session.resume(self.store, path)
         except SessionLocked as error:
             raise SwitchError(locked_message(error)) from error
         except (OSError, SessionNotFound, SessionStorageError) as error:

@@ -3,6 +3,7 @@ through the runtime's methods."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -100,6 +101,25 @@ async def test_new_session_and_resume_replace_the_agent_and_keep_the_tools(
     assert runtime.resume(resumed.id) is resumed  # the current one: nothing changes
     with pytest.raises(SwitchError, match="no saved session 'nosuch'"):
         runtime.resume("nosuch")
+
+
+def _tracked(obj: object) -> bool:
+    """True while ``obj`` is in a collected generation (not frozen by ``gc.freeze``)."""
+    return any(o is obj for o in gc.get_objects())
+
+
+async def test_a_resumed_history_is_kept_out_of_garbage_collections(workspace: Path) -> None:
+    runtime = _demo(workspace)
+    first = runtime.agent
+    await run(first, "remember tangerine")
+    runtime.new_session()
+    resumed = runtime.resume(first.session.id)  # /resume
+    assert gc.isenabled()
+    assert not _tracked(resumed.transcript[0])  # frozen: full collections never walk it
+    runtime.close()
+    again = build_runtime(RunOptions(workspace=workspace, demo=True, resume=resumed.id), env={})
+    assert not _tracked(again.agent.session.transcript[0])  # --resume
+    again.close()
 
 
 async def test_use_model_keeps_the_session_and_the_cache_break_detector(workspace: Path) -> None:
