@@ -71,6 +71,7 @@ def test_a_one_shot_run_with_a_tool_round_loads_only_what_it_uses(
     assert result["code"] == 0
     assert len(fake.journal) == 2  # the tool round happened
     assert "tiktoken" not in modules  # a short prompt is estimated
+    assert "mcp" not in modules  # no MCP server configured: the MCP SDK is never imported
     unused = {
         "anthropic": ["anthropic.lib.vertex", "anthropic.lib.bedrock", "anthropic.resources"],
         "openai": ["openai.lib.azure", "openai.resources"],
