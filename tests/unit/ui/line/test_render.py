@@ -171,3 +171,23 @@ def test_guardrails_are_notes_and_repairs_show_with_the_call() -> None:
     assert lines[2] == "· guardrail: rolled back the model's reply (a refusal)"
     assert lines[3] == "⏺ read_file(a.txt  [repaired: file_path -> path])"
     assert lines[4] == "· stopped a loop: read_file(a.txt) 3 times"
+
+
+def test_a_sub_agent_is_indented_under_its_task_call() -> None:
+    from app.model.events import SubagentUpdate
+
+    printer, out = _printer()
+    task = ToolCall("t1", "task", {"description": "find", "prompt": "find the secret"})
+    printer.render(ToolStarted(task, "find"))
+    printer.render(SubagentUpdate("t1", "general", "started", "find", "child-1"))
+    printer.render(SubagentUpdate("t1", "general", "request", "", "child-1", Usage(input=5)))
+    printer.render(SubagentUpdate("t1", "general", "tool", "read_file(notes.txt)", "child-1"))
+    printer.render(SubagentUpdate("t1", "general", "finished", "finished", "child-1"))
+    printer.render(ToolFinished(task, ToolResult("t1", "task", "the secret is 42")))
+    assert _lines(out) == [
+        "⏺ task(find)",
+        "  ↳ sub-agent general: find",
+        "    ↳ read_file(notes.txt)",
+        "  ↳ sub-agent general finished",
+        "  ✓ the secret is 42",
+    ]
