@@ -30,7 +30,7 @@ class AnthropicProvider:
         self.config = config
         self._errors = error_context(config)
         self.body = AnthropicBody(config.model)
-        self._client = LazyClient(
+        self.client = LazyClient(
             lambda: sdk_client(config, "anthropic", "AsyncAnthropic", ANTHROPIC_DEFAULT_URL)
         )
 
@@ -41,12 +41,17 @@ class AnthropicProvider:
         replaced) and posted by the SDK's client."""
         body = self.body.encode(request)
         return run_stream(
-            lambda: post_stream(self._client.get(), ENDPOINT, body),
+            lambda: post_stream(self.client.get(), ENDPOINT, body),
             AnthropicStreamState(),
             self._errors,
             self.timing,
         )
 
+    def prepare(self) -> None:
+        """Make the SDK client now (its TLS context alone takes ~25 ms of CPU), so a
+        background thread can spare the first request the wait."""
+        self.client.get()
+
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.aclose()
+        await self.client.aclose()

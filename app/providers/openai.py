@@ -32,7 +32,7 @@ class OpenAIProvider:
         self.config = config
         self._errors = error_context(config)
         self.body = OpenAIBody(config.model, config.vendor)
-        self._client = LazyClient(
+        self.client = LazyClient(
             lambda: sdk_client(config, "openai", "AsyncOpenAI", OPENAI_DEFAULT_URL)
         )
 
@@ -43,12 +43,17 @@ class OpenAIProvider:
         replaced) and posted by the SDK's client, without its per-message transform."""
         body = self.body.encode(request)
         return run_stream(
-            lambda: post_stream(self._client.get(), ENDPOINT, body),
+            lambda: post_stream(self.client.get(), ENDPOINT, body),
             OpenAIStreamState(),
             self._errors,
             self.timing,
         )
 
+    def prepare(self) -> None:
+        """Make the SDK client now (its TLS context alone takes ~25 ms of CPU), so a
+        background thread can spare the first request the wait."""
+        self.client.get()
+
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.aclose()
+        await self.client.aclose()

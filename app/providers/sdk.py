@@ -16,7 +16,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from app.providers.config import ProviderConfig
 from app.providers.lean_import import import_lean
@@ -106,16 +106,25 @@ def post_stream(client: Any, endpoint: StreamEndpoint, body: bytes) -> Awaitable
 
 
 class LazyClient:
-    """An SDK client made by ``factory`` the first time it is needed."""
+    """An SDK client made by ``factory`` the first time it is needed (by a request, or ahead
+    of it in a background thread: :meth:`get` is thread-safe, one client is ever made)."""
 
     def __init__(self, factory: Callable[[], Any]) -> None:
         self._factory = factory
         self._client: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def made(self) -> bool:
+        """Whether the client exists already."""
+        return self._client is not None
 
     def get(self) -> Any:
         """The client (built now if this is the first use)."""
         if self._client is None:
-            self._client = self._factory()
+            with self._lock:
+                if self._client is None:
+                    self._client = self._factory()
         return self._client
 
     async def aclose(self) -> None:
@@ -155,15 +164,37 @@ def without_collections() -> Iterator[None]:
         gc.freeze()
 
 
-def preload_sdk(provider: str) -> threading.Thread:
-    """Start importing the SDK of ``provider`` in a daemon thread; a failure is only logged
-    (the first request imports it again and reports the problem)."""
+@runtime_checkable
+class Preparable(Protocol):
+    """A provider whose SDK client can be made ahead of its first request."""
+
+    def prepare(self) -> None:
+        """Make the client now."""
+
+
+def prepare_client(provider: object) -> None:
+    """Make ``provider``'s SDK client now if it has one (off the UI thread: the first request
+    then finds it made); a failure is only logged (the first request reports it)."""
+    if isinstance(provider, Preparable):
+        try:
+            provider.prepare()
+        except Exception:
+            log.exception("making the SDK client ahead of time failed")
+
+
+def preload_sdk(provider: str, then: Callable[[], None] | None = None) -> threading.Thread:
+    """Start importing the SDK of ``provider`` in a daemon thread, then run ``then`` there (to
+    make the client); a failure is only logged (the first request imports it again and
+    reports the problem)."""
 
     def work() -> None:
         try:
             import_sdk(provider)
         except Exception:
             log.exception("importing the %s SDK ahead of time failed", provider)
+            return
+        if then is not None:
+            then()
 
     thread = threading.Thread(target=work, name=f"import-{provider}", daemon=True)
     thread.start()

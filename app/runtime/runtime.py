@@ -296,17 +296,20 @@ class Runtime:
     # --- the provider's SDK ------------------------------------------------------------------
 
     def import_sdk(self) -> None:
-        """Import the provider's SDK now, in this thread (the TUI does it off the UI thread)."""
-        from app.providers.sdk import import_sdk
+        """Import the provider's SDK and make its client now, in this thread (the TUI does it
+        off the UI thread)."""
+        from app.providers.sdk import import_sdk, prepare_client
 
         import_sdk(self._provider_config.provider)
+        prepare_client(self._agent.provider)
 
     def preload_sdk(self) -> None:
-        """Start importing the provider's SDK in a background thread (line mode, while the
-        user types); a failure is reported by the first request."""
-        from app.providers.sdk import preload_sdk
+        """Start importing the provider's SDK and making its client in a background thread
+        (line mode, while the user types); a failure is reported by the first request."""
+        from app.providers.sdk import preload_sdk, prepare_client
 
-        preload_sdk(self._provider_config.provider)
+        provider = self._agent.provider
+        preload_sdk(self._provider_config.provider, lambda: prepare_client(provider))
 
     def close(self) -> str | None:
         """Close the session file (the session stays resumable); returns what could not be

@@ -15,6 +15,7 @@ from app.engine.store import SessionStore
 from app.model.events import TurnFinished
 from app.model.messages import user_text
 from app.model.provider import Usage
+from app.providers.anthropic import AnthropicProvider
 from app.runtime import (
     RunOptions,
     Runtime,
@@ -120,6 +121,16 @@ async def test_a_resumed_history_is_kept_out_of_garbage_collections(workspace: P
     again = build_runtime(RunOptions(workspace=workspace, demo=True, resume=resumed.id), env={})
     assert not _tracked(again.agent.session.transcript[0])  # --resume
     again.close()
+
+
+def test_importing_the_sdk_makes_the_client_ahead_of_the_first_request(workspace: Path) -> None:
+    env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    runtime = build_runtime(RunOptions(workspace=workspace), env=env)
+    provider = runtime.agent.provider
+    assert isinstance(provider, AnthropicProvider) and not provider.client.made
+    runtime.import_sdk()  # what the TUI does off the UI thread (line mode: preload_sdk)
+    assert provider.client.made
+    runtime.close()
 
 
 async def test_use_model_keeps_the_session_and_the_cache_break_detector(workspace: Path) -> None:
