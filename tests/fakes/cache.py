@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,10 +98,16 @@ def _marker(block: dict[str, Any]) -> Any:
     return None
 
 
+@functools.cache
+def _label_json(label: str) -> str:
+    """``as_sent_json(label)``, made once per label (a handful: roles and sections)."""
+    return as_sent_json(label)
+
+
 def _labelled(label: str, item: Any) -> tuple[str, str]:
     """(``as_sent_json([label, item])``, ``as_sent_json(item)``), ``item`` encoded once."""
     sent = as_sent_json(item)
-    return f"[{as_sent_json(label)},{sent}]", sent
+    return f"[{_label_json(label)},{sent}]", sent
 
 
 def anthropic_blocks(body: dict[str, Any]) -> list[Block]:
