@@ -9,6 +9,7 @@ end are not this module's business: the next turn closes them (``Session.close_o
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -160,9 +161,7 @@ class _Repairer:
         if not parts:
             self.report.dropped_messages += 1
             return
-        same = len(parts) == len(message.parts) and all(
-            a is b for a, b in zip(parts, message.parts, strict=True)
-        )
+        same = len(parts) == len(message.parts) and all(map(operator.is_, parts, message.parts))
         self.out.append(message if same else message.replace_parts(tuple(parts)))
 
 

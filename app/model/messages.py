@@ -213,11 +213,12 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
     role = data["role"]
     if role not in ("user", "assistant"):
         raise ValueError(f"unknown role {role!r}")
+    # positional, and a list comprehension: a resume makes thousands of these
     return Message(
-        role=role,
-        parts=tuple(part_from_dict(p) for p in data["parts"]),
-        id=str(data["id"]),
-        created_at=float(data["created_at"]),
-        origin=data.get("origin", "user"),
-        provider=data.get("provider"),
+        role,
+        tuple([part_from_dict(p) for p in data["parts"]]),
+        str(data["id"]),
+        float(data["created_at"]),
+        data.get("origin", "user"),
+        data.get("provider"),
     )

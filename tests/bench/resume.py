@@ -79,7 +79,7 @@ def main(runs: int = 5) -> None:
     print(
         f"resume vs fresh (lull's CPU, the steady figure on a busy machine): "
         f"{ratio(resumed_cpu, fresh_cpu)} ({goal(resumed_cpu / fresh_cpu, RESUME_GOAL)}); the "
-        "wall time also holds the fake's own work on the 2 MB prompt (~0.25 s CPU in its process)"
+        "wall time also holds the fake's own work on the 2 MB prompt (~0.1 s CPU in its process)"
     )
     print(f"({time.monotonic() - started:.0f} s)")
 

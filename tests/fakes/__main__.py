@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     """Serve until Ctrl+C; returns the exit status."""
     args = parse_args(argv)
     fake = FakeServer(port=args.port)
+    fake.freeze_journal = True  # its own process: the journal is never read, only grows
     fake.dialect = args.dialect
     if args.demo:
         fake.default_reply = demo_reply()

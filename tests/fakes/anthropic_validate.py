@@ -313,12 +313,15 @@ def cache_markers(body: dict[str, Any]) -> list[tuple[str, Any]]:
             found.append((f"system.{i}", block["cache_control"]))
     for i, message in enumerate(body.get("messages") or []):
         for j, block in enumerate(content_blocks(message.get("content"))):
-            where = f"messages.{i}.content.{j}"
+            # paths are written only for the few blocks that carry a marker (a long prompt
+            # has thousands of blocks and at most four markers)
             if block.get("cache_control") is not None:
-                found.append((where, block["cache_control"]))
+                found.append((f"messages.{i}.content.{j}", block["cache_control"]))
+            if block.get("type") != "tool_result":
+                continue
             for k, part in enumerate(content_blocks(block.get("content"))):
-                if block.get("type") == "tool_result" and part.get("cache_control") is not None:
-                    found.append((f"{where}.content.{k}", part["cache_control"]))
+                if part.get("cache_control") is not None:
+                    found.append((f"messages.{i}.content.{j}.content.{k}", part["cache_control"]))
     if body.get("cache_control") is not None:
         found.append(("cache_control", body["cache_control"]))
     return found

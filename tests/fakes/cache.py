@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tests.fakes.anthropic_validate import content_blocks, marker_ttl, system_blocks
-from tests.fakes.tokens import chain_hash, count_tokens, without_cache_control
+from tests.fakes.tokens import (
+    as_sent_json,
+    chain_hash,
+    chain_hash_sent,
+    count_tokens_of_sent,
+    without_cache_control,
+)
 
 LOOKBACK = 20
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
@@ -91,6 +98,18 @@ def _marker(block: dict[str, Any]) -> Any:
     return None
 
 
+@functools.cache
+def _label_json(label: str) -> str:
+    """``as_sent_json(label)``, made once per label (a handful: roles and sections)."""
+    return as_sent_json(label)
+
+
+def _labelled(label: str, item: Any) -> tuple[str, str]:
+    """(``as_sent_json([label, item])``, ``as_sent_json(item)``), ``item`` encoded once."""
+    sent = as_sent_json(item)
+    return f"[{_label_json(label)},{sent}]", sent
+
+
 def anthropic_blocks(body: dict[str, Any]) -> list[Block]:
     """Normalise a Messages request into hashed, token-counted blocks (tools, system, messages)."""
     blocks: list[Block] = []
@@ -99,10 +118,11 @@ def anthropic_blocks(body: dict[str, Any]) -> list[Block]:
     def add(section: str, raw: dict[str, Any], cacheable: bool = True) -> None:
         nonlocal current
         clean = without_cache_control(raw)
-        current = chain_hash(current, [section, clean])
+        labelled, sent = _labelled(section, clean)
+        current = chain_hash_sent(current, labelled)
         marker = _marker(raw)
         ttl = marker_ttl(section, marker) if marker is not None else None
-        blocks.append(Block(current, count_tokens(clean), ttl, cacheable))
+        blocks.append(Block(current, count_tokens_of_sent(clean, sent), ttl, cacheable))
 
     for tool in body.get("tools") or []:
         add("tool", tool)
@@ -165,8 +185,9 @@ def openai_units(body: dict[str, Any]) -> list[tuple[str, int]]:
     items = [("tool", t) for t in body.get("tools") or []]
     items += [("message", m) for m in body.get("messages") or []]
     for kind, item in items:
-        current = chain_hash(current, [kind, item])
-        units.append((current, count_tokens(item)))
+        labelled, sent = _labelled(kind, item)
+        current = chain_hash_sent(current, labelled)
+        units.append((current, count_tokens_of_sent(item, sent)))
     return units
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import socket
 import threading
 from collections import deque
@@ -97,6 +98,11 @@ class FakeServer:
         self.openai_cache = EntryStore(lambda: self.clock.now())
         self._queue: deque[Reply] = deque()
         self._journal: list[JournalEntry] = []
+        #: After each request, move what the process holds (the journal too) out of the
+        #: garbage collector's sight (``gc.freeze``). The journal only grows, and each long
+        #: prompt parsed sets off a full collection that walks every body kept before: for a
+        #: fake in its own process (``python -m tests.fakes``), never for one inside a test.
+        self.freeze_journal = False
         self._lock = threading.Lock()
         self._httpd: _Httpd | None = None
         self._thread: threading.Thread | None = None
@@ -207,6 +213,8 @@ class FakeServer:
         """Append to the journal (called by the HTTP handler)."""
         with self._lock:
             self._journal.append(entry)
+            if self.freeze_journal:
+                gc.freeze()
 
     @property
     def journal(self) -> list[JournalEntry]:

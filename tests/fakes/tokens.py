@@ -7,26 +7,53 @@ import json
 import math
 from typing import Any
 
+# Made once: ``json.dumps`` with any non-default option builds a new encoder on every call,
+# which on a long prompt (10,000 blocks) costs as much as the encoding itself.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_AS_SENT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
 
 def canonical_json(value: Any) -> str:
     """Serialise ``value`` the same way every time (sorted keys, no spaces, raw unicode)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
+
+
+def as_sent_json(value: Any) -> str:
+    """Serialise ``value`` with its keys in the order they were sent (no spaces, raw unicode):
+    the text ``chain_hash`` hashes."""
+    return _AS_SENT.encode(value)
+
+
+def tokens_of_length(length: int) -> int:
+    """Tokens of a text of ``length`` characters: ceil(length / 4)."""
+    return math.ceil(length / 4)
 
 
 def count_tokens(value: Any) -> int:
     """Tokens of one block: ceil(len(canonical JSON) / 4); a plain string counts as itself."""
     text = value if isinstance(value, str) else canonical_json(value)
-    return math.ceil(len(text) / 4)
+    return tokens_of_length(len(text))
+
+
+def count_tokens_of_sent(value: Any, sent: str) -> int:
+    """``count_tokens(value)`` from ``sent`` (``as_sent_json(value)``), without encoding it
+    again: sorting the keys reorders the text but never changes its length."""
+    return tokens_of_length(len(value) if isinstance(value, str) else len(sent))
 
 
 def chain_hash(previous: str, item: Any) -> str:
     """Extend a prefix hash chain by one item (anything JSON-serialisable), keys in the order
     they were sent: like the real services, which cache the rendered prompt, a reordered
     object (a tool schema, tool arguments) is a different prefix."""
+    return chain_hash_sent(previous, as_sent_json(item))
+
+
+def chain_hash_sent(previous: str, sent: str) -> str:
+    """``chain_hash`` of an item already serialised with ``as_sent_json``."""
     digest = hashlib.sha256()
     digest.update(previous.encode())
     digest.update(b"\x00")
-    digest.update(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode())
+    digest.update(sent.encode())
     return digest.hexdigest()
 
 

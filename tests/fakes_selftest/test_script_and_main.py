@@ -101,3 +101,18 @@ def test_chunk_delay_slows_a_stream_down(fake: FakeServer, anthropic_client: Any
         text = "".join(stream.text_stream)
     assert text == "x" * 40
     assert time.monotonic() - started >= 0.25  # at least five text frames, each followed by a pause
+
+
+def test_a_fake_in_its_own_process_keeps_its_journal_out_of_collections(
+    fake: FakeServer, anthropic_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    frozen: list[str] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append("frozen"))
+    anthropic_client.messages.create(model=MODEL, max_tokens=10, messages=[user("inside")])
+    assert frozen == []  # a fake inside a test leaves the collector alone
+    fake.freeze_journal = True  # as ``python -m tests.fakes`` sets it
+    anthropic_client.messages.create(model=MODEL, max_tokens=10, messages=[user("own")])
+    assert frozen == ["frozen"]
+    assert len(fake.journal) == 2
