@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
@@ -21,6 +21,7 @@ from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, think
 from app.engine.fit import ContextFitter, FitSettings
 from app.engine.session import Session
 from app.engine.tool_runner import ToolRunner
+from app.engine.turn_scope import TurnScope
 from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.approvals import Approver
@@ -36,7 +37,7 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import Message, Text, ToolCall
+from app.model.messages import Image, Message, Text, ToolCall
 from app.model.provider import (
     CacheTtl,
     Completed,
@@ -147,15 +148,21 @@ class Agent:
 
     # --- turns ------------------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn, yielding events; the session stays valid even if cancelled."""
+    async def run_turn(
+        self, prompt: str, images: Sequence[Image] = (), scope: TurnScope | None = None
+    ) -> AsyncIterator[Event]:
+        """Run one user turn, yielding events; the session stays valid even if cancelled.
+
+        ``images`` go with the prompt; ``scope`` limits the tools of this turn (a custom
+        command's ``allowed-tools``)."""
         closed = self.session.close_open_calls(CANCELLED_RESULT)
         if closed:
             yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
         for event in self._tidy_on_idle():
             yield event
-        self.session.add(Message("user", (Text(prompt),), origin="user"))
+        self.session.add(Message("user", (Text(prompt), *images), origin="user"))
         yield TurnStarted(prompt)
+        self.tools.scope = scope
         try:
             async for event in self._tool_loop():
                 yield event
@@ -164,6 +171,8 @@ class Agent:
         except (asyncio.CancelledError, GeneratorExit):
             self.session.close_open_calls(CANCELLED_RESULT)
             raise
+        finally:
+            self.tools.scope = None
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """``/compact [focus]``: summarise the older part now, and resume auto compression."""

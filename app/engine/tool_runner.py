@@ -20,6 +20,7 @@ from typing import Any
 
 from app.engine.approvals import DenyApprover
 from app.engine.session import Session
+from app.engine.turn_scope import TurnScope
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, ToolFinished, ToolStarted
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
@@ -50,6 +51,8 @@ class ToolRunner:
         self.sources: list[ToolSource] = []
         self.images_allowed = False
         self.progress: asyncio.Queue[Event] = asyncio.Queue()
+        self.scope: TurnScope | None = None
+        """The tools the current turn may use (a custom command's ``allowed-tools``)."""
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
@@ -97,8 +100,12 @@ class ToolRunner:
         tool = self.registry.get(call.name)
         if tool is None:
             return False  # the registry answers unknown tools with a clear error
+        if self.scope is not None and not self.scope.permits(call):
+            return ToolResult(call.id, call.name, self.scope.refusal(call), True)
         need = await tool.approval_need(call.arguments, self.context)
         verdict = decide(tool, self.mode, need)
+        if verdict == "ask" and self.scope is not None and self.scope.preapproves(call):
+            verdict = "allow"
         scope = need.scope if need is not None else call.name
         if verdict == "allow" or scope in self.always_allowed:
             return need is not None

@@ -38,6 +38,7 @@ from app.ui.shared.commands import is_command, is_quit
 from app.ui.shared.facts import facts_for
 from app.ui.shared.mentions import expand_mentions
 from app.ui.shared.status import StatusFacts
+from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
 from app.ui.shared.waiting import FirstTokenWait
 from app.ui.tui.approver import ModalApprover
 from app.ui.tui.renderer import TurnRenderer, transcript_widgets
@@ -179,6 +180,12 @@ class Chat:
         if item.widget is None:
             await self.conversation.add(UserMessage(item.text))
         assert self.runtime is not None
+        if is_shell(item.text):
+            if not shell_command(item.text):
+                await self.renderer.note(EMPTY_SHELL_HINT, "warning")
+                return
+            self.start(shell_stream(self.runtime, item.text))
+            return
         expansion = expand_mentions(item.text, self.runtime.workspace)
         for mention in expansion.mentions:
             await self.renderer.note(mention.note, "info" if mention.attached else "warning")
