@@ -23,8 +23,8 @@ from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
 from app.ui.shared.commands import is_command
-from app.ui.shared.mentions import expand_mentions
 from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
+from tools.mentions import expand_mentions
 
 log = logging.getLogger("lull.line")
 
@@ -135,10 +135,10 @@ class LineChat:
 
     async def send(self, text: str) -> None:
         """Send a message (with the files it mentions) as one turn."""
-        expanded = expand_mentions(text, self.workspace)
+        expanded = expand_mentions(text, self.workspace, self.runtime.image_refusal())
         for note in expanded.notes:
             self.printer.note(note)
-        await self.drive(self.agent.run_turn(expanded.prompt))
+        await self.drive(self.agent.run_turn(expanded.prompt, expanded.images))
         if self.printer.turn_requests:
             self.printer.note(turn_summary(self.runtime, self.printer))
 

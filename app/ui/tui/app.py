@@ -258,8 +258,8 @@ class LullApp(App[None]):
     # --- input ------------------------------------------------------------------------
 
     def _complete(self, before_cursor: str, first_line: bool) -> CompletionRequest | None:
-        if self._commands is None:
-            self._commands = command_table()
+        if self._commands is None or before_cursor == "/":  # custom commands may change
+            self._commands = command_table(self.workspace)
         return complete(before_cursor, first_line, self.workspace, self._commands)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
