@@ -76,6 +76,7 @@ GROUPS: dict[str, str] = {
     ),
     "context.toolOutput": "Limits on one tool result as the model sees it.",
     "context.cache": "Provider prompt caching.",
+    "context.media": "Images in the context.",
 }
 
 _IDLE = "context.clearContextOnIdle"
@@ -172,6 +173,11 @@ _TABLE = (
     Field("context.cache.promptCacheKey", Boolean(),
           "Send the session id as OpenAI's prompt_cache_key (better cache routing).",
           project="no"),
+    Field("context.media.keep", Integer(0),
+          "The media window: only the newest this many messages with images keep them in "
+          "what the model sees; older images become [Old image cleared: <type>, <size>] "
+          "(reversible; applied only when the prompt cache is rewritten anyway or has gone "
+          "cold).", env="LULL_MEDIA_KEEP", project="yes"),
     Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
           flag="--max-turns", project="narrow"),
     Field("pricing", PriceList(),

@@ -82,6 +82,13 @@ class CacheSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MediaSettings:
+    """The media window (``context.media.*``)."""
+
+    keep: int = defaults.MEDIA_KEEP
+
+
+@dataclass(frozen=True, slots=True)
 class ContextSettings:
     """Everything that shapes what the model sees (``context.*``)."""
 
@@ -89,6 +96,7 @@ class ContextSettings:
     compression: CompressionSettings = field(default_factory=CompressionSettings)
     tool_output: ToolOutputSettings = field(default_factory=ToolOutputSettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
+    media: MediaSettings = field(default_factory=MediaSettings)
 
 
 @dataclass(frozen=True, slots=True)

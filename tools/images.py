@@ -9,6 +9,7 @@ import base64
 import io
 import struct
 from pathlib import Path
+from typing import Any
 
 from app.model.media import (
     IMAGE_SUFFIXES,
@@ -26,6 +27,8 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"GIF89a", "image/gif"),
 )
 JPEG_QUALITIES = (85, 70, 55)
+MIN_EDGE = 256
+"""Images are not scaled below this many pixels on the longer edge to fit a byte limit."""
 
 
 class ImageRefused(ValueError):
@@ -134,19 +137,33 @@ def _scaled(data: bytes, media_type: str, limits: ImageLimits) -> Image:
             frame = picture.copy()
     except Exception as error:  # Pillow raises many kinds for a damaged file
         raise ImageRefused(f"the image cannot be decoded ({error})") from None
-    frame.thumbnail((limits.max_edge, limits.max_edge))
+    edge = min(limits.max_edge, max(frame.size))
+    while True:
+        frame.thumbnail((edge, edge))
+        image = _fitting(frame, media_type, limits.max_bytes)
+        if image is not None:
+            return image
+        if edge <= MIN_EDGE:
+            break
+        edge = max(MIN_EDGE, int(edge * 0.75))
+    raise ImageRefused(
+        f"still over {human_size(limits.max_bytes)} after scaling it down to {MIN_EDGE} pixels"
+    )
+
+
+def _fitting(frame: Any, media_type: str, max_bytes: int) -> Image | None:
+    """``frame`` encoded within ``max_bytes``: as PNG when it was lossless and fits, else as
+    JPEG at the best quality that fits (None when none does)."""
     if media_type in ("image/png", "image/gif", "image/webp"):
         encoded = _encode(frame, "PNG")
-        if len(encoded) <= limits.max_bytes:
+        if len(encoded) <= max_bytes:
             return Image("image/png", base64.b64encode(encoded).decode("ascii"))
     rgb = frame.convert("RGB")
     for quality in JPEG_QUALITIES:
         encoded = _encode(rgb, "JPEG", quality=quality)
-        if len(encoded) <= limits.max_bytes:
+        if len(encoded) <= max_bytes:
             return Image("image/jpeg", base64.b64encode(encoded).decode("ascii"))
-    raise ImageRefused(
-        f"still over {human_size(limits.max_bytes)} after scaling it to {limits.max_edge} pixels"
-    )
+    return None
 
 
 def _encode(picture: object, kind: str, **options: int) -> bytes:

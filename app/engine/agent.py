@@ -81,6 +81,7 @@ class AgentConfig:
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
+    media_keep: int = defaults.MEDIA_KEEP
 
 
 class Agent:
@@ -113,6 +114,7 @@ class Agent:
             context_window=config.context_window,
             compression=config.compression,
             tool_output_max_tokens=config.tool_output_max_tokens,
+            media_keep=config.media_keep,
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
         self.pipeline_ms = 0.0

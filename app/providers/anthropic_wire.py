@@ -15,7 +15,9 @@ import json
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from app.catalog.vision import accepts_images, provider_image_limits
 from app.context.assemble import WireBlock, plan_breakpoints
+from app.context.media import sendable_images
 from app.model import defaults
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
@@ -43,7 +45,11 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     params: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
-    messages = message_params(request.messages)
+    messages = message_params(
+        sendable_images(
+            request.messages, model, accepts_images(model), provider_image_limits(PROVIDER_NAME)
+        )
+    )
     if request.prompt_caching:
         add_cache_markers(
             tools,

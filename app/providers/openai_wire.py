@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from app.catalog.vision import accepts_images, provider_image_limits
+from app.context.media import sendable_images
 from app.model.messages import Image, Message, Text, Thinking, ToolResult
 from app.model.provider import ModelRequest, ToolSpec, Vendor
 from app.providers.arguments import arguments_json
@@ -40,7 +42,14 @@ def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str,
     """The keyword arguments for ``chat.completions.create`` (streaming, with usage)."""
     params: dict[str, Any] = {
         "model": model,
-        "messages": message_params(request.system, request.environment, request.messages, vendor),
+        "messages": message_params(
+            request.system,
+            request.environment,
+            sendable_images(
+                request.messages, model, accepts_images(model), provider_image_limits("openai")
+            ),
+            vendor,
+        ),
     }
     if request.tools:
         params["tools"] = tool_params(request.tools)

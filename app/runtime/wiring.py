@@ -212,6 +212,7 @@ def agent_config(
             emergency_threshold=compression.emergency_threshold,
         ),
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
+        media_keep=settings.context.media.keep,
     )
 
 

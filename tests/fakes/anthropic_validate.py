@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.errors import WireError, bad_request
+from tests.fakes.images import check_anthropic_image
 from tests.fakes.signing import Signer
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -178,6 +179,8 @@ def _check_block(where: str, block: dict[str, Any], signer: Signer) -> None:
             raise bad_request(f"{where}.tool_use.input: Input should be a valid dictionary")
     if kind == "tool_result" and not isinstance(block.get("tool_use_id"), str):
         raise bad_request(f"{where}.tool_result.tool_use_id: Field required")
+    if kind == "image":
+        check_anthropic_image(where, block)
 
 
 def _check_blocks(turns: list[Turn], signer: Signer) -> None:
