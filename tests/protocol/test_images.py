@@ -13,8 +13,8 @@ import pytest
 from app.model.events import ToolFinished, TurnFailed, TurnFinished
 from app.model.messages import Image
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.fakes.images import check_anthropic_image, check_openai_image
 from tests.fakes.errors import WireError
+from tests.fakes.images import check_anthropic_image, check_openai_image
 from tests.images import png_bytes, png_image
 from tests.protocol.conftest import AgentFactory
 
@@ -60,9 +60,8 @@ async def test_openai_vision_models_get_data_urls(
     from tests.support import build_agent
 
     agent = build_agent(fake, workspace, tmp_path, "openai")
-    config = ProviderConfig(
-        provider="openai", model="gpt-5-mini", api_key="t", base_url=fake.url + "/v1"
-    )
+    url = fake.url + "/v1"
+    config = ProviderConfig("openai", "gpt-5-mini", "t", url, vendor="openai")
     agent.provider = create_provider(config)
     agent.fitter.provider = agent.provider
     fake.script(Reply(text="a red square"))
