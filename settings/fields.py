@@ -29,6 +29,7 @@ from settings.checks import (
 )
 from settings.mcp_servers import McpServers
 from settings.model import Settings
+from settings.web_search import WebSearch
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
@@ -126,6 +127,12 @@ _TABLE = (
           "Environment variables (names or glob patterns such as NPM_*) that commands run by "
           "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...).",
           project="no"),
+    Field("tools.webSearch", WebSearch(),
+          "Who serves the web_search tool: null uses Anthropic's server-side search on Claude "
+          "models (no tool otherwise); \"brave\", \"tavily\", \"searxng\" or \"exa\" (or "
+          "{\"provider\", \"apiKeyEnv\", \"url\"}: the variable holding the key, default "
+          "BRAVE_API_KEY / TAVILY_API_KEY / EXA_API_KEY; SearXNG needs its url); \"off\" offers "
+          "no web search.", project="no"),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
           env="LULL_THINKING_THRESHOLD_MINUTES", project="yes"),

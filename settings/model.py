@@ -13,6 +13,7 @@ from app.model import defaults
 from app.model.approvals import ApprovalMode
 from app.model.mcp import McpServerConfig
 from app.model.provider import CacheTtl, ProviderName, Vendor
+from app.model.search import WebSearchConfig
 
 __all__ = ["ApprovalMode", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
@@ -41,6 +42,7 @@ class ToolsSettings:
     shell_timeout_seconds: int = defaults.SHELL_TIMEOUT_SECONDS
     allow_private_network: bool = defaults.ALLOW_PRIVATE_NETWORK
     env_passthrough: tuple[str, ...] = ()
+    web_search: WebSearchConfig | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,12 @@ from typing import Any
 
 from app.engine.approvals import DenyApprover
 from app.engine.session import Session
+from app.engine.store import SubagentRun
 from app.engine.turn_scope import TurnScope
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, ToolFinished, ToolStarted
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
-from app.model.provider import ToolSpec
+from app.model.provider import ToolSpec, Usage
 from tools.base import ToolContext, ToolOutput
 from tools.permissions import decide, denial_message
 from tools.registry import ToolRegistry
@@ -77,7 +78,7 @@ class ToolRunner:
                     continue
                 results[call.id] = verdict
                 yield ToolFinished(call, verdict)
-            async for event in self._run_allowed(cleared, results, images):
+            async for event in self._run_allowed(cleared, results, images, session):
                 yield event
         finally:
             parts: tuple[Part, ...] = tuple(
@@ -128,6 +129,7 @@ class ToolRunner:
         calls: list[tuple[ToolCall, bool]],
         results: dict[str, ToolResult],
         images: dict[str, tuple[Image, ...]],
+        session: Session,
     ) -> AsyncIterator[Event]:
         tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
         for call, approved in calls:
@@ -157,6 +159,7 @@ class ToolRunner:
                     results[call.id] = result
                     if output.images and self.images_allowed:
                         images[call.id] = output.images
+                    _record_usage(session, call, output)
                     yield ToolFinished(call, result, output.display)
             while not self.progress.empty():
                 yield self.progress.get_nowait()
@@ -177,3 +180,12 @@ class ToolRunner:
 
     async def _execute(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         return await self.registry.execute(name, args, ctx)
+
+
+def _record_usage(session: Session, call: ToolCall, output: ToolOutput) -> None:
+    """A tool that made a model request of its own (a server-side web search) reports its
+    usage in ``metadata``; it counts in the session's cost like a sub-agent's."""
+    usage = output.metadata.get("usage")
+    if isinstance(usage, Usage):
+        model = str(output.metadata.get("model") or "")
+        session.record_subagent(SubagentRun(call.id, "", call.name, {model: usage}))

@@ -38,12 +38,14 @@ from app.runtime.wiring import (
     subagent_providers,
     summary_provider,
     tool_context,
+    web_search_backend,
 )
 from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
 from tools.pending_writes import clean_stale
 from tools.registry import default_registry
+from tools.web_search import WebSearchTool
 
 
 def build_runtime(
@@ -72,6 +74,9 @@ def build_runtime(
     session, resumed = _open_session(store, options, config)
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
     registry = default_registry()
+    search = web_search_backend(settings, config, env, notes)
+    if search is not None:
+        registry.add(WebSearchTool(search))
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
     runner.images_allowed = accepts_images(config.model)

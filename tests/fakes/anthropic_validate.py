@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.fakes.errors import WireError, bad_request
 from tests.fakes.images import check_anthropic_image
+from tests.fakes.server_tools import check_server_tool
 from tests.fakes.signing import Signer
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -137,7 +138,9 @@ def _check_tools(body: dict[str, Any]) -> None:
         if name in names:
             raise bad_request("tools: Tool names must be unique.")
         names.add(name)
-        if tool.get("type", "custom") == "custom":
+        if tool.get("type", "custom") != "custom":
+            check_server_tool(i, tool)
+        else:
             schema = tool.get("input_schema")
             if not isinstance(schema, dict):
                 raise bad_request(f"tools.{i}.custom.input_schema: Field required")
