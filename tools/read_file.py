@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.model.media import human_size, image_bytes
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
 from tools.files import check_regular_file, looks_binary
 from tools.images import ImageRefused, read_image_file, sniff_media_type
 from tools.paths import display_path, resolve_in_workspace
@@ -100,6 +100,15 @@ class ReadFileTool(Tool):
     }
     read_only = True
     compactable = True
+    aliases: Mapping[str, str] = {
+        **PATH_ALIASES,
+        "start_line": "offset",
+        "line_offset": "offset",
+        "max_lines": "limit",
+        "num_lines": "limit",
+        "line_count": "limit",
+    }
+    fingerprint_keys = ("path", "offset", "limit")
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Return the requested lines of the file, numbered."""

@@ -20,6 +20,7 @@ from typing import Any
 from app.model.search import SearchAnswer, SearchError, SearchProvider, SearchResult
 from tools.guarded_http import check_target, guarded_opener, proxy_endpoints
 from tools.netguard import BlockedAddress, NetworkPolicy, Resolver, system_resolver
+from tools.web_fetch import transient_network_failure
 
 USER_AGENT = "lull/0.1 (web_search)"
 HTTP_TIMEOUT_SECONDS = 20.0
@@ -173,12 +174,16 @@ class HttpSearchBackend:
             with guarded_opener(policy).open(request, timeout=HTTP_TIMEOUT_SECONDS) as response:
                 raw = response.read(MAX_RESPONSE_BYTES + 1)
         except urllib.error.HTTPError as error:
-            raise SearchError(self._http_problem(error.code, str(error.reason))) from None
+            problem = self._http_problem(error.code, str(error.reason))
+            raise SearchError(problem, transient=error.code >= 500) from None
         except BlockedAddress as error:
             raise SearchError(f"{self.url}: {error}") from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
-            raise SearchError(f"could not reach {self.url}: {reason} (are you offline?)") from None
+            raise SearchError(
+                f"could not reach {self.url}: {reason} (are you offline?)",
+                transient=transient_network_failure(reason),
+            ) from None
         if len(raw) > MAX_RESPONSE_BYTES:
             raise SearchError("the answer is larger than 4 MB")
         try:

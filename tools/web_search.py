@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.model.search import MAX_RESULTS, SearchAnswer, SearchBackend, SearchError
-from tools.base import ApprovalNeed, Tool, ToolContext, ToolError, ToolOutput
+from tools.base import (
+    ApprovalNeed,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolOutput,
+    TransientToolError,
+)
 from tools.netguard import Resolver, find_non_public, system_resolver
 from tools.output import cap_output
 from tools.web_fetch import PRIVATE_NETWORK_HINT, RESOLVE_TIMEOUT_SECONDS
@@ -102,9 +109,10 @@ class WebSearchTool(Tool):
                 TIMEOUT_SECONDS,
             )
         except SearchError as error:
-            raise ToolError(f"web_search ({self.backend.name}): {error}") from None
+            failure = TransientToolError if error.transient else ToolError
+            raise failure(f"web_search ({self.backend.name}): {error}") from None
         except TimeoutError:
-            raise ToolError(
+            raise TransientToolError(
                 f"web_search ({self.backend.name}): no answer within {TIMEOUT_SECONDS:g} s"
             ) from None
         text = format_answer(query, answer, self.backend.name)

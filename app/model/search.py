@@ -52,7 +52,12 @@ class WebSearchConfig:
 
 
 class SearchError(Exception):
-    """A search that failed, as one line for the model (the backend and what went wrong)."""
+    """A search that failed, as one line for the model (the backend and what went wrong);
+    ``transient``: it may go away on its own (a 5xx, a dropped connection), worth a retry."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass(frozen=True, slots=True)

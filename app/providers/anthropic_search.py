@@ -105,7 +105,12 @@ class AnthropicServerSearch:
             response = await self._client.get().messages.create(**params)
         except Exception as error:  # the SDK's many error types: one line for the model
             message = getattr(error, "message", None) or str(error)
-            raise SearchError(f"the search request failed: {message}") from None
+            status = getattr(error, "status_code", None)
+            transient = status is None and "Connection" in type(error).__name__
+            transient = transient or (isinstance(status, int) and status >= 500)
+            raise SearchError(
+                f"the search request failed: {message}", transient=transient
+            ) from None
         data = response.model_dump() if hasattr(response, "model_dump") else dict(response)
         answer = answer_from(data.get("content") or [], count)
         return SearchAnswer(

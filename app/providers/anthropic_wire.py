@@ -7,6 +7,10 @@ conversation tail, on the previous request's tail (when the provider's lookback
 would not reach it), after the static prompt and after the environment, each
 only if its prefix reaches the model's minimum cacheable length
 (:func:`min_cacheable_tokens`).
+
+A request that continues a partial answer (``continue_final``, a prefill) ends with that
+assistant message, its trailing whitespace removed (the API rejects it). ``tool_choice``
+"none" is ``{"type": "none"}``: the tools stay defined, the cached prefix with them.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
             request.messages, model, accepts_images(model), provider_image_limits(PROVIDER_NAME)
         )
     )
+    if request.continue_final:
+        _strip_final_whitespace(messages)
     if request.prompt_caching:
         add_cache_markers(
             tools,
@@ -63,10 +69,21 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
         params["system"] = system
     if tools:
         params["tools"] = tools
+        if request.tool_choice == "none":
+            params["tool_choice"] = {"type": "none"}
     if thinking is not None:
         params["thinking"] = thinking
     params["messages"] = messages
     return params
+
+
+def _strip_final_whitespace(messages: list[dict[str, Any]]) -> None:
+    """A prefill may not end with whitespace: strip the final assistant text block's tail."""
+    if not messages or messages[-1]["role"] != "assistant":
+        return
+    content = messages[-1]["content"]
+    if content and content[-1]["type"] == "text":
+        content[-1]["text"] = content[-1]["text"].rstrip()
 
 
 def system_blocks(system: str, environment: str) -> list[dict[str, Any]]:

@@ -38,14 +38,13 @@ from app.runtime.wiring import (
     subagent_providers,
     summary_provider,
     tool_context,
+    tool_registry,
     web_search_backend,
 )
 from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
 from tools.pending_writes import clean_stale
-from tools.registry import default_registry
-from tools.web_search import WebSearchTool
 
 
 def build_runtime(
@@ -73,10 +72,8 @@ def build_runtime(
     store = SessionStore(sessions_dir(), options.workspace)
     session, resumed = _open_session(store, options, config)
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
-    registry = default_registry()
     search = web_search_backend(settings, config, env, notes)
-    if search is not None:
-        registry.add(WebSearchTool(search))
+    registry = tool_registry(settings, loaded, search)
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
     runner.images_allowed = accepts_images(config.model)

@@ -175,3 +175,22 @@ async def test_the_tool_is_compactable_and_read_only(tmp_path: Path) -> None:
     tool = WebSearchTool(_Canned(SearchAnswer([SearchResult("t", "https://a")])))
     assert tool.read_only and tool.compactable
     assert tool.describe_call({"query": "hello"}) == "hello"
+
+
+async def test_a_5xx_is_tried_again_before_it_is_an_error(
+    api: FakeSearchApi, private_ctx: ToolContext
+) -> None:
+    registry = registry_with(HttpSearchBackend("brave", api_key="sekrit", url=api.url("brave")))
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    registry.sleep = no_wait
+    registry.retry_delays = (1.0,)
+    api.status = 503
+    out = await registry.execute("web_search", {"query": "q"}, private_ctx)
+    assert not out.is_error and waits == [1.0] and out.metadata["retries"] == 1
+    api.status = 401
+    out = await registry.execute("web_search", {"query": "q"}, private_ctx)
+    assert out.is_error and waits == [1.0]  # a refused key is not worth a retry
