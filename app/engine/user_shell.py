@@ -27,6 +27,8 @@ from app.model.messages import Message, Text, ToolCall, ToolResult, new_id
 from tools.permissions import decide
 
 USER_SHELL_PREFIX = "!"
+USER_CALL_PREFIX = "user_shell"
+"""The id prefix of the call standing for a command the user ran (front ends show its output)."""
 USER_RUN_HEADER = (
     "[The user ran this command themselves with `!` in lull's prompt; you did not run it. "
     "Its output is context for the user's next message.]"
@@ -36,7 +38,12 @@ CANCELLED_RUN = "Cancelled by the user before it finished; no output."
 
 def user_call(command: str) -> ToolCall:
     """The ``run_shell_command`` call standing for a command the user runs."""
-    return ToolCall(new_id("user_shell"), SHELL_TOOL, {"command": command})
+    return ToolCall(new_id(USER_CALL_PREFIX), SHELL_TOOL, {"command": command})
+
+
+def is_user_call(call: ToolCall) -> bool:
+    """True for the call of a command the user ran with ``!`` (not one the model made)."""
+    return call.id.startswith(f"{USER_CALL_PREFIX}_")
 
 
 async def check_user_command(

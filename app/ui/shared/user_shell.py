@@ -7,13 +7,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from app.engine.user_shell import USER_SHELL_PREFIX, run_prompt_shell
+from app.engine.user_shell import USER_SHELL_PREFIX, is_user_call, run_prompt_shell
 from app.model.events import Event
+from app.model.messages import ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
 
 EMPTY_SHELL_HINT = "type a command after !, e.g. !git status"
+SHOWN_OUTPUT_LINES = 200
+"""A ``!`` command's output is shown in full up to this many lines (the model gets all of it)."""
 
 
 def is_shell(text: str) -> bool:
@@ -30,3 +33,15 @@ def shell_stream(runtime: Runtime, text: str) -> AsyncIterator[Event]:
     """The events of running a ``!`` line: drive them like a turn (interruptible)."""
     agent = runtime.agent
     return run_prompt_shell(agent.session, agent.tools, shell_command(text))
+
+
+def user_run_output(call: ToolCall, result: ToolResult) -> list[str] | None:
+    """The lines of a ``!`` command's result to show in full, after its first line (which the
+    tool's outcome line shows); None for a call the model made (shown as a preview)."""
+    if not is_user_call(call):
+        return None
+    lines = result.content.splitlines()[1:]
+    if len(lines) > SHOWN_OUTPUT_LINES:
+        more = len(lines) - SHOWN_OUTPUT_LINES
+        lines = [*lines[:SHOWN_OUTPUT_LINES], f"… {more} more lines"]
+    return lines
