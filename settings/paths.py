@@ -80,6 +80,11 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
 
 
+def clipboard_dir() -> Path:
+    """Where images pasted from the clipboard (Ctrl+V in the TUI) are saved."""
+    return state_dir() / "clipboard"
+
+
 def pending_writes_dir() -> Path:
     """The journal of in-flight atomic writes (their temporary files are removed on the
     next start if lull was killed mid-write)."""
