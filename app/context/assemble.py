@@ -92,9 +92,41 @@ def message_content(message: Message) -> dict[str, Any]:
     }
 
 
-def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
+class MessageDigests:
+    """Message digests kept per id while the message's parts are the same objects (a long
+    session's history is hashed once, not for every request); what one call of
+    :func:`prefix_blocks` did not use is dropped after it."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Message, str]] = {}
+        self._used: dict[str, tuple[Message, str]] = {}
+
+    def of(self, message: Message) -> str:
+        """The digest of what is sent of ``message``."""
+        entry = self._used.get(message.id) or self._entries.get(message.id)
+        if entry is None or entry[0].parts is not message.parts or entry[0] != message:
+            entry = (message, digest(message_content(message)))
+        self._used[message.id] = entry
+        return entry[1]
+
+    def done(self) -> None:
+        """One request is hashed: keep what it used."""
+        self._entries, self._used = self._used, {}
+
+
+def prefix_blocks(
+    request: ModelRequest, digests: MessageDigests | None = None
+) -> list[PrefixBlock]:
     """The request cut into hashed blocks, in the order the provider caches them (the model
-    first: each model has its own cache)."""
+    first: each model has its own cache). ``digests`` keeps message digests between calls."""
+    cache = digests or MessageDigests()
+    blocks = fixed_blocks(request) + message_blocks(request.messages, 1, cache)
+    cache.done()
+    return blocks
+
+
+def fixed_blocks(request: ModelRequest) -> list[PrefixBlock]:
+    """The blocks before the conversation: model, tools, system prompt, environment, thinking."""
     blocks = [PrefixBlock("model", "model", digest(request.model), request.model)]
     blocks += [
         PrefixBlock("tool", f"tool {spec.name}", digest(tool_content(spec)), spec)
@@ -105,17 +137,19 @@ def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
     blocks.append(PrefixBlock("environment", "environment", digest(env), env))
     thinking = request.thinking
     blocks.append(PrefixBlock("options", "thinking settings", digest(repr(thinking)), thinking))
-    for number, message in enumerate(request.messages, 1):
+    return blocks
+
+
+def message_blocks(
+    messages: Sequence[Message], first_number: int, digests: MessageDigests
+) -> list[PrefixBlock]:
+    """The blocks of ``messages``, numbered from ``first_number`` (1 for the first message)."""
+    blocks = []
+    for number, message in enumerate(messages, first_number):
         calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
+        label = f"message {number} ({message.role})"
         blocks.append(
-            PrefixBlock(
-                "message",
-                f"message {number} ({message.role})",
-                digest(message_content(message)),
-                message,
-                message.id,
-                calls,
-            )
+            PrefixBlock("message", label, digests.of(message), message, message.id, calls)
         )
     return blocks
 

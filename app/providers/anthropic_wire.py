@@ -16,7 +16,8 @@ assistant message, its trailing whitespace removed (the API rejects it). ``tool_
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, assert_never
 
 from app.catalog.vision import accepts_images, provider_image_limits
@@ -43,17 +44,20 @@ DEFAULT_MIN_CACHEABLE_TOKENS = 1024
 CHARS_PER_TOKEN = 4
 
 
+def sendable(messages: Sequence[Message], model: str) -> Sequence[Message]:
+    """``messages`` with the images ``model`` cannot take here replaced by a line saying so."""
+    return sendable_images(
+        messages, model, accepts_images(model), provider_image_limits(PROVIDER_NAME)
+    )
+
+
 def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     """The keyword arguments for ``messages.create`` (without ``stream``)."""
     thinking, max_tokens = thinking_param(request.thinking, request.max_output_tokens)
     params: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
-    messages = message_params(
-        sendable_images(
-            request.messages, model, accepts_images(model), provider_image_limits(PROVIDER_NAME)
-        )
-    )
+    messages = message_params(sendable(request.messages, model))
     if request.continue_final:
         _strip_final_whitespace(messages)
     if request.prompt_caching:
@@ -79,11 +83,16 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
 
 def _strip_final_whitespace(messages: list[dict[str, Any]]) -> None:
     """A prefill may not end with whitespace: strip the final assistant text block's tail."""
-    if not messages or messages[-1]["role"] != "assistant":
-        return
-    content = messages[-1]["content"]
-    if content and content[-1]["type"] == "text":
-        content[-1]["text"] = content[-1]["text"].rstrip()
+    if messages and messages[-1]["role"] == "assistant":
+        messages[-1]["content"] = prefill_content(messages[-1]["content"])
+
+
+def prefill_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A final assistant message's blocks as a prefill: the last text block without trailing
+    whitespace (a new list; ``content`` is not changed)."""
+    if not content or content[-1]["type"] != "text":
+        return content
+    return [*content[:-1], {**content[-1], "text": content[-1]["text"].rstrip()}]
 
 
 def system_blocks(system: str, environment: str) -> list[dict[str, Any]]:
@@ -122,22 +131,51 @@ def message_params(messages: Sequence[Message]) -> list[dict[str, Any]]:
     Messages left without any block (e.g. only another provider's thinking)
     are dropped. In a user message tool results always come first.
     """
-    wire: list[dict[str, Any]] = []
-    for message in messages:
-        blocks = _blocks(message)
+    return [
+        {"role": group.role, "content": group.content}
+        for group in message_groups(messages, message_blocks)
+    ]
+
+
+@dataclass(slots=True)  # not frozen: a frozen dataclass is slow to make, and 8,000 are made
+class MessageGroup:
+    """One wire message: consecutive same-role neutral ``members`` and their blocks."""
+
+    role: str
+    members: tuple[Message, ...]
+    content: list[dict[str, Any]]
+    end: int = 0  # index (in the messages grouped) after its last member
+
+
+def message_groups(
+    messages: Sequence[Message], blocks_of: Callable[[Message], list[dict[str, Any]]]
+) -> list[MessageGroup]:
+    """The wire messages of ``messages`` (see :func:`message_params`); ``blocks_of`` gives a
+    message's blocks (the caller may cache them: they are never changed here)."""
+    runs: list[tuple[str, list[Message], list[dict[str, Any]], list[int]]] = []
+    for index, message in enumerate(messages):
+        blocks = blocks_of(message)
         if not blocks:
             continue
-        if wire and wire[-1]["role"] == message.role:
-            wire[-1]["content"].extend(blocks)
+        if runs and runs[-1][0] == message.role:
+            runs[-1][1].append(message)
+            runs[-1][2].extend(blocks)
+            runs[-1][3][0] = index + 1
         else:
-            wire.append({"role": message.role, "content": blocks})
-    for entry in wire:
-        if entry["role"] == "user":
-            content = entry["content"]
-            entry["content"] = [b for b in content if b["type"] == "tool_result"] + [
+            runs.append((message.role, [message], list(blocks), [index + 1]))
+    groups = []
+    for role, members, content, end in runs:
+        if role == "user" and len(content) > 1:
+            content = [b for b in content if b["type"] == "tool_result"] + [
                 b for b in content if b["type"] != "tool_result"
             ]
-    return wire
+        groups.append(MessageGroup(role, tuple(members), content, end[0]))
+    return groups
+
+
+def message_blocks(message: Message) -> list[dict[str, Any]]:
+    """One message's blocks (thinking only for this provider's own assistant messages)."""
+    return _blocks(message)
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
@@ -201,16 +239,48 @@ def add_cache_markers(
     ``has_environment`` says the last system block is the environment (not the
     static prompt). Thinking blocks never get a marker.
     """
+    points = plan_cache_markers(
+        tools, system, messages, min_tokens=min_tokens, ttl=ttl, has_environment=has_environment
+    )
     dicts: list[dict[str, Any]] = [*tools, *system]
+    dicts += [block for message in messages for block in message["content"]]
+    for index, marker in points:
+        dicts[index]["cache_control"] = marker
+    return len(points)
+
+
+def plan_cache_markers(
+    tools: Sequence[dict[str, Any]],
+    system: Sequence[dict[str, Any]],
+    messages: Sequence[dict[str, Any]],
+    *,
+    min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
+    ttl: CacheTtl = defaults.CACHE_TTL,
+    has_environment: bool = False,
+    earlier: Iterable[dict[str, Any]] = (),
+) -> list[tuple[int, dict[str, str]]]:
+    """Where :func:`add_cache_markers` puts its markers, without touching the blocks: (index
+    in tools + system + every message's blocks, the ``cache_control`` value).
+
+    ``earlier`` are the blocks of messages sent before ``messages`` that get no marker (a
+    long conversation's settled part): they only count towards the cache minimum, as far as
+    needed, and indexes skip them.
+    """
     counter = _PrefixCounter(min_tokens)
     wire = [WireBlock(counter.add(t), "tools") for t in tools]
     wire += [WireBlock(counter.add(b), "system") for b in system]
+    skipped = 0
+    for block in earlier:
+        if counter.total >= counter.minimum:
+            break
+        skipped += counter.add(block)
+    if skipped:  # one stand-in block that carries their tokens and never a marker
+        wire.append(WireBlock(skipped, "messages", -1, "", cacheable=False))
     for number, message in enumerate(messages):
+        role = message["role"]
         for block in message["content"]:
             cacheable = block["type"] not in _UNCACHEABLE
-            tokens = counter.add(block)
-            wire.append(WireBlock(tokens, "messages", number, message["role"], cacheable))
-            dicts.append(block)
+            wire.append(WireBlock(counter.add(block), "messages", number, role, cacheable))
     prefix_end = len(tools) + len(system) - 1
     environment_end = prefix_end if has_environment and system else None
     static_end = prefix_end - 1 if environment_end is not None else prefix_end
@@ -221,10 +291,16 @@ def add_cache_markers(
         min_tokens=min_tokens,
         ttl=ttl,
     )
-    for point in points:
-        marker = {"type": "ephemeral"} if point.ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}
-        dicts[point.index]["cache_control"] = marker
-    return len(points)
+    shift = 1 if skipped else 0
+    prefix = len(tools) + len(system)
+    return [
+        (point.index - shift if point.index >= prefix else point.index, _marker(point.ttl))
+        for point in points
+    ]
+
+
+def _marker(ttl: CacheTtl) -> dict[str, str]:
+    return {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}
 
 
 class _PrefixCounter:

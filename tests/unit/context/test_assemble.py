@@ -8,7 +8,15 @@ import sys
 from typing import Any
 
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
-from app.context.assemble import SAFE_LOOKBACK, WireBlock, plan_breakpoints, prefix_blocks
+from app.context.assemble import (
+    SAFE_LOOKBACK,
+    MessageDigests,
+    WireBlock,
+    digest,
+    message_content,
+    plan_breakpoints,
+    prefix_blocks,
+)
 from app.context.view import build_view
 from app.model.edits import ContextEdit, Summary
 from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
@@ -232,3 +240,14 @@ def test_tools_and_static_prompt_are_byte_identical_across_processes() -> None:
         for seed in ("1", "2")
     ]
     assert runs == [mine, mine]
+
+
+def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:
+    first = Message("user", (Text("hello"),))
+    digests = MessageDigests()
+    assert digests.of(first) == digest(message_content(first))
+    digests.done()
+    changed = first.replace_parts((Text("changed"),))
+    assert digests.of(changed) == digest(message_content(changed))
+    digests.done()
+    assert digests.of(changed) == digest(message_content(changed))
