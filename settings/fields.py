@@ -32,6 +32,7 @@ from settings.hooks import Hooks
 from settings.mcp_servers import McpServers
 from settings.model import Settings
 from settings.permission_rules import RuleList
+from settings.web_search import WebSearch
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
@@ -83,6 +84,7 @@ GROUPS: dict[str, str] = {
     ),
     "context.toolOutput": "Limits on one tool result as the model sees it.",
     "context.cache": "Provider prompt caching.",
+    "context.media": "Images in the context.",
     "guardrails": (
         "Guards on model behaviour: roll back bad replies, answer duplicate calls with a "
         "pointer, stop loops and repeating answers, repair arguments, continue cut answers, "
@@ -148,6 +150,12 @@ _TABLE = (
           "Environment variables (names or glob patterns such as NPM_*) that commands run by "
           "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...).",
           project="no"),
+    Field("tools.webSearch", WebSearch(),
+          "Who serves the web_search tool: null uses Anthropic's server-side search on Claude "
+          "models (no tool otherwise); \"brave\", \"tavily\", \"searxng\" or \"exa\" (or "
+          "{\"provider\", \"apiKeyEnv\", \"url\"}: the variable holding the key, default "
+          "BRAVE_API_KEY / TAVILY_API_KEY / EXA_API_KEY; SearXNG needs its url); \"off\" offers "
+          "no web search.", project="no"),
     Field("tools.exclude", AdditiveList(),
           "Tools the model is never offered (e.g. [\"web_fetch\"]); a call to one is rolled "
           "back like a call to an unknown tool.", flag="--exclude-tools", project="narrow"),
@@ -198,6 +206,11 @@ _TABLE = (
     Field("context.cache.promptCacheKey", Boolean(),
           "Send the session id as OpenAI's prompt_cache_key (better cache routing).",
           project="no"),
+    Field("context.media.keep", Integer(0),
+          "The media window: only the newest this many messages with images keep them in "
+          "what the model sees; older images become [Old image cleared: <type>, <size>] "
+          "(reversible; applied only when the prompt cache is rewritten anyway or has gone "
+          "cold).", env="LULL_MEDIA_KEEP", project="yes"),
     Field(f"{_GUARD}.rollback", Boolean(),
           "Roll back a reply that writes a tool call as text, refuses, says nothing or calls "
           "an unknown tool: it is not kept, not counted against maxTurns, and asked again.",

@@ -15,6 +15,7 @@ from app.model.hooks import HookCommand
 from app.model.mcp import McpServerConfig
 from app.model.permissions import PermissionRule
 from app.model.provider import CacheTtl, ProviderName, Vendor
+from app.model.search import WebSearchConfig
 
 __all__ = ["ApprovalMode", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
@@ -43,6 +44,7 @@ class ToolsSettings:
     shell_timeout_seconds: int = defaults.SHELL_TIMEOUT_SECONDS
     allow_private_network: bool = defaults.ALLOW_PRIVATE_NETWORK
     env_passthrough: tuple[str, ...] = ()
+    web_search: WebSearchConfig | None = None
     exclude: tuple[str, ...] = ()
 
 
@@ -85,6 +87,13 @@ class CacheSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MediaSettings:
+    """The media window (``context.media.*``)."""
+
+    keep: int = defaults.MEDIA_KEEP
+
+
+@dataclass(frozen=True, slots=True)
 class ContextSettings:
     """Everything that shapes what the model sees (``context.*``)."""
 
@@ -92,6 +101,7 @@ class ContextSettings:
     compression: CompressionSettings = field(default_factory=CompressionSettings)
     tool_output: ToolOutputSettings = field(default_factory=ToolOutputSettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
+    media: MediaSettings = field(default_factory=MediaSettings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,16 @@ def project_agents_dir(workspace: Path) -> Path:
     return Path(workspace) / PROJECT_DIR / "agents"
 
 
+def user_commands_dir() -> Path:
+    """The user's custom slash commands, ``<config dir>/commands/**/*.md``."""
+    return user_config_dir() / "commands"
+
+
+def project_commands_dir(workspace: Path) -> Path:
+    """A project's custom slash commands, ``<workspace>/.lull/commands/**/*.md``."""
+    return Path(workspace) / PROJECT_DIR / "commands"
+
+
 def data_dir() -> Path:
     """The user's lull data directory (e.g. ``~/.local/share/lull``)."""
     import platformdirs
@@ -73,6 +83,11 @@ def state_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+
+def clipboard_dir() -> Path:
+    """Where images pasted from the clipboard (Ctrl+V in the TUI) are saved."""
+    return state_dir() / "clipboard"
 
 
 def pending_writes_dir() -> Path:

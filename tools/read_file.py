@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from app.model.media import human_size, image_bytes
 from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
 from tools.files import check_regular_file, looks_binary
+from tools.images import ImageRefused, read_image_file, sniff_media_type
 from tools.paths import display_path, resolve_in_workspace
 
 DEFAULT_LIMIT = 2000
@@ -21,7 +23,8 @@ Read a text file from the workspace. Lines come back numbered like `cat -n` \
 `offset` (1-based number of the first line to show) and `limit` (how many lines).
 - When output is cut short it says so and tells you which `offset` reads on.
 - Lines longer than {MAX_LINE_CHARS} characters are shortened.
-- Binary files are refused. Use list_directory for directories.
+- Images (PNG, JPEG, GIF, WebP) come back as the picture itself when the model takes \
+images; other binary files are refused. Use list_directory for directories.
 - Read a file before editing it; the line-number prefix is not part of the file's text."""
 
 
@@ -118,6 +121,8 @@ class ReadFileTool(Tool):
         path = resolve_in_workspace(str(args["path"]), ctx, reading=True)
         shown = display_path(path, ctx)
         check_regular_file(path, shown)
+        if _is_image(path):
+            return _read_image(path, shown)
         if looks_binary(path):
             raise ToolError(
                 f"{shown} is a binary file (NUL bytes in the first 8 KiB); "
@@ -133,3 +138,19 @@ class ReadFileTool(Tool):
         content = "".join(window.lines) + _footer(window, total)
         meta = {"path": str(path), "lines": total, "first": offset, "last": window.last}
         return ToolOutput(content, metadata=meta)
+
+
+def _is_image(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return sniff_media_type(handle.read(16)) is not None
+
+
+def _read_image(path: Path, shown: str) -> ToolOutput:
+    """An image file: the picture goes with the result (to models that take images)."""
+    try:
+        image = read_image_file(path)
+    except ImageRefused as problem:
+        raise ToolError(f"read_file: {shown} is an image that cannot be sent: {problem}") from None
+    size = human_size(image_bytes(image))
+    text = f"[image {shown}: {image.media_type}, {size}]"
+    return ToolOutput(text, images=(image,), metadata={"path": str(path), "image": True})

@@ -118,7 +118,7 @@ def _page_text(page: _Page) -> str:
     return text
 
 
-def _transient(reason: object) -> bool:
+def transient_network_failure(reason: object) -> bool:
     """Whether a network failure may go away on its own (a reset or dropped connection, a
     temporary resolver failure): a refused connection (nothing listens there) and a host
     name that does not resolve are not worth trying again."""
@@ -204,12 +204,12 @@ class WebFetchTool(Tool):
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, BlockedAddress):
                 raise ToolError(_blocked_message(url, exc.reason)) from exc
-            failure = TransientToolError if _transient(exc.reason) else ToolError
+            failure = TransientToolError if transient_network_failure(exc.reason) else ToolError
             raise failure(
                 f"web_fetch: could not reach {url}: {exc.reason} (are you offline?)"
             ) from exc
         except (OSError, http.client.HTTPException) as exc:
-            failure = TransientToolError if _transient(exc) else ToolError
+            failure = TransientToolError if transient_network_failure(exc) else ToolError
             raise failure(f"web_fetch: could not reach {url}: {exc} (are you offline?)") from exc
         text = _page_text(page)
         header = f"{page.url} ({page.status}, {page.content_type})\n\n"

@@ -5,12 +5,16 @@ from __future__ import annotations
 import difflib
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, Handler, hint
 from app.commands.checkpoints import rewind_command, undo_command
 from app.commands.config import model_command, settings_command
+from app.commands.custom import CustomCommand, LoadedCommands, workspace_commands
+from app.commands.custom_run import custom_command
 from app.commands.hooks import hooks_command
+from app.commands.init import init_command
 from app.commands.mcp import mcp_command
 from app.commands.notes import notes_command
 from app.commands.permissions import permissions_command
@@ -37,8 +41,12 @@ class Command:
 
 
 def _help(runtime: Runtime, arg: str) -> CommandResult:
-    width = max(len(c.usage) for c in COMMANDS.values())
-    lines = [f"{c.usage:<{width}}  {c.summary}" for c in COMMANDS.values() if not c.hidden]
+    custom = custom_commands(runtime)
+    rows = [(c.usage, c.summary) for c in COMMANDS.values() if not c.hidden]
+    rows += [(c.usage, c.summary) for c in custom.commands.values()]
+    width = max(len(usage) for usage, _ in rows)
+    lines = [f"{usage:<{width}}  {summary}" for usage, summary in rows]
+    lines += [f"skipped {problem}" for problem in custom.problems]
     return CommandResult(tuple(lines))
 
 
@@ -64,6 +72,12 @@ _TABLE = (
         notes_command,
     ),
     Command("compact", "/compact [FOCUS]", "summarise older messages now", compact),
+    Command(
+        "init",
+        "/init [NOTES]",
+        "study the repository and write (or improve) AGENTS.md",
+        init_command,
+    ),
     Command("cost", "/cost", "tokens by kind, cache hit ratio and money", cost_report),
     Command(
         "settings",
@@ -105,17 +119,22 @@ _TABLE = (
 COMMANDS: dict[str, Command] = {c.name: c for c in _TABLE}
 
 
+def custom_commands(runtime: Runtime) -> LoadedCommands:
+    """The custom commands of the user and the workspace (built-in names win)."""
+    return workspace_commands(runtime.workspace, frozenset(COMMANDS))
+
+
+def command_entries(workspace: Path) -> list[tuple[str, str]]:
+    """(name, summary) of every visible command, built-in then custom (for completion)."""
+    custom = workspace_commands(workspace, frozenset(COMMANDS))
+    return [(c.name, c.summary) for c in command_names()] + [
+        (c.name, c.summary) for c in custom.commands.values()
+    ]
+
+
 def command_names() -> list[Command]:
     """The visible commands in help order (for completion menus)."""
     return [c for c in COMMANDS.values() if not c.hidden]
-
-
-def find_command(name: str) -> Command | None:
-    """The command called ``name``, or the only visible one it is a prefix of."""
-    if name in COMMANDS:
-        return COMMANDS[name]
-    matches = [c for c in command_names() if c.name.startswith(name)]
-    return matches[0] if len(matches) == 1 else None
 
 
 def run_command(runtime: Runtime, text: str) -> CommandResult:
@@ -124,16 +143,32 @@ def run_command(runtime: Runtime, text: str) -> CommandResult:
     name = name.strip().lower()
     if not name:
         return hint("type a command after /, e.g. /help")
-    command = find_command(name)
-    if command is None:
+    command = COMMANDS.get(name)
+    if command is None:  # a custom command, or a prefix of one command's name
+        return _run_custom(runtime, name, arg)
+    try:
+        return command.handler(runtime, arg)
+    except Exception as error:  # a command must never take the front end down
+        log.exception("/%s failed", name)
+        return hint(f"/{name} failed: {type(error).__name__}: {error}")
+
+
+def _run_custom(runtime: Runtime, name: str, arg: str) -> CommandResult:
+    """A custom command by name (or the hint for a name nothing answers to)."""
+    custom = custom_commands(runtime).commands
+    found: CustomCommand | None = custom.get(name)
+    if found is None:
         several = [f"/{c.name}" for c in command_names() if c.name.startswith(name)]
+        several += [f"/{n}" for n in custom if n.startswith(name)]
+        if len(several) == 1:
+            return run_command(runtime, f"{several[0]} {arg}")
         if several:
             return hint(f"/{name} is ambiguous: {', '.join(several)}")
-        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        close = difflib.get_close_matches(name, [*COMMANDS, *custom], n=1)
         guess = f"did you mean /{close[0]}? " if close else ""
         return hint(f"unknown command /{name}; {guess}type /help for the list")
     try:
-        return command.handler(runtime, arg)
+        return custom_command(runtime, found, arg)
     except Exception as error:  # a command must never take the front end down
         log.exception("/%s failed", name)
         return hint(f"/{name} failed: {type(error).__name__}: {error}")

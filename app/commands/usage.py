@@ -63,11 +63,14 @@ def _subagent_lines(runtime: Runtime) -> list[str]:
     total = runtime.session_cost()
     sub = runtime.subagent_cost()
     own = None if total is None or sub is None else total - sub
+    agents = [run for run in record.subagents if run.session_id]
+    searches = len(record.subagents) - len(agents)  # server-side web searches: no session
+    sessions = ", ".join(run.session_id[:8] for run in agents[-3:])
     return [
-        f"sub-agents: {len(record.subagents)} run(s), input {usage.prompt_tokens:,} · "
-        f"output {usage.output:,} tokens, {format_cost(sub)} (their sessions: "
-        + ", ".join(run.session_id[:8] for run in record.subagents[-3:])
-        + ")",
+        f"sub-agents: {len(agents)} run(s)"
+        + (f" + {searches} web search(es)" if searches else "")
+        + f", input {usage.prompt_tokens:,} · output {usage.output:,} tokens, {format_cost(sub)}"
+        + (f" (their sessions: {sessions})" if sessions else ""),
         f"split: this conversation {format_cost(own)} + sub-agents {format_cost(sub)}",
     ]
 

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, assert_never
 from app.commands.base import CommandResult, hint, say
 from app.context.cachebreak import find_detector
 from app.context.estimate import estimate_part_tokens, estimate_tokens
+from app.context.media import describe_media
 from app.context.restore import CompressionRecord, compression_history, parse_scope
 from app.context.view import active_edits
 from app.engine.agent import Agent
 from app.engine.restore import restore_context
 from app.model.edits import (
+    ClearMedia,
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -23,7 +25,7 @@ from app.model.edits import (
     Supersede,
 )
 from app.model.events import ContextEdited
-from app.model.messages import Thinking, ToolResult
+from app.model.messages import Image, Thinking, ToolResult
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -35,6 +37,7 @@ CATEGORIES = (
     ("messages", "▒", "messages"),
     ("tool_results", "░", "tool results"),
     ("thinking", "▞", "thinking"),
+    ("images", "▚", "images"),
 )
 FREE_GLYPH = "·"
 MAX_BREAKS = 5
@@ -50,11 +53,13 @@ class Breakdown:
     tool_results: int
     thinking: int
     window: int
+    images: int = 0
 
     @property
     def total(self) -> int:
         """The whole prompt."""
-        return self.system + self.tools + self.messages + self.tool_results + self.thinking
+        parts = (self.system, self.tools, self.messages, self.tool_results, self.thinking)
+        return sum(parts) + self.images
 
     def share(self, tokens: int) -> float:
         """``tokens`` as a percentage of the window."""
@@ -74,7 +79,7 @@ def context_breakdown(agent: Agent, window: int) -> Breakdown:
         )
         for s in agent.tools.specs()
     )
-    messages = results = thinking = 0
+    messages = results = thinking = images = 0
     for message in agent.session.view():
         for part in message.parts:
             tokens = estimate_part_tokens(part)
@@ -82,9 +87,11 @@ def context_breakdown(agent: Agent, window: int) -> Breakdown:
                 results += tokens
             elif isinstance(part, Thinking):
                 thinking += tokens
+            elif isinstance(part, Image):
+                images += tokens
             else:
                 messages += tokens
-    return Breakdown(system, tools, messages, results, thinking, window)
+    return Breakdown(system, tools, messages, results, thinking, window, images)
 
 
 def context_bar(breakdown: Breakdown, width: int = BAR_WIDTH) -> str:
@@ -125,6 +132,8 @@ def describe(edit: ContextEdit) -> str:
                 f"summary ({edit.reason}) replaced earlier messages "
                 f"(~{edit.tokens_before:,} -> ~{edit.tokens_after:,} tokens)"
             )
+        case ClearMedia():
+            return describe_media(edit)
         case Restore():
             return f"restored {len(edit.edit_ids)} edits"
         case Rewind():

@@ -22,6 +22,7 @@ from typing import assert_never
 
 from app.context.assemble import MessageDigests, PrefixBlock, fixed_blocks, message_blocks
 from app.model.edits import (
+    ClearMedia,
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -250,11 +251,15 @@ def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
                 return f"the light step replaced {len(ids)} superseded tool outputs"
             case Summary():
                 return "compression replaced earlier messages with a summary"
+            case ClearMedia(images=images) if any(
+                ref.startswith(f"{block.message_id}#") for ref in images
+            ):
+                return f"the media window cleared {len(images)} old images"
             case Restore(edit_ids=ids):
                 return f"/context restore brought back {len(ids)} edit(s)"
             case Rewind():
                 return "/rewind took the conversation back to an earlier prompt"
-            case ClearToolResults() | ClearThinking() | Supersede():
+            case ClearToolResults() | ClearThinking() | Supersede() | ClearMedia():
                 continue  # it changed something else
             case _:
                 assert_never(edit)

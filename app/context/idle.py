@@ -41,8 +41,10 @@ from typing import Literal, assert_never
 
 from app.context.estimate import estimate_part_tokens
 from app.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
+from app.context.media import describe_media
 from app.model import defaults
 from app.model.edits import (
+    ClearMedia,
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -146,7 +148,14 @@ def gap_starts(
             case Restore(edit_ids=ids):
                 for kind in _kinds_of(by_id.get(i) for i in ids):
                     starts[kind] = edit.at
-            case ClearToolResults() | ClearThinking() | Summary() | Supersede() | Rewind():
+            case (
+                ClearToolResults()
+                | ClearThinking()
+                | Summary()
+                | Supersede()
+                | ClearMedia()
+                | Rewind()
+            ):
                 pass
             case _:
                 assert_never(edit)
@@ -226,6 +235,8 @@ def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
                 f"light step: replaced {_count(len(edit.call_ids), 'superseded tool output')} "
                 f"with pointers (~{edit.tokens_saved} tokens)"
             )
+        case ClearMedia():
+            return describe_media(edit)
         case Summary() | Restore() | Rewind():
             return f"context edit: {edit.kind}"
         case _:

@@ -16,6 +16,7 @@ from typing import Literal
 
 from app.context.view import active_edits
 from app.model.edits import (
+    ClearMedia,
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -33,7 +34,9 @@ def restorable(edits: Sequence[ContextEdit], scope: RestoreScope) -> list[Contex
     """The edits in force that ``scope`` undoes: every clear and pointer ("clears"), the
     latest compression ("compression"), or both ("all")."""
     live = active_edits(edits)
-    clears = [e for e in live if isinstance(e, ClearToolResults | ClearThinking | Supersede)]
+    clears = [
+        e for e in live if isinstance(e, ClearToolResults | ClearThinking | Supersede | ClearMedia)
+    ]
     summaries: list[ContextEdit] = [e for e in live if isinstance(e, Summary)]
     latest = summaries[-1:]
     match scope:

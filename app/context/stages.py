@@ -8,6 +8,10 @@ Lines are fractions of the model's window (``context.compression.*``, see
 * **full** (0.8, ``threshold``): an LLM summary (``engine/compressor.py``);
 * **emergency** (0.9, or the prompt would not fit): the oldest outputs are cleared.
 
+The media window (``context/media.py``: only the newest messages with images keep them)
+joins whichever rewrite happens, or runs once the cache has gone cold (:meth:`StageSchedule.
+media_due`), so a new image on a warm cache never costs a rewrite of its own.
+
 Every light or full step rewrites the conversation and so costs one prompt-cache write; to
 keep that rare, each runs **at most once per crossing** of its line, never on every request:
 the light step re-arms only once a compression has brought the context back under the light
@@ -62,6 +66,13 @@ class StageSchedule:
     def emergency_due(self, estimate: int, budget: Budget) -> bool:
         """True when the emergency clear should run: at the emergency line or over the limit."""
         return budget.over_emergency(estimate)
+
+    @staticmethod
+    def media_due(*, rewriting: bool, cold: bool) -> bool:
+        """True when the media window may clear old images before this request: only when
+        the prompt cache is rewritten anyway (another edit since the last request) or has
+        gone cold (an idle gap of at least its lifetime), never on a warm cache alone."""
+        return rewriting or cold
 
     @staticmethod
     def watching(estimate: int, budget: Budget) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from app.model.edits import (
+    ClearMedia,
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -16,6 +17,7 @@ from app.model.edits import (
     Supersede,
     image_ref,
 )
+from app.model.media import cleared_media_text
 from app.model.messages import (
     CLEARED_TOOL_RESULT,
     Image,
@@ -58,10 +60,13 @@ class _Rewrites:
     cleared_calls: set[str] = field(default_factory=set)
     pointers: dict[str, str] = field(default_factory=dict)
     images: set[str] = field(default_factory=set)
+    media: set[str] = field(default_factory=set)
     stripped: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.cleared_calls or self.pointers or self.images or self.stripped)
+        return bool(
+            self.cleared_calls or self.pointers or self.images or self.media or self.stripped
+        )
 
 
 def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> list[Message]:
@@ -82,6 +87,8 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
                 rewrites.stripped.update(ids)
             case Supersede(call_ids=ids, pointers=pointers):
                 rewrites.pointers.update(zip(ids, pointers, strict=False))
+            case ClearMedia(images=images):
+                rewrites.media.update(images)
             case Summary():
                 summary = edit
             case Restore():
@@ -144,7 +151,12 @@ def _apply_clears(message: Message, rewrites: _Rewrites) -> Message:
             continue
         if isinstance(part, Image):
             images += 1
-            if image_ref(message.id, images - 1) in rewrites.images:
+            ref = image_ref(message.id, images - 1)
+            if ref in rewrites.media:
+                parts.append(Text(cleared_media_text(part)))
+                changed = True
+                continue
+            if ref in rewrites.images:
                 parts.append(Text(cleared_image_text(part.media_type)))
                 changed = True
                 continue

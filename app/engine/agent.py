@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
@@ -39,6 +39,7 @@ from app.engine.lifecycle import Lifecycle
 from app.engine.session import Session
 from app.engine.step_calls import run_step_calls
 from app.engine.tool_runner import ToolRunner
+from app.engine.turn_scope import TurnScope
 from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.approvals import Approver
@@ -55,7 +56,7 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import Message, Text, ToolCall
+from app.model.messages import Image, Message, Text, ToolCall
 from app.model.provider import (
     CacheTtl,
     Completed,
@@ -100,6 +101,7 @@ class AgentConfig:
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
+    media_keep: int = defaults.MEDIA_KEEP
     guardrails: GuardrailPolicy = field(default_factory=GuardrailPolicy)
 
 
@@ -133,6 +135,7 @@ class Agent:
             context_window=config.context_window,
             compression=config.compression,
             tool_output_max_tokens=config.tool_output_max_tokens,
+            media_keep=config.media_keep,
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
         self.lifecycle = Lifecycle(tools, session)
@@ -171,8 +174,13 @@ class Agent:
 
     # --- turns ------------------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn, yielding events; the session stays valid even if cancelled."""
+    async def run_turn(
+        self, prompt: str, images: Sequence[Image] = (), scope: TurnScope | None = None
+    ) -> AsyncIterator[Event]:
+        """Run one user turn, yielding events; the session stays valid even if cancelled.
+
+        ``images`` go with the prompt; ``scope`` limits the tools of this turn (a custom
+        command's ``allowed-tools``)."""
         closed = self.session.close_open_calls(CANCELLED_RESULT)
         if closed:
             yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
@@ -184,10 +192,11 @@ class Agent:
         if gate.blocked is not None:
             yield TurnFailed(gate.blocked, "permission")
             return
-        self.session.add(Message("user", (Text(prompt),), origin="user"))
+        self.session.add(Message("user", (Text(prompt), *images), origin="user"))
         self.tools.begin_turn(self.session)
         self.lifecycle.add_context("user-prompt-submit-hook", gate.context)
         yield TurnStarted(prompt)
+        self.tools.scope = scope
         try:
             async for event in self._tool_loop():
                 yield event
@@ -196,6 +205,8 @@ class Agent:
         except (asyncio.CancelledError, GeneratorExit):
             self.session.close_open_calls(CANCELLED_RESULT)
             raise
+        finally:
+            self.tools.scope = None
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """``/compact [focus]``: summarise the older part now, and resume auto compression."""

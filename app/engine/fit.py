@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.catalog.cache_policy import TTL_MINUTES
 from app.catalog.windows import context_window_for, parse_context_overflow
 from app.context.compress_plan import (
     SAFETY_MARGIN,
@@ -55,10 +56,10 @@ from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.exact_counts import SavedCounts, tokenizer_needed
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
-from app.engine.steps import light_step, pinned_for, worked_on
+from app.engine.steps import cold_since, light_step, media_step, pinned_for, worked_on
 from app.engine.waits import wait_notice
 from app.model import defaults
-from app.model.edits import ClearToolResults, ContextEdit, SummaryReason
+from app.model.edits import ClearToolResults, ContextEdit, Restore, SummaryReason
 from app.model.events import ContextEdited, Event, Notice, RequestFinished
 from app.model.messages import Message, ToolResult
 from app.model.provider import ModelRequest, Provider, ProviderError, Usage
@@ -88,6 +89,7 @@ class FitSettings:
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
+    media_keep: int = defaults.MEDIA_KEEP
 
 
 class ContextFitter:
@@ -124,6 +126,7 @@ class ContextFitter:
         self.compressor = Compressor(self.counter, clock)
         self.window_cap: int | None = None
         self.sent_local = 0
+        self._edits_sent = len(session.edits)  # edits recorded when the last request went
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
         self.before_compress: BeforeCompress | None = None
         self.saved_counts = SavedCounts(session, self.counter, self.limiter)
@@ -176,6 +179,7 @@ class ContextFitter:
         """The request about to be sent (``shape`` with the model view, its output limit
         clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
+        self._edits_sent = len(self.session.edits)
         self.saved_counts.save()
         margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
         limit = output_limit(
@@ -269,6 +273,18 @@ class ContextFitter:
         if self.stages.emergency_due(estimate, budget):
             for event in self._emergency_clear(shape, estimate, budget):
                 yield event
+        for event in self._media_window(shape):
+            yield event
+
+    def _media_window(self, shape: ModelRequest) -> list[Event]:
+        """The media window, at the moments the schedule allows (``StageSchedule.media_due``)."""
+        recorded = self.session.edits[self._edits_sent :]
+        rewriting = any(not isinstance(e, Restore) for e in recorded)
+        now = self.clock()
+        cold = cold_since(self.session, TTL_MINUTES[shape.cache_ttl], now)
+        if not self.stages.media_due(rewriting=rewriting, cold=cold):
+            return []
+        return media_step(self.session, self.settings.media_keep, now)
 
     def estimate_with(self, shape: ModelRequest, edit: ContextEdit) -> int:
         """Estimated prompt tokens if ``edit`` were recorded (nothing is recorded)."""

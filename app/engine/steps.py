@@ -8,11 +8,13 @@ import logging
 from collections.abc import Callable, Sequence
 
 from app.context.light import MIN_SHARE, plan_light
+from app.context.media import describe_media, plan_media_window
 from app.context.notes import notes_from
 from app.context.pinning import pinned_block
 from app.context.tiers import calls_by_id, current_reads, file_path, unresolved_errors
 from app.context.tokens import TokenCounter
 from app.engine.session import Session
+from app.model.edits import Restore
 from app.model.events import ContextEdited, Event
 from app.model.messages import Message, ToolResult
 
@@ -40,6 +42,30 @@ def light_step(
     )
     log.info(line)
     return [ContextEdited(edit, line)]
+
+
+def media_step(session: Session, keep: int, now: float) -> list[Event]:
+    """The media window: clear the images of all but the newest ``keep`` messages with
+    images (one recorded edit; none when nothing is older)."""
+    edit = plan_media_window(session.view(), keep, now)
+    if edit is None:
+        return []
+    session.add_edit(edit)
+    line = describe_media(edit)
+    log.info(line)
+    return [ContextEdited(edit, line)]
+
+
+def cold_since(session: Session, ttl_minutes: float, now: float) -> bool:
+    """Whether the prompt cache has gone cold: no response yet, or an idle gap of at least
+    ``ttl_minutes`` since the last one, not counting a gap a /context restore started afresh
+    (a restore is not undone by the next request)."""
+    last = session.last_response_at
+    if last is None:
+        return True
+    if any(isinstance(e, Restore) and e.at > last for e in session.edits):
+        return False
+    return now - last >= ttl_minutes * 60
 
 
 def pinned_for(

@@ -36,11 +36,13 @@ from app.engine.hooks import (
 )
 from app.engine.session import Session
 from app.engine.shell_checkpoints import GitSnapshot, record_changes, snapshot
+from app.engine.store import SubagentRun
+from app.engine.turn_scope import TurnScope
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, GuardrailTriggered, Notice, ToolFinished, ToolStarted
 from app.model.hooks import HookEvent
 from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
-from app.model.provider import ToolSpec
+from app.model.provider import ToolSpec, Usage
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.paths import resolve_in_workspace
 from tools.permissions import EDIT_TOOLS, decide, denial_message
@@ -72,6 +74,8 @@ class ToolRunner:
         self.sources: list[ToolSource] = []
         self.images_allowed = False
         self.progress: asyncio.Queue[Event] = asyncio.Queue()
+        self.scope: TurnScope | None = None
+        """The tools the current turn may use (a custom command's ``allowed-tools``)."""
         self.checkpoints: CheckpointStore | None = None
         self.checkpoint_log: SessionCheckpoints | None = None
         self._owns_turns = True
@@ -199,6 +203,8 @@ class ToolRunner:
         if tool is None or not isinstance(arguments, Mapping):
             return arguments, False  # the registry answers unknown tools and odd arguments
         call = replace(call, arguments=dict(arguments))
+        if self.scope is not None and not self.scope.permits(call):
+            return arguments, ToolResult(call.id, call.name, self.scope.refusal(call), True)
         fields = tool_fields(call, self.context)
         hooked = await self.hook("PreToolUse", session, fields, call.name)
         if hooked.blocked:
@@ -217,6 +223,8 @@ class ToolRunner:
         verdict = decide(tool, self.mode, need, rule)
         if hook is not None and verdict != "deny" and (rule is None or rule.effect == "allow"):
             verdict = hook if hook != "deny" else verdict  # a hook's deny blocked it already
+        if verdict == "ask" and rule is None and self.scope is not None:
+            verdict = "allow" if self.scope.preapproves(call) else verdict  # never past a rule
         if verdict == "allow" or (
             verdict == "ask" and rule is None and self.rules.allowed_exactly(tool, call.arguments)
         ):
@@ -325,6 +333,7 @@ class ToolRunner:
                     used = prepared[call.id].arguments
                     ran = replace(call, arguments=dict(used)) if isinstance(used, Mapping) else call
                     output = await self._post_tool_use(session, ran, task.result())
+                    _record_usage(session, call, output)
                     for event in self._finished(call, output, results, images):
                         yield event
             if shell is not None and self.checkpoint_log is not None:
@@ -374,3 +383,12 @@ class ToolRunner:
 
     async def _execute(self, name: str, args: Any, ctx: ToolContext) -> ToolOutput:
         return await self.registry.execute(name, args, ctx)
+
+
+def _record_usage(session: Session, call: ToolCall, output: ToolOutput) -> None:
+    """A tool that made a model request of its own (a server-side web search) reports its
+    usage in ``metadata``; it counts in the session's cost like a sub-agent's."""
+    usage = output.metadata.get("usage")
+    if isinstance(usage, Usage):
+        model = str(output.metadata.get("model") or "")
+        session.record_subagent(SubagentRun(call.id, "", call.name, {model: usage}))

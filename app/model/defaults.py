@@ -36,6 +36,8 @@ WATCH_THRESHOLD: Final = 0.4  # the status bar shows the context in a warning co
 LIGHT_THRESHOLD: Final = 0.5  # the light step: superseded outputs become pointers
 EMERGENCY_THRESHOLD: Final = 0.9  # the safety net: the oldest outputs are cleared
 KEEP_RECENT_FRACTION: Final = 0.3
+# context.media.*
+MEDIA_KEEP: Final = 2  # the media window: messages with images that keep them
 # context.toolOutput.*
 TOOL_OUTPUT_MAX_TOKENS: Final = 12_000
 # context.cache.*

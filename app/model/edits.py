@@ -89,6 +89,20 @@ class Supersede:
 
 
 @dataclass(frozen=True, slots=True)
+class ClearMedia:
+    """The media window: replace these inline images (:func:`image_ref` strings) by
+    ``[Old image cleared: <type>, <size>]``; only the newest ``keep`` messages with images
+    keep theirs."""
+
+    images: tuple[str, ...]
+    keep: int = 0
+    tokens_saved: int = 0
+    id: str = field(default_factory=lambda: new_id("edit"))
+    at: float = field(default_factory=time.time)
+    kind: Literal["clear_media"] = "clear_media"
+
+
+@dataclass(frozen=True, slots=True)
 class Restore:
     """Undo earlier clearing edits (by id) from here on."""
 
@@ -111,13 +125,14 @@ class Rewind:
     kind: Literal["rewind"] = "rewind"
 
 
-ContextEdit = ClearToolResults | ClearThinking | Summary | Supersede | Restore | Rewind
+ContextEdit = ClearToolResults | ClearThinking | Summary | Supersede | ClearMedia | Restore | Rewind
 
 _KINDS: dict[str, type[Any]] = {
     "clear_tool_results": ClearToolResults,
     "clear_thinking": ClearThinking,
     "summary": Summary,
     "supersede": Supersede,
+    "clear_media": ClearMedia,
     "restore": Restore,
     "rewind": Rewind,
 }

@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from app.catalog.vision import accepts_images, provider_image_limits
 from app.context.assemble import WireBlock, plan_breakpoints
+from app.context.media import sendable_images
 from app.model import defaults
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
@@ -42,13 +44,20 @@ DEFAULT_MIN_CACHEABLE_TOKENS = 1024
 CHARS_PER_TOKEN = 4
 
 
+def sendable(messages: Sequence[Message], model: str) -> Sequence[Message]:
+    """``messages`` with the images ``model`` cannot take here replaced by a line saying so."""
+    return sendable_images(
+        messages, model, accepts_images(model), provider_image_limits(PROVIDER_NAME)
+    )
+
+
 def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     """The keyword arguments for ``messages.create`` (without ``stream``)."""
     thinking, max_tokens = thinking_param(request.thinking, request.max_output_tokens)
     params: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
-    messages = message_params(request.messages)
+    messages = message_params(sendable(request.messages, model))
     if request.continue_final:
         _strip_final_whitespace(messages)
     if request.prompt_caching:

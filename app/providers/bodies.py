@@ -134,7 +134,7 @@ class OpenAIBody:
         head = openai_wire.head_params(request, self.model, self.vendor)
         head.update(head.pop("extra_body", {}))  # as the SDK sends it: merged into the body
         system = openai_wire.system_messages(request.system, request.environment)
-        messages = request.messages
+        messages = openai_wire.sendable(request.messages, self.model)
         older = messages[: max(0, len(messages) - TAIL)]
         fragments = [encode_json(m) for m in system]
         fragments.append(self.settled.blob(older, self._encode_many))
@@ -178,7 +178,7 @@ class AnthropicBody:
         params = anthropic_wire.build_params(bare, self.model)
         del params["messages"]
         params["stream"] = True
-        groups = self._grouped(request.messages)
+        groups = self._grouped(anthropic_wire.sendable(request.messages, self.model))
         older, tail = groups[: max(0, len(groups) - TAIL)], groups[max(0, len(groups) - TAIL) :]
         prefill = len(tail) - 1 if request.continue_final and tail[-1:] else -1
         marked: dict[int, list[tuple[int, dict[str, str]]]] = {}

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from app.catalog.prefill import CONTINUE_FINAL_VENDORS
+from app.catalog.vision import accepts_images, provider_image_limits
+from app.context.media import sendable_images
 from app.model.messages import Image, Message, Text, Thinking, ToolResult
 from app.model.provider import ModelRequest, ToolSpec, Vendor
 from app.providers.arguments import arguments_json
@@ -44,8 +46,17 @@ CACHE_KEY_VENDORS = frozenset({"openai", "kimi"})
 
 def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str, Any]:
     """The keyword arguments for ``chat.completions.create`` (streaming, with usage)."""
-    messages = message_params(request.system, request.environment, request.messages, vendor)
+    messages = message_params(
+        request.system, request.environment, sendable(request.messages, model), vendor
+    )
     return {"model": model, "messages": messages, **head_params(request, model, vendor)}
+
+
+def sendable(messages: Sequence[Message], model: str) -> Sequence[Message]:
+    """``messages`` with the images ``model`` cannot take here replaced by a line saying so."""
+    return sendable_images(
+        messages, model, accepts_images(model), provider_image_limits(PROVIDER_NAME)
+    )
 
 
 def head_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str, Any]:

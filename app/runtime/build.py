@@ -43,6 +43,7 @@ from app.runtime.wiring import (
     summary_provider,
     tool_context,
     tool_registry,
+    web_search_backend,
 )
 from settings.loader import load_settings
 from settings.model import Settings
@@ -76,7 +77,8 @@ def build_runtime(
     store = SessionStore(sessions_dir(), options.workspace)
     session, resumed = _open_session(store, options, config)
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
-    registry = tool_registry(settings, loaded)
+    search = web_search_backend(settings, config, env, notes)
+    registry = tool_registry(settings, loaded, search)
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
     trusted = TrustCheck(options.workspace)

@@ -120,6 +120,13 @@ class Runtime:
             context_window_for(self._provider_config.model, self.settings.model.context_window)
         )
 
+    def image_refusal(self) -> str | None:
+        """Why images cannot go to the current model (None: they can)."""
+        model = self._provider_config.model
+        if self._provider_config.provider == "scripted" or accepts_images(model):
+            return None
+        return f"{model} does not accept images (switch with /model to one that does)"
+
     def local_endpoint(self) -> bool:
         """Whether requests go to this machine or a private network (an unpriced model
         costs $0 there)."""
@@ -227,6 +234,26 @@ class Runtime:
         self._agent.request_hooks = old.request_hooks  # one detector sees the switch
         self._provider_config = config
         self._close_later(old.provider)
+
+    def agent_for_turn(self, model: str | None) -> Agent:
+        """The agent one turn runs on: the current one, or (a custom command's ``model``) a
+        temporary agent on the same session and tools that talks to ``model``; hand it back
+        with :meth:`release_agent`."""
+        name = (model or "").strip()
+        if not name or name == self._provider_config.model:
+            return self._agent
+        config = dataclasses.replace(self._provider_config, model=name)
+        old = self._agent
+        agent = self._rebuild(
+            old.session, self._provider_factory(config), old.summary_provider, old.config
+        )
+        agent.request_hooks = old.request_hooks
+        return agent
+
+    def release_agent(self, agent: Agent) -> None:
+        """A turn on :meth:`agent_for_turn`'s agent is over: close a temporary one."""
+        if agent is not self._agent:
+            self._close_later(agent.provider)
 
     @property
     def unsaved_on_switch(self) -> str | None:

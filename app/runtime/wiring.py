@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
+from app.catalog.server_tools import server_web_search
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
@@ -23,6 +24,7 @@ from app.engine.subagents import AgentProfile
 from app.model import defaults
 from app.model.permissions import SaveScope
 from app.model.provider import Provider, ThinkingConfig
+from app.model.search import SearchBackend
 from app.providers.config import (
     ProviderConfig,
     create_provider,
@@ -33,6 +35,7 @@ from settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
 from tools.registry import ToolRegistry, backoff_delays, default_registry
 from tools.rules import RuleBook, RuleNotSaved
+from tools.web_search import WebSearchTool
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -80,6 +83,39 @@ def mcp_manager(
         allow_project=options.allow_project_mcp,
         env=env,
     )
+
+
+def web_search_backend(
+    settings: Settings, config: ProviderConfig, env: Mapping[str, str], notes: list[str]
+) -> SearchBackend | None:
+    """Who serves ``web_search`` (None: the tool is not offered): ``tools.webSearch``, or by
+    default Anthropic's server-side search on Claude models. A configured API whose key
+    variable is not set is said in ``notes``."""
+    chosen = settings.tools.web_search
+    if chosen is None or chosen.provider == "anthropic":
+        if server_web_search(config.provider, config.model):
+            from app.providers.anthropic_search import AnthropicServerSearch
+
+            return AnthropicServerSearch(config)
+        if chosen is not None:
+            notes.append(
+                f"tools.webSearch: anthropic needs a Claude model on the Anthropic API (not "
+                f"{config.provider} {config.model}); web_search is not offered"
+            )
+        return None
+    if chosen.provider == "off":
+        return None
+    key_env = chosen.key_env()
+    key = env.get(key_env) if key_env else None
+    if key_env and not key and chosen.provider != "searxng":
+        notes.append(
+            f"tools.webSearch: {key_env} is not set, so web_search ({chosen.provider}) is not "
+            "offered; set it, or name the variable with apiKeyEnv"
+        )
+        return None
+    from tools.search_backends import HttpSearchBackend
+
+    return HttpSearchBackend(chosen.provider, api_key=key, key_name=key_env, url=chosen.url)
 
 
 def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
@@ -207,15 +243,19 @@ def allowed_paths(settings: Settings, loaded: LoadedSettings | None = None) -> t
     return tuple(paths)
 
 
-def tool_registry(settings: Settings, loaded: LoadedSettings | None = None) -> ToolRegistry:
-    """The built-in tools with the guardrails' tool settings (argument repair, retries of
-    transient failures) and ``tools.exclude`` applied; a name that is no tool is said in
-    ``loaded``'s diagnostics."""
+def tool_registry(
+    settings: Settings, loaded: LoadedSettings | None = None, search: SearchBackend | None = None
+) -> ToolRegistry:
+    """The built-in tools (``web_search`` when ``search`` serves it) with the guardrails'
+    tool settings (argument repair, retries of transient failures) and ``tools.exclude``
+    applied; a name that is no tool is said in ``loaded``'s diagnostics."""
     guards = settings.guardrails
     registry = default_registry()
+    if search is not None:
+        registry.add(WebSearchTool(search))
     registry.repair = guards.argument_repair
     registry.retry_delays = backoff_delays(guards.tool_retries)
-    unknown = registry.exclude(settings.tools.exclude)
+    unknown = [n for n in registry.exclude(settings.tools.exclude) if n != WebSearchTool.name]
     if unknown and loaded is not None:
         source = loaded.sources.get("tools.exclude", "settings")
         names = ", ".join(repr(name) for name in unknown)
@@ -302,6 +342,7 @@ def agent_config(
             emergency_threshold=compression.emergency_threshold,
         ),
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
+        media_keep=settings.context.media.keep,
         guardrails=guardrail_policy(settings),
     )
 

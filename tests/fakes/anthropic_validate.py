@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.errors import WireError, bad_request
+from tests.fakes.images import check_anthropic_image
+from tests.fakes.server_tools import check_server_tool
 from tests.fakes.signing import Signer
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -146,7 +148,9 @@ def _check_tools(body: dict[str, Any]) -> None:
         if name in names:
             raise bad_request("tools: Tool names must be unique.")
         names.add(name)
-        if tool.get("type", "custom") == "custom":
+        if tool.get("type", "custom") != "custom":
+            check_server_tool(i, tool)
+        else:
             schema = tool.get("input_schema")
             if not isinstance(schema, dict):
                 raise bad_request(f"tools.{i}.custom.input_schema: Field required")
@@ -188,6 +192,8 @@ def _check_block(where: str, block: dict[str, Any], signer: Signer) -> None:
             raise bad_request(f"{where}.tool_use.input: Input should be a valid dictionary")
     if kind == "tool_result" and not isinstance(block.get("tool_use_id"), str):
         raise bad_request(f"{where}.tool_result.tool_use_id: Field required")
+    if kind == "image":
+        check_anthropic_image(where, block)
 
 
 def _check_blocks(turns: list[Turn], signer: Signer) -> None:

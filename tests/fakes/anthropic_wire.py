@@ -71,9 +71,11 @@ def _block_events(
     start: dict[str, Any] = dict(block)
     if kind == "text":
         start = {"type": "text", "text": ""}
+        if block.get("citations"):
+            start["citations"] = []
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
-    elif kind == "tool_use":
+    elif kind in ("tool_use", "server_tool_use"):
         start = {**block, "input": {}}
     events.append(
         (
@@ -82,13 +84,15 @@ def _block_events(
         )
     )
     if kind == "text":
+        for citation in block.get("citations") or []:
+            delta({"type": "citations_delta", "citation": citation})
         for piece in split_text(block["text"], chunk):
             delta({"type": "text_delta", "text": piece})
     elif kind == "thinking":
         for piece in split_text(block["thinking"], chunk) if block["thinking"] else []:
             delta({"type": "thinking_delta", "thinking": piece})
         delta({"type": "signature_delta", "signature": block["signature"]})
-    elif kind == "tool_use":
+    elif kind in ("tool_use", "server_tool_use"):
         delta({"type": "input_json_delta", "partial_json": ""})
         for piece in split_in(json.dumps(block["input"]), ARGUMENT_PIECES):
             delta({"type": "input_json_delta", "partial_json": piece})

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from tests.fakes.errors import bad_request
+from tests.fakes.images import check_openai_image
 
 DIALECTS = ("openai", "deepseek", "kimi", "qwen", "deepseek-legacy")
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -238,3 +239,20 @@ def validate_openai(body: dict[str, Any], dialect: str) -> None:
         )
     _check_pairing(messages)
     _check_dialect(body, messages, dialect)
+    _check_images(messages, body["model"])
+
+
+def _check_images(messages: list[dict[str, Any]], model: str) -> None:
+    """Image parts only in user messages, each a valid data URL for a model that takes them."""
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                if message["role"] != "user":
+                    raise bad_request(
+                        f"Invalid 'messages[{i}]': image content is only allowed in user messages.",
+                        param=f"messages[{i}].content",
+                    )
+                check_openai_image(i, part, model)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.fakes.server_tools import ServerSearch
 from tests.fakes.tokens import count_tokens
 
 Respond = Callable[[dict[str, Any]], "Reply"]
@@ -30,7 +31,8 @@ class Reply:
     computes the real reply from the request body at serving time; ``chunk_delay`` (seconds)
     is slept between streamed frames, for tests that interrupt a stream mid-way;
     ``first_delay`` (seconds) is slept after the stream's headers, before its first frame (a
-    local model reading a long prompt on a CPU answers nothing for 10-80 s).
+    local model reading a long prompt on a CPU answers nothing for 10-80 s); ``web_search``
+    (Anthropic) runs the server-side web search first (``tests/fakes/server_tools.py``).
     """
 
     text: str = ""
@@ -43,6 +45,7 @@ class Reply:
     respond: Respond | None = None
     chunk_delay: float = 0.0
     first_delay: float = 0.0
+    web_search: ServerSearch | None = None
 
     def resolve(self, body: dict[str, Any]) -> Reply:
         """The reply to serve for ``body``: the result of ``respond`` if set, else self."""

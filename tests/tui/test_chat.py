@@ -6,11 +6,14 @@ import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from textual.widgets import Collapsible
+
 from app.model.events import AssistantText, Event, TurnFinished
 from app.model.messages import unanswered_calls
 from app.runtime import RunOptions, Runtime, build_runtime
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.command_output import CommandOutput
+from app.ui.tui.widgets.notice_line import NoticeLine
 from app.ui.tui.widgets.tool_block import ToolBlock
 from app.ui.tui.widgets.user_message import UserMessage
 from tests.fakes import FakeServer, Reply, ToolUse
@@ -156,3 +159,27 @@ async def test_esc_mid_stream_keeps_the_partial_text_and_a_valid_session(
         await send(pilot, "still there?")
         await idle(pilot)
         assert app.query(AssistantMessage).last().text.endswith("still there?")
+
+
+async def test_a_bang_line_runs_in_the_shell_shows_its_output_and_is_context(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    (workspace / "marker.txt").write_text("x")
+    app = make_app(workspace, "--approval-mode", "default")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "!ls")
+        await idle(pilot)
+        block = app.query_one(ToolBlock)
+        assert block.call.name == "run_shell_command" and block.state == "ok"
+        output = block.query_one(".tool-preview")
+        assert "marker.txt" in rendered(output)
+        assert not block.query_one(Collapsible).collapsed  # the user's own command: shown open
+        assert provider_env.requests == []  # no model request for a ! line
+        await send(pilot, "!")
+        await pilot.pause()
+        assert "type a command after !" in rendered(app.query(NoticeLine).last())
+        await send(pilot, "what is there?")
+        await idle(pilot)
+    sent = str(provider_env.requests[-1]["messages"])
+    assert "The user ran this command themselves" in sent and "marker.txt" in sent

@@ -111,3 +111,48 @@ async def test_quit_command_closes_the_session_with_a_resume_id(
         await pilot.pause()
         assert not app.is_running
     assert app.close_session() == session.id
+
+
+async def test_ctrl_v_attaches_a_clipboard_image(
+    provider_env: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    from tests.images import png_bytes
+
+    shot = tmp_path / "clip board" / "clipboard-1.png"
+    shot.parent.mkdir()
+    shot.write_bytes(png_bytes(40, 30))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.prompt.clipboard_image = lambda: shot
+        await pilot.press(*"what is")
+        await pilot.press("ctrl+v")
+        await pilot.pause()
+        assert app.prompt.text == f'what is "{shot}" '
+        await pilot.press("enter")
+        await idle(pilot)
+    content = provider_env.requests[-1]["messages"][-1]["content"]
+    images = [block for block in content if block["type"] == "image"]
+    assert len(images) == 1 and images[0]["source"]["media_type"] == "image/png"
+
+
+async def test_ctrl_v_without_a_clipboard_image_pastes_text_and_says_why_once(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        asked: list[int] = []
+
+        def unreadable() -> str:
+            asked.append(1)
+            return "no clipboard reader: install wl-clipboard (Wayland) or xclip (X11)"
+
+        app.prompt.clipboard_image = unreadable
+        app.copy_to_clipboard("copied text")
+        await pilot.press("ctrl+v")
+        await pilot.press("ctrl+v")
+        await pilot.pause()
+        assert app.prompt.text == "copied textcopied text" and len(asked) == 2
+        toasts = [n.message for n in app._notifications]
+        assert toasts == ["no clipboard reader: install wl-clipboard (Wayland) or xclip (X11)"]

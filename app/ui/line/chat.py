@@ -23,7 +23,8 @@ from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
 from app.ui.shared.commands import is_command
-from app.ui.shared.mentions import expand_mentions
+from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
+from tools.mentions import expand_mentions
 
 log = logging.getLogger("lull.line")
 
@@ -89,8 +90,18 @@ class LineChat:
             return True
         if is_command(text):
             return await self.command(text)
+        if is_shell(text):
+            await self.shell(text)
+            return True
         await self.send(text)
         return True
+
+    async def shell(self, text: str) -> None:
+        """Run a ``!command`` line: its output is shown and joins the conversation."""
+        if not shell_command(text):
+            self.printer.lines((EMPTY_SHELL_HINT,), error=True)
+            return
+        await self.drive(shell_stream(self.runtime, text))
 
     async def command(self, text: str) -> bool:
         """Run a slash command; False when it asks to quit."""
@@ -144,10 +155,10 @@ class LineChat:
 
     async def send(self, text: str) -> None:
         """Send a message (with the files it mentions) as one turn."""
-        expanded = expand_mentions(text, self.workspace)
+        expanded = expand_mentions(text, self.workspace, self.runtime.image_refusal())
         for note in expanded.notes:
             self.printer.note(note)
-        await self.drive(self.agent.run_turn(expanded.prompt))
+        await self.drive(self.agent.run_turn(expanded.prompt, expanded.images))
         if self.printer.turn_requests:
             self.printer.note(turn_summary(self.runtime, self.printer))
 

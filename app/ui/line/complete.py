@@ -24,9 +24,9 @@ class LineCompleter(Completer):
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterable[Completion]:
         """Completions for the text before the cursor."""
-        if self._commands is None:
-            self._commands = command_table()
         line = document.current_line_before_cursor
+        if self._commands is None or line == "/":  # custom commands may change
+            self._commands = command_table(self.workspace)
         first_line = document.cursor_position_row == 0
         request = complete(line, first_line, self.workspace, self._commands)
         if request is None:

@@ -32,6 +32,7 @@ from app.model.events import (
 from app.model.provider import Usage
 from app.ui.line.stream import StreamView
 from app.ui.shared.stop_notes import stop_note, with_repairs
+from app.ui.shared.user_shell import user_run_output
 from app.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
 
 if TYPE_CHECKING:
@@ -210,6 +211,8 @@ class EventPrinter:
             self.line(f"  ✗ {first}", "red")
         else:
             self.line(f"  ✓ {first}", "dim")
+        for row in user_run_output(event.call, result) or ():
+            self.line(f"    {row}")
 
     def _subagent(self, event: SubagentUpdate) -> None:
         """A sub-agent's steps, indented under its task call (its requests are not shown)."""

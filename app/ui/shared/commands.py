@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-COMMAND = re.compile(r"^/([A-Za-z][\w-]*)?(\s|$)")
+COMMAND = re.compile(r"^/([A-Za-z][\w:-]*)?(\s|$)")
 QUIT_COMMANDS = frozenset({"/quit", "/exit"})
 
 
 def is_command(text: str) -> bool:
-    """True for ``/name ...`` or a bare ``/``; a path such as ``/usr/bin is broken`` is a
-    message."""
+    """True for ``/name ...`` (``/frontend:test`` too) or a bare ``/``; a path such as
+    ``/usr/bin is broken`` is a message."""
     return COMMAND.match(text.strip()) is not None
 
 

@@ -40,11 +40,15 @@ class CompletionRequest:
     items: list[Completion]
 
 
-def command_table() -> list[tuple[str, str]]:
-    """The visible slash commands as (name, summary), in help order."""
+def command_table(workspace: Path | None = None) -> list[tuple[str, str]]:
+    """The visible slash commands as (name, summary), in help order: the built-in ones, then
+    the custom commands of the user and of ``workspace``."""
     from app.commands import command_names
+    from app.commands.registry import command_entries
 
-    return [(c.name, c.summary) for c in command_names()]
+    if workspace is None:
+        return [(c.name, c.summary) for c in command_names()]
+    return command_entries(workspace)
 
 
 def command_candidates(partial: str, commands: CommandTable) -> list[tuple[str, str]]:
@@ -91,7 +95,7 @@ def complete(
     the real command table.
     """
     if first_line and before_cursor.startswith("/"):
-        return _command_request(before_cursor, commands)
+        return _command_request(before_cursor, commands, workspace)
     start = max(before_cursor.rfind(" "), before_cursor.rfind("\t")) + 1
     token = before_cursor[start:]
     if not token.startswith("@"):
@@ -101,11 +105,13 @@ def complete(
     return CompletionRequest(start, token, items) if items else None
 
 
-def _command_request(before_cursor: str, commands: CommandTable | None) -> CompletionRequest | None:
+def _command_request(
+    before_cursor: str, commands: CommandTable | None, workspace: Path
+) -> CompletionRequest | None:
     """A command name being typed, or the argument of a command that has fixed ones."""
     name, space, rest = before_cursor[1:].partition(" ")
     if not space:
-        table = command_table() if commands is None else commands
+        table = command_table(workspace) if commands is None else commands
         found = command_candidates(name, table)
         items = [Completion(v, d) for v, d in found if v != before_cursor]
         return CompletionRequest(0, before_cursor, items) if items else None

@@ -109,7 +109,13 @@ class LullApp(App[None]):
         menu = CompletionMenu(id="completion")
         yield Conversation(id="conversation")
         yield menu
-        yield PromptInput(history=self._history, completer=self._complete, menu=menu, id="prompt")
+        yield PromptInput(
+            history=self._history,
+            completer=self._complete,
+            menu=menu,
+            clipboard_image=paste_clipboard_image,
+            id="prompt",
+        )
         yield StatusBar(self._clock, id="status")
 
     @property
@@ -259,8 +265,8 @@ class LullApp(App[None]):
     # --- input ------------------------------------------------------------------------
 
     def _complete(self, before_cursor: str, first_line: bool) -> CompletionRequest | None:
-        if self._commands is None:
-            self._commands = command_table()
+        if self._commands is None or before_cursor == "/":  # custom commands may change
+            self._commands = command_table(self.workspace)
         return complete(before_cursor, first_line, self.workspace, self._commands)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
@@ -334,3 +340,15 @@ def bench_file_from_env() -> Path | None:
     """The benchmark hook's file (``LULL_TUI_BENCH``), if set."""
     value = os.environ.get(BENCH_ENV, "").strip()
     return Path(value) if value else None
+
+
+def paste_clipboard_image() -> Path | str | None:
+    """The system clipboard's image saved under the state directory (its path), None when
+    the clipboard holds no image, or why it cannot be read (Ctrl+V in the prompt)."""
+    from settings.paths import clipboard_dir
+    from tools.clipboard import ClipboardUnavailable, save_clipboard_image
+
+    try:
+        return save_clipboard_image(clipboard_dir())
+    except ClipboardUnavailable as problem:
+        return str(problem)

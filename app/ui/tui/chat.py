@@ -39,8 +39,8 @@ from app.model.events import (
 from app.model.messages import ToolCall
 from app.ui.shared.commands import is_command, is_quit
 from app.ui.shared.facts import facts_for
-from app.ui.shared.mentions import expand_mentions
 from app.ui.shared.status import StatusFacts
+from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
 from app.ui.shared.waiting import FirstTokenWait
 from app.ui.tui.approver import ModalApprover
 from app.ui.tui.renderer import TurnRenderer, transcript_widgets
@@ -49,6 +49,7 @@ from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.prompt_input import PromptInput
 from app.ui.tui.widgets.status_bar import StatusBar
 from app.ui.tui.widgets.user_message import UserMessage
+from tools.mentions import expand_mentions
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -183,10 +184,17 @@ class Chat:
         if item.widget is None:
             await self.conversation.add(UserMessage(item.text))
         assert self.runtime is not None
-        expansion = expand_mentions(item.text, self.runtime.workspace)
+        if is_shell(item.text):
+            if not shell_command(item.text):
+                await self.renderer.note(EMPTY_SHELL_HINT, "warning")
+                return
+            self.start(shell_stream(self.runtime, item.text))
+            return
+        refusal = self.runtime.image_refusal()
+        expansion = expand_mentions(item.text, self.runtime.workspace, refusal)
         for mention in expansion.mentions:
             await self.renderer.note(mention.note, "info" if mention.attached else "warning")
-        self.start(self.runtime.agent.run_turn(expansion.prompt))
+        self.start(self.runtime.agent.run_turn(expansion.prompt, expansion.images))
 
     # --- commands ---------------------------------------------------------------------
 

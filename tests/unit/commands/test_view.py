@@ -140,3 +140,17 @@ async def test_context_lists_the_replies_the_guardrails_rolled_back(
         "  an empty reply: no text and no tool call",
         "  a tool call written as text: <tool_call…> tag",
     ]
+
+
+async def test_context_shows_the_images_share(runtime: Runtime, fake: FakeServer) -> None:
+    from tests.images import png_image
+
+    fake.script(Reply(text="a red square"))
+    events = [e async for e in runtime.agent.run_turn("what is this?", [png_image(200, 200)])]
+    assert events
+    runtime.loaded.set("model.contextWindow", 20_000, "--test")
+    lines = run_command(runtime, "/context").lines
+    (row,) = [line for line in lines if line.split()[1:2] == ["images"]]
+    images = int(row.split()[-2].replace(",", ""))
+    assert images > 0 and "%" in row
+    assert "▚" in lines[1]

@@ -107,3 +107,32 @@ async def test_allow_always_for_the_workspace_saves_the_suggested_rule(
         notices
     )
     assert all("Exit code: 0" in r for r in _results(events))
+
+
+async def test_a_custom_commands_allowed_tools_never_lift_a_deny_or_ask_rule(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
+) -> None:
+    from app.engine.turn_scope import TurnScope, parse_tool_rule
+
+    (workspace / "keep").write_text("x")
+    agent = make_agent(mode="default")
+    agent.tools.rules = _rules(("deny", "run_shell_command(rm *)"), ("ask", "Bash(git push*)"))
+    answers = Answers(Approval("deny"))
+    agent.set_approver(answers)
+    scope = TurnScope((parse_tool_rule("Bash"),), "/mine", preapproved=True)
+    provider.script(shell("rm -f keep"), shell("git push"), shell("echo ok"), ScriptedReply("."))
+    results = _results([e async for e in agent.run_turn("go", scope=scope)])
+    assert "rm" in results[0] and (workspace / "keep").exists()  # denied by the rule
+    assert len(answers.asked) == 1 and "git push" in answers.asked[0][0]  # asked, then denied
+    assert results[2].endswith("stdout:\nok")  # the command's own tool runs unasked
+
+
+async def test_a_bang_line_obeys_deny_rules(make_agent: AgentFactory, workspace: Path) -> None:
+    from app.engine.user_shell import run_prompt_shell
+
+    (workspace / "keep").write_text("x")
+    agent = make_agent(mode="yolo")
+    agent.tools.rules = _rules(("deny", "run_shell_command(rm *)"))
+    events = [e async for e in run_prompt_shell(agent.session, agent.tools, "rm keep")]
+    assert isinstance(events[0], Notice) and "refused by the" in events[0].text
+    assert (workspace / "keep").exists() and agent.session.transcript == []

@@ -22,6 +22,7 @@ def test_catalogue_env_vars_are_the_documented_ones() -> None:
         "LULL_TOOL_RESULTS_NUM_TO_KEEP": "context.clearContextOnIdle.toolResultsNumToKeep",
         "LULL_PROMPT_CACHING": "context.cache.enabled",
         "LULL_TIMEOUT_SECONDS": "model.timeoutSeconds",
+        "LULL_MEDIA_KEEP": "context.media.keep",
     }
 
 

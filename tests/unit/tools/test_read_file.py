@@ -48,10 +48,16 @@ async def test_very_long_lines_are_shortened(call: Call, workspace: Path) -> Non
 
 
 async def test_binary_files_are_refused(call: Call, workspace: Path) -> None:
-    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    out = await call("read_file", path="img.png")
+    (workspace / "blob.bin").write_bytes(b"\x7fELF\x00\x00\x00")
+    out = await call("read_file", path="blob.bin")
     assert out.is_error
-    assert "img.png is a binary file" in out.content
+    assert "blob.bin is a binary file" in out.content
+    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    damaged = await call("read_file", path="img.png")
+    assert damaged.is_error
+    assert "img.png is an image that cannot be sent: the image cannot be decoded" in (
+        damaged.content
+    )
 
 
 async def test_errors_name_the_problem(call: Call, workspace: Path) -> None:
@@ -70,3 +76,15 @@ async def test_errors_name_the_problem(call: Call, workspace: Path) -> None:
 async def test_empty_file_says_so(call: Call, workspace: Path) -> None:
     (workspace / "empty").write_text("")
     assert (await call("read_file", path="empty")).content == "(empty is empty)"
+
+
+async def test_an_image_comes_back_as_the_picture(tmp_path: Path) -> None:
+    from tests.images import png_bytes
+    from tools.base import ToolContext
+    from tools.read_file import ReadFileTool
+
+    (tmp_path / "diagram.png").write_bytes(png_bytes(12, 9))
+    ctx = ToolContext(workspace=tmp_path, output_dir=tmp_path / "out")
+    output = await ReadFileTool().run({"path": "diagram.png"}, ctx)
+    assert output.content.startswith("[image diagram.png: image/png, ")
+    assert [i.media_type for i in output.images] == ["image/png"]

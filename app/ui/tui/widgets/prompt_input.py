@@ -3,12 +3,16 @@
 Keys: Enter sends; Shift+Enter or Ctrl+J adds a newline; Up on the first line
 and Down on the last line walk the input history (kept across sessions);
 while the completion menu is open, Up/Down choose, Tab/Enter accept, Esc
-closes; Ctrl+D on an empty box asks to quit.
+closes; Ctrl+D on an empty box asks to quit; Ctrl+V puts an image on the system
+clipboard in as the path of its saved copy (attached when the message is sent), else
+pastes as Textual does.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from textual import events
@@ -22,6 +26,8 @@ PLACEHOLDER = "Message lull — Enter sends, Shift+Enter/Ctrl+J newline, / comma
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 
 Completer = Callable[[str, bool], CompletionRequest | None]
+ClipboardImage = Callable[[], Path | str | None]
+"""Saves the system clipboard's image: its path, None (no image), or why it cannot be read."""
 
 
 class HistoryStore(Protocol):
@@ -66,6 +72,7 @@ class PromptInput(TextArea):
         history: HistoryStore | None = None,
         completer: Completer | None = None,
         menu: CompletionMenu | None = None,
+        clipboard_image: ClipboardImage | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(
@@ -79,6 +86,8 @@ class PromptInput(TextArea):
         self.input_history = history
         self.completer = completer
         self.menu = menu
+        self.clipboard_image = clipboard_image
+        self._clipboard_said = False  # why the clipboard cannot be read: said once
         self._browse: int | None = None  # index into history entries while browsing
         self._draft = ""
         self._recalled: str | None = None  # text put in the box from the history
@@ -127,6 +136,27 @@ class PromptInput(TextArea):
         """Whether the cursor is on the first line (for up) or the last line (for down)."""
         row = self.cursor_location[0]
         return row == 0 if key == "up" else row == self.document.line_count - 1
+
+    def action_paste(self) -> None:
+        """Ctrl+V: a clipboard image goes in as its saved file's path; else Textual's paste."""
+        if self.clipboard_image is None or self.read_only:
+            super().action_paste()
+            return
+        self.run_worker(self._paste_clipboard(self.clipboard_image), group="paste")
+
+    async def _paste_clipboard(self, clipboard_image: ClipboardImage) -> None:
+        """Read the clipboard in a thread (a reader tool may be slow), then paste."""
+        found = await asyncio.to_thread(clipboard_image)
+        if isinstance(found, Path):
+            row, column = self.cursor_location
+            before = self.document.get_line(row)[:column]
+            text = f'"{found}"' if " " in str(found) else str(found)
+            self.insert(("" if not before or before[-1].isspace() else " ") + text + " ")
+            return
+        if isinstance(found, str) and not self._clipboard_said:
+            self._clipboard_said = True
+            self.notify(found, title="clipboard", severity="warning")
+        TextArea.action_paste(self)
 
     # --- sending --------------------------------------------------------------------------
 

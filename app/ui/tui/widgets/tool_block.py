@@ -17,6 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
 from app.model.messages import ToolCall, ToolResult
+from app.ui.shared.user_shell import user_run_output
 from app.ui.tui.widgets.diff_view import DiffView, diff_stats, write_as_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -172,12 +173,16 @@ class ToolBlock(Vertical):
             return [self._outcome(f"+{added} -{removed} lines"), DiffView(diff)]
         widgets: list[Static | Collapsible] = [self._outcome(_first_line(result.content))]
         lines = result.content.splitlines()
+        shown = user_run_output(self.call, result)  # a ! command: its output open, in full
         if len(lines) > 1:
             preview = "\n".join(lines[:PREVIEW_LINES])
             if len(lines) > PREVIEW_LINES:
                 preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
+            if shown is not None:
+                preview = "\n".join([lines[0], *shown])
             body = Static(Text(preview), markup=False, classes="tool-preview")
-            widgets.append(Collapsible(body, title=f"output ({len(lines)} lines)"))
+            title = f"output ({len(lines)} lines)"
+            widgets.append(Collapsible(body, title=title, collapsed=shown is None))
         return widgets
 
     def _outcome(self, text: str) -> Static:

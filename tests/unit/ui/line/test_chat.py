@@ -240,3 +240,27 @@ async def test_a_conversation_rewind_puts_the_prompt_back_in_the_input(
     await chat.run()
     assert "the conversation is back to before prompt 1" in chat.text
     assert chat.script.defaults == ["", "", "say hello", ""]
+
+
+async def test_a_bang_line_runs_in_the_shell_and_is_context_for_the_next_message(
+    asking_runtime: Runtime, workspace: Path, fake: FakeServer
+) -> None:
+    (workspace / "marker.txt").write_text("x")
+    chat = Chat(asking_runtime, workspace, "!ls", "!", "what is there?")
+    await chat.run()
+    assert "marker.txt" in chat.text  # the output is shown
+    assert "type a command after !, e.g. !git status" in chat.text
+    assert "Allow" not in chat.text  # typed by the user: its own consent, never asked
+    sent = _request_text(fake)
+    assert "The user ran this command themselves" in sent and "marker.txt" in sent
+    assert len(fake.requests) == 1  # the ! lines made no model request
+
+
+async def test_plan_mode_refuses_a_bang_line(
+    fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    runtime = fake_runtime(fake, workspace, tmp_path, mode="plan")
+    chat = Chat(runtime, workspace, "!touch made.txt")
+    await chat.run()
+    assert "!touch made.txt: not run: plan mode does not run shell commands" in chat.text
+    assert not (workspace / "made.txt").exists() and fake.requests == []

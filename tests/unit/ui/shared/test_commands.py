@@ -13,3 +13,10 @@ def test_commands_and_paths() -> None:
 
 def test_quit_in_any_case() -> None:
     assert is_quit("/quit") and is_quit(" /EXIT ") and not is_quit("/quit now")
+
+
+def test_a_custom_command_in_a_subfolder_is_a_command() -> None:
+    from app.ui.shared.commands import is_command
+
+    assert is_command("/frontend:test some args")
+    assert not is_command("/usr/bin is broken")

@@ -61,3 +61,18 @@ def test_paths_complete_relative_to_the_workspace(tmp_path: Path) -> None:
     assert path_candidates(tmp_path, "") == ["src/", "setup.cfg"]  # no hidden files
     assert path_candidates(tmp_path, ".e") == [".env"]
     assert path_candidates(tmp_path, "nowhere/x") == []
+
+
+def test_custom_commands_complete_beside_the_built_in_ones(tmp_path: Path) -> None:
+    folder = tmp_path / ".lull" / "commands" / "frontend"
+    folder.mkdir(parents=True)
+    (folder / "test.md").write_text("---\ndescription: Run the UI tests\n---\nRun them")
+    (tmp_path / ".lull" / "commands" / "review.md").write_text("Review the change")
+    request = complete("/fr", True, tmp_path)
+    assert request is not None
+    assert [(i.value, i.description) for i in request.items] == [
+        ("/frontend:test", "Run the UI tests (project)")
+    ]
+    names = [name for name, _ in command_table(tmp_path)]
+    assert names.index("review") > names.index("quit")  # after the built-in ones
+    assert "init" in names

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.ui.shared.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
+from tools.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
 
 
 def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
@@ -77,3 +77,38 @@ def test_absolute_paths_work(tmp_path: Path) -> None:
     target.write_text("far away")
     expanded = expand_mentions(f"read @{target}", tmp_path / "missing-workspace")
     assert "far away" in expanded.prompt
+
+
+def test_an_image_mention_attaches_the_picture(tmp_path: Path) -> None:
+    from tests.images import png_bytes
+
+    (tmp_path / "shot.png").write_bytes(png_bytes(30, 20))
+    expanded = expand_mentions("what is wrong in @shot.png?", tmp_path)
+    assert expanded.prompt == "what is wrong in @shot.png?"  # no text block for an image
+    assert [i.media_type for i in expanded.images] == ["image/png"]
+    assert expanded.notes[0].startswith("attached image shot.png (image/png, ")
+
+
+def test_a_pasted_image_path_attaches_the_picture(tmp_path: Path) -> None:
+    from tests.images import jpeg_bytes
+
+    folder = tmp_path / "My Pictures"
+    folder.mkdir()
+    (folder / "Screen Shot.jpg").write_bytes(jpeg_bytes())
+    pasted = str(folder / "Screen Shot.jpg").replace(" ", "\\ ")
+    expanded = expand_mentions(f"{pasted} why is the button grey?", tmp_path)
+    assert [i.media_type for i in expanded.images] == ["image/jpeg"]
+    quoted = expand_mentions(f"'{folder / 'Screen Shot.jpg'}'", tmp_path)
+    assert len(quoted.images) == 1
+    assert expand_mentions("/no/such/file.png please", tmp_path).images == ()
+
+
+def test_a_model_without_image_input_gets_a_clear_note(tmp_path: Path) -> None:
+    from tests.images import png_bytes
+
+    (tmp_path / "shot.png").write_bytes(png_bytes())
+    expanded = expand_mentions("see @shot.png", tmp_path, "deepseek-chat does not accept images")
+    assert expanded.images == ()
+    assert expanded.problems == (
+        "shot.png: image not attached: deepseek-chat does not accept images",
+    )

@@ -1,0 +1,281 @@
+"""Custom slash commands: Markdown files in ``<config>/lull/commands/`` (the user's) and
+``.lull/commands/`` (the project's), in the format Claude Code uses.
+
+``review.md`` becomes ``/review``, ``frontend/test.md`` ``/frontend:test``. Optional front
+matter between ``---`` lines: ``description``, ``argument-hint``, ``allowed-tools`` (a comma
+list, a ``[a, b]`` list or a ``- item`` list of tools: ``read_file``, ``Bash(git status:*)``)
+and ``model``; the body is the prompt (``custom_run.py`` expands ``$ARGUMENTS``, ``$1``…``$9``,
+``@path`` and ``!`command```). A broken file is skipped with one line naming its path and
+line. A user's command wins over a project's of the same name; a built-in command wins over
+both. A project is untrusted: its ``allowed-tools`` only narrows (nothing runs unasked
+because of it), and its ``model`` applies only in a trusted workspace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from app.engine.turn_scope import SHELL_TOOL, ToolRule, TurnScope, parse_tool_rule
+from app.model.messages import ToolCall
+from app.model.text import decode_bytes
+
+CommandScope = Literal["user", "project"]
+"""Who wrote a command file: the user (their config directory) or the repository."""
+
+_FENCE = "---"
+_SEGMENT = re.compile(r"^[A-Za-z0-9][\w-]*$")
+_KNOWN_KEYS = frozenset({"description", "argument-hint", "allowed-tools", "model"})
+_IGNORED_KEYS = frozenset({"disable-model-invocation", "name"})  # Claude Code's, no effect here
+MAX_COMMAND_BYTES = 256_000
+DESCRIPTION_CHARS = 80
+
+
+class CommandFileError(ValueError):
+    """What is wrong with a command file, and on which line (1-based)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    """One custom slash command, as its file defines it."""
+
+    name: str
+    body: str
+    path: Path
+    scope: CommandScope
+    description: str = ""
+    argument_hint: str = ""
+    allowed_tools: tuple[ToolRule, ...] | None = None
+    model: str | None = None
+
+    @property
+    def source(self) -> str:
+        """How messages name it: ``/review (.lull/commands/review.md)``."""
+        return f"/{self.name} ({self.path})"
+
+    @property
+    def usage(self) -> str:
+        """``/name ARGUMENT-HINT`` for /help."""
+        return f"/{self.name} {self.argument_hint}".rstrip()
+
+    @property
+    def summary(self) -> str:
+        """The description, marked with where the command comes from."""
+        text = self.description or self.body.strip().splitlines()[0][:DESCRIPTION_CHARS]
+        return f"{text} ({self.scope})"
+
+    def turn_scope(self) -> TurnScope | None:
+        """The tools its turn may use (None: no ``allowed-tools``, every tool as usual)."""
+        if self.allowed_tools is None:
+            return None
+        return TurnScope(self.allowed_tools, self.source, preapproved=self.scope == "user")
+
+    def runs_unasked(self, command: str) -> bool:
+        """Whether a ``!`command``` of this file runs without asking: only the user's own
+        file whose ``allowed-tools`` lists that shell command."""
+        if self.scope != "user" or self.allowed_tools is None:
+            return False
+        call = ToolCall("check", SHELL_TOOL, {"command": command})
+        return any(rule.matches(call) for rule in self.allowed_tools)
+
+
+@dataclass
+class LoadedCommands:
+    """The commands found, by name, and one line per file that was skipped."""
+
+    commands: dict[str, CustomCommand] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def workspace_commands(workspace: Path, reserved: frozenset[str]) -> LoadedCommands:
+    """The custom commands of the user and of ``workspace`` (read afresh: a file added or
+    edited while lull runs is picked up at its next use)."""
+    from settings.paths import project_commands_dir, user_commands_dir
+    from settings.workspaces import is_trusted
+
+    return load_custom_commands(
+        user_commands_dir(),
+        project_commands_dir(workspace),
+        reserved=reserved,
+        project_trusted=is_trusted(workspace.resolve()),
+    )
+
+
+def command_name(relative: Path) -> str | None:
+    """``frontend/test.md`` -> ``frontend:test`` (None when a part is not a usable name)."""
+    parts = [*relative.parts[:-1], relative.stem]
+    if not all(_SEGMENT.match(part) for part in parts):
+        return None
+    return ":".join(parts).lower()
+
+
+def load_custom_commands(
+    user_dir: Path,
+    project_dir: Path,
+    *,
+    reserved: frozenset[str] = frozenset(),
+    project_trusted: bool = False,
+) -> LoadedCommands:
+    """Every command of both directories (the user's first; ``reserved`` names are the
+    built-in commands, which win)."""
+    loaded = LoadedCommands()
+    for directory, scope in ((user_dir, "user"), (project_dir, "project")):
+        for path in _command_files(directory):
+            _load_one(loaded, path, directory, scope, reserved, project_trusted)  # type: ignore[arg-type]
+    return loaded
+
+
+def _command_files(directory: Path) -> list[Path]:
+    try:
+        return sorted(p for p in directory.rglob("*.md") if p.is_file())
+    except OSError:
+        return []
+
+
+def _load_one(
+    loaded: LoadedCommands,
+    path: Path,
+    directory: Path,
+    scope: CommandScope,
+    reserved: frozenset[str],
+    project_trusted: bool,
+) -> None:
+    name = command_name(path.relative_to(directory))
+    if name is None:
+        loaded.problems.append(
+            f"{path}: skipped: a command name uses letters, digits, '-' and '_' (one folder "
+            "level per ':')"
+        )
+        return
+    if name in reserved:
+        loaded.problems.append(f"{path}: skipped: /{name} is a built-in command")
+        return
+    if name in loaded.commands:
+        kept = loaded.commands[name].path
+        loaded.problems.append(f"{path}: skipped: /{name} is already defined by {kept}")
+        return
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_COMMAND_BYTES + 1)
+    except OSError as error:
+        loaded.problems.append(f"{path}: skipped: cannot read it ({error.strerror or error})")
+        return
+    if len(data) > MAX_COMMAND_BYTES:
+        loaded.problems.append(f"{path}: skipped: larger than {MAX_COMMAND_BYTES:,} bytes")
+        return
+    try:
+        command = parse_command_file(decode_bytes(data), name, path, scope)
+    except CommandFileError as error:
+        loaded.problems.append(f"{path}:{error.line}: {error}; skipped")
+        return
+    if command.model and scope == "project" and not project_trusted:
+        loaded.problems.append(
+            f"{path}: model {command.model!r} ignored until you /trust this workspace (a "
+            "project may not choose what a run costs)"
+        )
+        command = replace(command, model=None)
+    loaded.commands[name] = command
+
+
+def parse_command_file(text: str, name: str, path: Path, scope: CommandScope) -> CustomCommand:
+    """The command a file's text defines; raises :class:`CommandFileError` with the line."""
+    lines = text.lstrip("\ufeff").splitlines()
+    fields: dict[str, tuple[int, str | list[str]]] = {}
+    body_start = 0
+    if lines and lines[0].strip() == _FENCE:
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == _FENCE), None)
+        if end is None:
+            raise CommandFileError(1, "the front matter has no closing --- line")
+        fields = _front_matter(lines[1:end])
+        body_start = end + 1
+    body = "\n".join(lines[body_start:]).strip()
+    if not body:
+        raise CommandFileError(body_start + 1, "the body (the prompt) is empty")
+    command = CustomCommand(name, body, path, scope)
+    for key, (number, value) in fields.items():
+        command = _apply(command, key, value, number)
+    return command
+
+
+def _apply(command: CustomCommand, key: str, value: str | list[str], number: int) -> CustomCommand:
+    """``command`` with one front-matter key set."""
+    if key == "allowed-tools":
+        entries = value if isinstance(value, list) else _split_list(value)
+        try:
+            rules = tuple(parse_tool_rule(entry) for entry in entries)
+        except ValueError as error:
+            raise CommandFileError(number, f"allowed-tools: {error}") from None
+        return replace(command, allowed_tools=rules)
+    if isinstance(value, list):
+        if value:
+            raise CommandFileError(number, f"{key}: expected one value, got a list")
+        value = ""
+    if key == "model":
+        if not value or len(value.split()) > 1:
+            raise CommandFileError(number, f"model: a model name has no spaces (got {value!r})")
+        return replace(command, model=value)
+    if key == "description":
+        return replace(command, description=value)
+    return replace(command, argument_hint=value)
+
+
+def _front_matter(lines: list[str]) -> dict[str, tuple[int, str | list[str]]]:
+    """``key: value`` lines (and ``key:`` followed by ``- item`` lines) by key, each with the
+    file line it is on (the front matter starts on line 2)."""
+    fields: dict[str, tuple[int, str | list[str]]] = {}
+    current: str | None = None
+    for number, line in enumerate(lines, 2):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("- ") and current is not None and line[:1].isspace():
+            items = fields[current][1]
+            if isinstance(items, str):
+                raise CommandFileError(number, f"{current}: a value and a list at once")
+            items.append(_unquote(stripped[2:]))
+            continue
+        key, colon, value = line.partition(":")
+        key = key.strip().lower()
+        if not colon or not key or line[:1].isspace():
+            raise CommandFileError(number, f"expected 'key: value', got {stripped!r}")
+        if key in _IGNORED_KEYS:
+            current = None
+            continue
+        if key not in _KNOWN_KEYS:
+            known = ", ".join(sorted(_KNOWN_KEYS))
+            raise CommandFileError(number, f"unknown key {key!r} (expected one of {known})")
+        value = value.strip()
+        fields[key] = (number, [] if not value else _unquote(value))
+        current = key if not value else None
+    return fields
+
+
+def _split_list(value: str) -> list[str]:
+    """``a, b`` or ``[a, b]`` as entries; a comma inside parentheses stays in its entry."""
+    inner = value.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    entries: list[str] = []
+    depth, current = 0, ""
+    for char in inner:
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            entries.append(current)
+            current = ""
+        else:
+            current += char
+    entries.append(current)
+    return [_unquote(e.strip()) for e in entries if e.strip()]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value

@@ -1,0 +1,136 @@
+"""Custom slash command files: names, front matter, broken files, and who wins a name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.commands.custom import (
+    CommandFileError,
+    command_name,
+    load_custom_commands,
+    parse_command_file,
+)
+from app.engine.turn_scope import ToolRule
+from app.model.messages import ToolCall
+
+REVIEW = """\
+---
+description: Review the staged change
+argument-hint: [focus]
+allowed-tools:
+  - Read
+  - Bash(git diff:*)
+model: claude-haiku-4-5
+---
+Review the staged change, focusing on $ARGUMENTS.
+"""
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def test_names_follow_the_folders() -> None:
+    assert command_name(Path("review.md")) == "review"
+    assert command_name(Path("frontend/test.md")) == "frontend:test"
+    assert command_name(Path("bad name.md")) is None
+
+
+def test_front_matter_sets_every_field(tmp_path: Path) -> None:
+    command = parse_command_file(REVIEW, "review", tmp_path / "review.md", "user")
+    assert command.description == "Review the staged change"
+    assert command.argument_hint == "[focus]"
+    assert command.allowed_tools == (
+        ToolRule("read_file"),
+        ToolRule("run_shell_command", "git diff"),
+    )
+    assert command.model == "claude-haiku-4-5"
+    assert command.body == "Review the staged change, focusing on $ARGUMENTS."
+    assert command.usage == "/review [focus]"
+    assert command.summary == "Review the staged change (user)"
+
+
+def test_inline_lists_and_no_front_matter(tmp_path: Path) -> None:
+    inline = '---\nallowed-tools: [Read, "Bash(git log:*)"]\n---\nbody'
+    command = parse_command_file(inline, "x", tmp_path / "x.md", "project")
+    assert command.allowed_tools == (
+        ToolRule("read_file"),
+        ToolRule("run_shell_command", "git log"),
+    )
+    plain = parse_command_file("Explain $1 simply.\nMore.", "explain", tmp_path / "e.md", "user")
+    assert plain.allowed_tools is None and plain.summary == "Explain $1 simply. (user)"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("---\ndescription: x\nbody without a fence", 1, "no closing --- line"),
+        ("---\ndescription: x\nnot a pair\n---\nbody", 3, "expected 'key: value'"),
+        ("---\nallowed-tools: Bash(git\n---\nbody", 2, "allowed-tools:"),
+        ("---\nmodel: two words\n---\nbody", 2, "model: a model name has no spaces"),
+        ("---\nallowed_tools: Read\n---\nbody", 2, "unknown key 'allowed_tools'"),
+        ("---\ndescription: x\n---\n\n", 4, "the body (the prompt) is empty"),
+    ],
+)
+def test_broken_files_name_the_line(text: str, line: int, message: str, tmp_path: Path) -> None:
+    with pytest.raises(CommandFileError) as caught:
+        parse_command_file(text, "x", tmp_path / "x.md", "user")
+    assert caught.value.line == line
+    assert message in str(caught.value)
+
+
+def test_loading_skips_broken_files_with_path_and_line(tmp_path: Path) -> None:
+    user, project = tmp_path / "user", tmp_path / "project"
+    write(user / "review.md", REVIEW)
+    write(project / "review.md", "Project review")
+    write(project / "frontend" / "test.md", "Run the frontend tests")
+    broken = write(project / "broken.md", "---\nmodel: a b\n---\nbody")
+    write(project / "help.md", "shadowing a built-in")
+    write(project / "odd name.md", "x")
+    loaded = load_custom_commands(user, project, reserved=frozenset({"help"}))
+    assert sorted(loaded.commands) == ["frontend:test", "review"]
+    assert loaded.commands["review"].scope == "user"  # the user's wins
+    problems = "\n".join(loaded.problems)
+    assert f"{broken}:2: model: a model name has no spaces" in problems
+    assert "/help is a built-in command" in problems
+    assert "/review is already defined by" in problems
+    assert "odd name.md: skipped" in problems
+
+
+def test_a_project_command_only_narrows(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project / "review.md", REVIEW)
+    loaded = load_custom_commands(tmp_path / "none", project)
+    command = loaded.commands["review"]
+    assert command.model is None  # not trusted: the model is the user's choice
+    assert any("ignored until you /trust" in p for p in loaded.problems)
+    scope = command.turn_scope()
+    assert scope is not None and not scope.preapproved
+    assert not command.runs_unasked("git diff")
+    trusted = load_custom_commands(tmp_path / "none", project, project_trusted=True)
+    assert trusted.commands["review"].model == "claude-haiku-4-5"
+
+
+def test_a_user_command_preapproves_what_it_lists(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    write(user / "review.md", REVIEW)
+    command = load_custom_commands(user, tmp_path / "none").commands["review"]
+    scope = command.turn_scope()
+    assert scope is not None and scope.preapproved
+    assert scope.preapproves(ToolCall("c", "run_shell_command", {"command": "git diff --stat"}))
+    assert command.runs_unasked("git diff --cached")
+    assert not command.runs_unasked("git push")
+
+
+def test_non_utf8_bytes_survive(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    write(user / "latin.md", b"Explain caf\xe9 $ARGUMENTS")
+    command = load_custom_commands(user, tmp_path / "none").commands["latin"]
+    assert command.body == "Explain caf\udce9 $ARGUMENTS"

@@ -1,0 +1,62 @@
+"""Who serves web_search: Anthropic's server tool on Claude, a configured API, or nobody."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from app.model.search import WebSearchConfig
+from app.providers.anthropic_search import AnthropicServerSearch
+from app.providers.config import ProviderConfig
+from app.runtime import RunOptions, build_runtime
+from app.runtime.wiring import web_search_backend
+from settings.model import Settings
+from tools.search_backends import HttpSearchBackend
+
+CLAUDE = ProviderConfig("anthropic", "claude-sonnet-4-5", "k", None, "anthropic")
+GPT = ProviderConfig("openai", "gpt-5", "k", None, "openai")
+
+
+def with_search(choice: WebSearchConfig | None) -> Settings:
+    settings = Settings()
+    return dataclasses.replace(
+        settings, tools=dataclasses.replace(settings.tools, web_search=choice)
+    )
+
+
+def test_claude_models_search_on_the_server_by_default() -> None:
+    notes: list[str] = []
+    assert isinstance(
+        web_search_backend(with_search(None), CLAUDE, {}, notes), AnthropicServerSearch
+    )
+    assert web_search_backend(with_search(None), GPT, {}, notes) is None
+    assert notes == []  # nothing configured, nothing to say
+
+
+def test_a_configured_api_needs_its_key() -> None:
+    notes: list[str] = []
+    brave = with_search(WebSearchConfig("brave"))
+    assert web_search_backend(brave, GPT, {}, notes) is None
+    assert notes == [
+        "tools.webSearch: BRAVE_API_KEY is not set, so web_search (brave) is not offered; set "
+        "it, or name the variable with apiKeyEnv"
+    ]
+    backend = web_search_backend(brave, GPT, {"BRAVE_API_KEY": "x"}, [])
+    assert isinstance(backend, HttpSearchBackend) and backend.provider == "brave"
+    searx = with_search(WebSearchConfig("searxng", url="http://127.0.0.1:8888"))
+    assert isinstance(web_search_backend(searx, GPT, {}, []), HttpSearchBackend)
+
+
+def test_off_and_anthropic_on_another_provider_offer_nothing() -> None:
+    assert web_search_backend(with_search(WebSearchConfig("off")), CLAUDE, {}, []) is None
+    notes: list[str] = []
+    assert web_search_backend(with_search(WebSearchConfig("anthropic")), GPT, {}, notes) is None
+    assert "anthropic needs a Claude model on the Anthropic API" in notes[0]
+
+
+def test_the_tool_is_offered_only_when_available(workspace: Path) -> None:
+    demo = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    assert "web_search" not in demo.agent.tools.registry.names()
+    env = {"ANTHROPIC_API_KEY": "k", "LULL_PROVIDER": "anthropic"}
+    claude = build_runtime(RunOptions(workspace=workspace, model="claude-sonnet-4-5"), env=env)
+    assert "web_search" in claude.agent.tools.registry.names()
