@@ -135,6 +135,8 @@ class _Repairer:
         """Where the open call a result with ``call_id`` answers is in ``offered``, or -1."""
         if self.owner is None:
             return -1
+        if self.offered and self.offered[0][0] == call_id:  # results usually come in order
+            return 0
         return next((i for i, (saved, _) in enumerate(self.offered) if saved == call_id), -1)
 
     def close_before(self, message: Message) -> None:

@@ -14,7 +14,7 @@ from app.engine.store import SessionRecord, SessionStore, SubagentRun, TokenCoun
 from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit
 from app.model.events import Notice
-from app.model.messages import Message, Part, ToolResult, iter_tool_calls, unanswered_calls
+from app.model.messages import Message, Part, ToolCall, ToolResult, unanswered_calls
 from app.model.provider import Usage
 from app.model.rollbacks import RolledBack
 
@@ -201,7 +201,12 @@ class Session:
         """``parts`` of a message just received, each tool call's id made unique within the
         session (a duplicate gets a ``_N`` suffix), so each call gets its own result."""
         if self._call_ids is None:
-            self._call_ids = {call.id for call in iter_tool_calls(self.record.messages)}
+            self._call_ids = {  # one pass, no tuple a message: a resume has thousands
+                part.id
+                for message in self.record.messages
+                for part in message.parts
+                if isinstance(part, ToolCall)
+            }
         return unique_call_ids(parts, self._call_ids)
 
     def take_save_notice(self) -> Notice | None:

@@ -359,6 +359,34 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
+def _read_records(path: Path) -> list[tuple[int, dict[str, Any] | None]]:
+    """What :func:`_iter_records` yields, parsed in one ``json.loads`` call when every complete
+    line is a JSON object (a resume reads thousands of lines); line by line otherwise.
+
+    The lines are joined with ``",\n"``: a raw newline cannot be inside a JSON string, so the
+    one call succeeds with as many objects as lines only when each line is one whole object
+    (one damaged line either fails it or changes the count; then every line is read again on
+    its own, so what is skipped, and its line number, is what line-by-line reading finds).
+    """
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    lines = text.split("\n")  # the text is newline-translated as when iterating the file
+    last = lines.pop()  # after the last newline: "" or a line whose write was cut short
+    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    try:
+        values = json.loads("[" + ",\n".join(line for _, line in numbered) + "]")
+    except json.JSONDecodeError:
+        values = None
+    if values is None or len(values) != len(numbered) or not all(type(v) is dict for v in values):
+        return list(_iter_records(path))
+    records: list[tuple[int, dict[str, Any] | None]] = [
+        (number, value) for (number, _), value in zip(numbered, values, strict=True)
+    ]
+    if last.strip():
+        records.append((len(lines) + 1, None))
+    return records
+
+
 def _iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """(line number, parsed line); ``None`` for a line that is not a JSON object, and for a
     last line without its newline: the write was cut short (even if what is there parses),
@@ -425,7 +453,7 @@ def load_session(path: Path) -> SessionRecord:
     tool-call pairing is repaired (what changed is kept in ``repairs``)."""
     record: SessionRecord | None = None
     skipped: list[int] = []
-    for number, data in _iter_records(path):
+    for number, data in _read_records(path):
         try:
             if data is None:
                 raise ValueError("not a JSON object")

@@ -27,6 +27,7 @@ from app.model.messages import Message, Part
 from app.model.provider import ModelRequest, Vendor
 from app.model.text import wire_safe
 from app.providers import anthropic_wire, openai_wire
+from app.providers.sdk import without_collections
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -93,6 +94,11 @@ class Settled:
         self._batches: list[tuple[int, int]] = [(0, 0)]  # (units, bytes) at each batch end
         self._blob = b""
 
+    @property
+    def count(self) -> int:
+        """Units kept (settled so far)."""
+        return len(self._units)
+
     def blob(self, units: Sequence[object], encode: Callable[[Sequence[object]], bytes]) -> bytes:
         """The JSON of ``units`` (``encode`` makes it for those not kept, comma-separated)."""
         same = 0
@@ -119,6 +125,13 @@ TAIL = 24
 """Wire messages at the end of a conversation encoded one by one (where cache markers may
 go); those before them are settled (:class:`Settled`)."""
 
+MANY_NEW = 1_000
+"""Messages new to a body encoder at which a request's body is built with no garbage
+collection (:func:`app.providers.sdk.without_collections`): the first request after a resume
+makes a few objects a message, kept for the next requests (wire blocks), and a full
+collection in the middle of making them walks them and the whole SDK again (~10 ms at
+8,000 messages)."""
+
 
 class OpenAIBody:
     """Chat Completions bodies for one model and vendor dialect."""
@@ -130,7 +143,13 @@ class OpenAIBody:
         self.settled = Settled()
 
     def encode(self, request: ModelRequest) -> bytes:
-        """The JSON body of ``request``."""
+        """The JSON body of ``request`` (many new messages: built without collections)."""
+        if len(request.messages) - self.settled.count < MANY_NEW:
+            return self._encode(request)
+        with without_collections():
+            return self._encode(request)
+
+    def _encode(self, request: ModelRequest) -> bytes:
         head = openai_wire.head_params(request, self.model, self.vendor)
         head.update(head.pop("extra_body", {}))  # as the SDK sends it: merged into the body
         system = openai_wire.system_messages(request.system, request.environment)
@@ -173,7 +192,14 @@ class AnthropicBody:
         self._groups: list[anthropic_wire.MessageGroup] = []
 
     def encode(self, request: ModelRequest) -> bytes:
-        """The JSON body of ``request`` (markers as :func:`anthropic_wire.build_params`)."""
+        """The JSON body of ``request`` (markers as :func:`anthropic_wire.build_params`; many
+        new messages: built without collections)."""
+        if len(request.messages) - len(self._messages) < MANY_NEW:
+            return self._encode(request)
+        with without_collections():
+            return self._encode(request)
+
+    def _encode(self, request: ModelRequest) -> bytes:
         bare = replace(request, messages=(), prompt_caching=False)
         params = anthropic_wire.build_params(bare, self.model)
         del params["messages"]

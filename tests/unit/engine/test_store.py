@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from app.engine.session import Session
-from app.engine.store import SessionNotFound, SessionStore, load_session
+from app.engine.store import (
+    SessionNotFound,
+    SessionStore,
+    _iter_records,
+    _read_records,
+    load_session,
+)
 from app.model.edits import ClearToolResults
 from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
 from app.model.provider import Usage
@@ -171,3 +177,50 @@ def test_a_last_line_without_its_newline_is_torn_even_if_it_parses(tmp_path: Pat
     record = load_session(session.path)
     assert [m.text for m in record.messages] == ["kept"]
     assert record.skipped == [data.count(b"\n")]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "intact",
+        "blank lines",
+        "crlf",
+        "damaged middle",
+        "two records on a line",
+        "not an object",
+        "halves that join",
+        "torn tail",
+    ],
+)
+def test_reading_in_one_call_finds_what_reading_line_by_line_finds(
+    tmp_path: Path, damage: str
+) -> None:
+    """The one-call parse of a resume falls back to reading line by line whenever a line is
+    not one whole object, so skipped lines and their numbers are the same."""
+    store = _store(tmp_path)
+    session = Session.create(store, provider="anthropic", model="m")
+    _fill(session)
+    session.add(user_text("last"))
+    assert session.path is not None
+    session.close()
+    lines = session.path.read_text().splitlines(keepends=True)
+    if damage == "blank lines":
+        lines[2:2] = ["\n", "   \n"]
+    elif damage == "crlf":
+        lines = [line.replace("\n", "\r\n") for line in lines]
+    elif damage == "damaged middle":
+        lines[2] = lines[2][: len(lines[2]) // 2] + "\n"
+    elif damage == "two records on a line":
+        lines[2] = lines[2].rstrip("\n") + ", " + lines[3]
+    elif damage == "not an object":
+        lines[2] = "[1, 2]\n"
+    elif damage == "halves that join":  # each half alone is no JSON; joined they would be
+        lines[2:2] = ['{"type": "edit", "x": [1\n', "2]}\n"]
+    elif damage == "torn tail":
+        lines.append('{"type": "message"')
+    session.path.write_text("".join(lines))
+    expected = list(_iter_records(session.path))
+    assert _read_records(session.path) == expected
+    record = load_session(session.path)
+    assert record.skipped == [number for number, data in expected if data is None]
+    assert [m.text for m in record.messages][-1] == "last"

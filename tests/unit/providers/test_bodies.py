@@ -3,6 +3,7 @@ and a request costs what is new."""
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import replace
 from typing import Any
@@ -13,7 +14,7 @@ from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
 from app.model.text import wire_safe
 from app.providers import anthropic_wire, openai_wire
-from app.providers.bodies import AnthropicBody, Fragments, OpenAIBody, with_messages
+from app.providers.bodies import MANY_NEW, AnthropicBody, Fragments, OpenAIBody, with_messages
 
 MODEL = "claude-sonnet-4-5"
 TOOLS = [ToolSpec("read_file", "Read a file. " * 40, {"type": "object", "properties": {}})]
@@ -210,3 +211,32 @@ def test_a_long_conversation_stays_exact_across_growth_and_edits(wire: str) -> N
     for step in steps:
         req = request(step, cache_ttl="5m")
         assert json.loads(body.encode(req)) == reference(req)
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_body_of_many_new_messages_is_built_without_collections(wire: str) -> None:
+    """The first request after a resume: its wire blocks live on, so no collection walks
+    them while they are made, and they are frozen afterwards; the body stays exact."""
+    body: AnthropicBody | OpenAIBody = (
+        AnthropicBody(MODEL) if wire == "anthropic" else OpenAIBody("gpt-5", "deepseek")
+    )
+    collecting: list[bool] = []
+    build = body._encode
+
+    def spy(req: ModelRequest) -> bytes:
+        collecting.append(gc.isenabled())
+        return build(req)
+
+    body._encode = spy  # type: ignore[method-assign]
+    messages = conversation(MANY_NEW // 3 + 1)
+    req = request(messages, cache_ttl="5m")
+    reference = (
+        anthropic_reference(req) if wire == "anthropic" else openai_reference(req, "deepseek")
+    )
+    assert json.loads(body.encode(req)) == reference
+    assert collecting == [False] and gc.isenabled()
+    if isinstance(body, AnthropicBody):
+        kept = body._groups[0].content
+        assert not any(o is kept for o in gc.get_objects())  # frozen: never walked again
+    body.encode(request(messages + conversation(1), cache_ttl="5m"))  # three new messages
+    assert collecting == [False, True]
