@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from app.model import defaults
 from app.model.approvals import ApprovalMode
 from app.model.mcp import McpServerConfig
-from app.model.provider import CacheTtl, ProviderName, Vendor
+from app.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
 
-__all__ = ["ApprovalMode", "CacheTtl", "ProviderName", "Settings", "Vendor"]
+__all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,7 @@ class CacheSettings:
     """Provider prompt caching (``context.cache.*``)."""
 
     enabled: bool = defaults.PROMPT_CACHING
-    ttl: CacheTtl = defaults.CACHE_TTL
+    ttl: CacheLifetime = defaults.CACHE_TTL
     prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
 
 

@@ -42,7 +42,8 @@ Decision = Literal["none", "compress", "emergency"]
 @dataclass(frozen=True)
 class CompressionPolicy:
     """``context.compression``: the staged thresholds (fractions of the window: watch, light
-    step, full compression, emergency clear), the kept tail fraction, the summary model."""
+    step, full compression, emergency clear, and full compression on a cold cache), the kept
+    tail fraction, the summary model."""
 
     threshold: float = defaults.COMPRESSION_THRESHOLD
     keep_recent_fraction: float = defaults.KEEP_RECENT_FRACTION
@@ -50,6 +51,7 @@ class CompressionPolicy:
     watch_threshold: float = defaults.WATCH_THRESHOLD
     light_threshold: float = defaults.LIGHT_THRESHOLD
     emergency_threshold: float = defaults.EMERGENCY_THRESHOLD
+    cold_threshold: float = defaults.COLD_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Budget:
     watch: int = 0
     light: int = 0
     emergency: int = 0
+    cold: int = 0
 
     def over_limit(self, estimate: int) -> bool:
         """True when ``estimate`` plus the safety margin does not fit the input limit."""
@@ -108,6 +111,7 @@ def make_budget(window: int, policy: CompressionPolicy, max_output_tokens: int) 
         watch=_line(policy.watch_threshold, window),
         light=_line(policy.light_threshold, window),
         emergency=_line(policy.emergency_threshold, window),
+        cold=_line(policy.cold_threshold, window),
     )
 
 

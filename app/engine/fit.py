@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.catalog.windows import context_window_for, parse_context_overflow
+from app.context.cache_clock import Warmth
 from app.context.compress_plan import (
     SAFETY_MARGIN,
     Budget,
@@ -51,6 +52,7 @@ from app.context.stages import StageSchedule
 from app.context.tiers import classify
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
+from app.engine.cache_keeper import CacheKeeper, CachePolicy
 from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
@@ -84,6 +86,7 @@ class FitSettings:
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
+    cache: CachePolicy = field(default_factory=CachePolicy)
 
 
 class ContextFitter:
@@ -115,6 +118,7 @@ class ContextFitter:
             settings.tool_output_max_tokens, self.counter, FullTextStore(settings.output_dir).save
         )
         self.compressor = Compressor(self.counter, clock)
+        self.cache = CacheKeeper(settings.cache, provider.model)
         self.window_cap: int | None = None
         self.sent_local = 0
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
@@ -175,29 +179,46 @@ class ContextFitter:
         thinking = shape.thinking
         if thinking.budget_tokens is not None and thinking.budget_tokens >= limit:
             thinking = replace(thinking, budget_tokens=limit // 2)
-        return replace(
+        request = replace(
             shape, messages=self.model_view(), max_output_tokens=limit, thinking=thinking
         )
+        return self.cache.prepare(request, self.clock())
 
     def observe(self, usage: Usage) -> None:
         """Note the usage the provider reported for the request last sent (unreported usage
         teaches nothing: the local estimate stays as it was)."""
+        self.cache.answered(usage)
         if usage.reported:
             self.calibration.observe(usage.prompt_tokens, self.sent_local)
+
+    def warmth(self, shape: ModelRequest) -> Warmth | None:
+        """How much of the next request's prefix the provider still caches (the cache
+        clock); None when prompt caching is off (no cache to wait for)."""
+        if not shape.prompt_caching:
+            return None
+        request = replace(shape, messages=self.model_view())
+        self.cache.seed(request, self.session.last_response_at)
+        return self.cache.warmth(request, self.clock())
 
     # --- before a request -------------------------------------------------------------------
 
     async def fit(
         self, shape: ModelRequest, index: int, *, overflow: bool = False
     ) -> AsyncIterator[Event]:
-        """The steps the schedule calls for: light step, compression, emergency clear."""
+        """The steps the schedule calls for: light step, compression, emergency clear (when
+        each runs depends on whether the cache is warm: ``context/stages.py``)."""
         budget = self.budget(shape)
         estimate = self.estimate(shape)
+        cache = self.warmth(shape)
         self.stages.seen(estimate, budget)
         log.debug(
-            "context: ~%d tokens (%d%% of %d)", estimate, budget.percent(estimate), budget.window
+            "context: ~%d tokens (%d%% of %d), cache %s",
+            estimate,
+            budget.percent(estimate),
+            budget.window,
+            "off" if cache is None else "warm" if cache.conversation_warm else "cold",
         )
-        if self.stages.light_due(estimate, budget):
+        if self.stages.light_due(estimate, budget, cache):
             self.stages.light_ran()
             view, now = self.model_view(), self.clock()
             for event in light_step(
@@ -206,9 +227,10 @@ class ContextFitter:
                 yield event
             estimate = self.estimate(shape)
             self.stages.seen(estimate, budget)
-        if self.stages.compress_due(estimate, budget, overflow=overflow):
+        if self.stages.compress_due(estimate, budget, overflow=overflow, cache=cache):
             reason: SummaryReason = "overflow" if overflow else "auto"
-            async for event in self.compress(shape, index, reason, None):
+            lines = self.stages.compress_budget(budget, cache)
+            async for event in self.compress(shape, index, reason, None, lines):
                 yield event
             estimate = self.estimate(shape)
         if self.stages.emergency_due(estimate, budget):
@@ -221,9 +243,15 @@ class ContextFitter:
         return self.estimate(shape, view)
 
     async def compress(
-        self, shape: ModelRequest, index: int, reason: SummaryReason, focus: str | None
+        self,
+        shape: ModelRequest,
+        index: int,
+        reason: SummaryReason,
+        focus: str | None,
+        lines: Budget | None = None,
     ) -> AsyncIterator[Event]:
-        """One compression attempt (reason "auto", "overflow" or "manual"), with its events."""
+        """One compression attempt (reason "auto", "overflow" or "manual"), with its events;
+        ``lines`` is the budget with the trigger the schedule used (its anti-thrash floor)."""
         budget = self.budget(shape)
         view = self.model_view()
         estimate = self.estimate(shape, view)
@@ -247,6 +275,12 @@ class ContextFitter:
             f"{budget.window:,}-token window)",
         )
         job = self._job(shape, view, plan.split, plan.head_tokens, reason, focus)
+        cache = self.warmth(shape)
+        job = replace(
+            job,
+            read_cache=cache is not None and cache.conversation_warm,
+            prepare=lambda request: self.cache.prepare(request, self.clock(), summary=True),
+        )
         attempt: Attempt | None = None
         async for step in self.compressor.run(job, plan):
             if isinstance(step, Attempt):
@@ -258,7 +292,7 @@ class ContextFitter:
         assert attempt is not None  # run() always ends with its Attempt
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
-            self.guard.succeeded(self.estimate(shape), budget)
+            self.guard.succeeded(self.estimate(shape), lines or budget)
             self.stages.compressed()
             log.info(attempt.detail)
             yield ContextEdited(attempt.edit, attempt.detail)
@@ -277,6 +311,7 @@ class ContextFitter:
         """Note one summary request's usage (and say so when its answer is asked again)."""
         events: list[Event] = []
         if attempt.usage is not None:
+            self.cache.answered(attempt.usage)
             self.session.record_response(
                 self.clock(), attempt.usage, attempt.model, attempt.local_prompt
             )

@@ -4,9 +4,10 @@ Layout of a request: tools, then the system prompt as text blocks (static
 ``system`` first, ``environment`` second), then the messages. Prompt-cache
 markers are planned by :func:`app.context.assemble.plan_breakpoints`: on the
 conversation tail, on the previous request's tail (when the provider's lookback
-would not reach it), after the static prompt and after the environment, each
-only if its prefix reaches the model's minimum cacheable length
-(:func:`min_cacheable_tokens`).
+would not reach it), after the static prompt and after the environment, and, with
+a lifetime per block, on the latest user prompt (the stable part on the one-hour
+cache, the tail on five minutes), each only if its prefix reaches the model's
+minimum cacheable length (:func:`min_cacheable_tokens`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from app.context.assemble import WireBlock, plan_breakpoints
-from app.model import defaults
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
+from app.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
 
 PROVIDER_NAME = "anthropic"
 MIN_THINKING_BUDGET = 1024
@@ -51,6 +51,7 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
             messages,
             min_tokens=min_cacheable_tokens(model),
             ttl=request.cache_ttl,
+            stable_ttl=request.cache_stable_ttl,
             has_environment=bool(request.environment),
         )
     if system:
@@ -170,13 +171,15 @@ def add_cache_markers(
     messages: list[dict[str, Any]],
     *,
     min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
-    ttl: CacheTtl = defaults.CACHE_TTL,
+    ttl: CacheTtl = SHORT_TTL,
+    stable_ttl: CacheTtl | None = None,
     has_environment: bool = False,
 ) -> int:
     """Put ``cache_control`` markers in place; returns how many were set (at most 4).
 
     ``has_environment`` says the last system block is the environment (not the
-    static prompt). Thinking blocks never get a marker.
+    static prompt); ``stable_ttl`` gives the stable part its own lifetime (see
+    :func:`~app.context.assemble.plan_breakpoints`). Thinking blocks never get a marker.
     """
     dicts: list[dict[str, Any]] = [*tools, *system]
     counter = _PrefixCounter(min_tokens)
@@ -186,7 +189,8 @@ def add_cache_markers(
         for block in message["content"]:
             cacheable = block["type"] not in _UNCACHEABLE
             tokens = counter.add(block)
-            wire.append(WireBlock(tokens, "messages", number, message["role"], cacheable))
+            prompt = message["role"] == "user" and block["type"] == "text"
+            wire.append(WireBlock(tokens, "messages", number, message["role"], cacheable, prompt))
             dicts.append(block)
     prefix_end = len(tools) + len(system) - 1
     environment_end = prefix_end if has_environment and system else None
@@ -197,6 +201,7 @@ def add_cache_markers(
         environment_end=environment_end,
         min_tokens=min_tokens,
         ttl=ttl,
+        stable_ttl=stable_ttl,
     )
     for point in points:
         marker = {"type": "ephemeral"} if point.ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}

@@ -66,9 +66,12 @@ class Policy:
 
 
 NO_CLEANUP = IdlePolicy(-1, -1)
-ONLY_WHEN_FULL = CompressionPolicy(threshold=1.0, light_threshold=1.0, emergency_threshold=1.0)
-NO_STAGES = CompressionPolicy(light_threshold=1.0, emergency_threshold=1.0)
-"""The baselines have no light step and clear only when the prompt would not fit."""
+ONLY_WHEN_FULL = CompressionPolicy(
+    threshold=1.0, light_threshold=1.0, emergency_threshold=1.0, cold_threshold=1.0
+)
+NO_STAGES = CompressionPolicy(light_threshold=1.0, emergency_threshold=1.0, cold_threshold=1.0)
+"""The baselines have no light step, no cold-cache compression, and clear only when the
+prompt would not fit."""
 POLICIES = (
     Policy("(a) no context management", NO_CLEANUP, False, ONLY_WHEN_FULL),
     Policy("(a+) (a) with lull's cache markers", NO_CLEANUP, True, ONLY_WHEN_FULL),

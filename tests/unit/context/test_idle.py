@@ -321,7 +321,8 @@ def test_describe_tool_results_line() -> None:
     edit = ClearToolResults(
         call_ids=tuple(f"c{i}" for i in range(12)), tokens_saved=8400, kept=5, gap_minutes=65.0
     )
-    assert describe_edit(edit, IdlePolicy()) == (
+    policy = IdlePolicy(tool_results_threshold_minutes=60)
+    assert describe_edit(edit, policy) == (
         "idle cleanup: gap 65.0 min >= 60 min, cleared 12 tool results (~8400 tokens), kept 5"
     )
 
@@ -347,7 +348,7 @@ def test_describe_fractional_thresholds_and_singulars() -> None:
 
 def test_describe_a_planned_edit_end_to_end() -> None:
     history = reads("a", "b", "c", "d", "e", "f", "g")
-    policy = IdlePolicy()
+    policy = IdlePolicy(tool_results_threshold_minutes=60)
     edits = plan(history, policy, idle=90)
     assert [describe_edit(e, policy) for e in edits] == [
         "idle cleanup: gap 90.0 min >= 60 min, cleared 2 tool results (~182 tokens), kept 5"

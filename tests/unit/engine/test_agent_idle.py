@@ -53,7 +53,9 @@ async def test_a_failed_request_does_not_block_a_later_longer_gap(
     provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    agent = make_agent(clock=clock, idle=IdlePolicy(tool_results_num_to_keep=1))
+    agent = make_agent(
+        clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=60, tool_results_num_to_keep=1)
+    )
     provider.script(*reads(files))
     await run(agent, "read the files")
 
@@ -75,7 +77,9 @@ async def test_a_cancelled_turn_does_not_block_a_later_longer_gap(
     provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    agent = make_agent(clock=clock, idle=IdlePolicy(tool_results_num_to_keep=1))
+    agent = make_agent(
+        clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=60, tool_results_num_to_keep=1)
+    )
     provider.script(*reads(files))
     await run(agent, "read the files")
 
@@ -113,7 +117,9 @@ async def test_a_restore_does_not_block_a_later_longer_gap(
     provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    agent = make_agent(clock=clock, idle=IdlePolicy(tool_results_num_to_keep=1))
+    agent = make_agent(
+        clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=60, tool_results_num_to_keep=1)
+    )
     provider.script(*reads(files))
     await run(agent, "read the files")
     clock.advance_minutes(10)
