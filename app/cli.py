@@ -126,6 +126,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after N model requests in one turn",
     )
     parser.add_argument(
+        "--max-attempts",
+        type=_positive_int,
+        metavar="N",
+        help="with -p: try the task up to N times; an attempt that ends without an answer is "
+        "summarised and a fresh session starts with that summary (default 1)",
+    )
+    parser.add_argument(
+        "--exclude-tools",
+        type=_tool_names,
+        metavar="A,B",
+        help="tools the model is never offered, comma-separated (adds to tools.exclude)",
+    )
+    parser.add_argument(
         "--plain", action="store_true", help="line mode instead of the full-screen UI"
     )
     parser.add_argument(
@@ -156,6 +169,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _tool_names(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected tool names separated by commas, got {text!r}")
+    return names
+
+
 def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = None) -> CommandLine:
     """Parse and check ``argv``; a bad command line exits with code 2 and a one-line message.
 
@@ -174,6 +194,8 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         parser.error("--fork-session needs --continue or --resume ID (the session to copy)")
     if args.prompt is None and args.output_format != "text":
         parser.error("--output-format needs -p/--print")
+    if args.prompt is None and args.max_attempts is not None:
+        parser.error("--max-attempts needs -p/--print (fresh attempts are a one-shot feature)")
     prompt = args.prompt
     if prompt is not None:
         prompt = _full_prompt(prompt)
@@ -188,6 +210,8 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         base_url=args.base_url,
         approval_mode=args.approval_mode,
         max_turns=args.max_turns,
+        max_attempts=args.max_attempts,
+        exclude_tools=args.exclude_tools,
         resume=args.resume.strip() if args.resume else None,
         continue_last=args.continue_last,
         fork_session=args.fork_session,

@@ -327,6 +327,12 @@ class PathList(TextList):
     """
 
 
+@dataclass(frozen=True)
+class AdditiveList(TextList):
+    """A list a project file may only add to (a deny list such as ``tools.exclude``);
+    checked like :class:`TextList`."""
+
+
 #: One price override: MODEL=INPUT/OUTPUT[/CACHE_READ[/CACHE_WRITE[/CACHE_WRITE_1H]]], USD per
 #: million tokens. The same pattern is in schema.json, so editors and the loader agree.
 PRICE_PATTERN = r"^[^=\s]+=[0-9]+(\.[0-9]+)?(/[0-9]+(\.[0-9]+)?){1,4}$"

@@ -16,6 +16,7 @@ from app.model import defaults
 from app.model.approvals import APPROVAL_MODES
 from app.model.provider import CACHE_LIFETIMES, PROVIDERS, VENDORS
 from settings.checks import (
+    AdditiveList,
     Boolean,
     Check,
     Choice,
@@ -76,9 +77,17 @@ GROUPS: dict[str, str] = {
     ),
     "context.toolOutput": "Limits on one tool result as the model sees it.",
     "context.cache": "Provider prompt caching.",
+    "guardrails": (
+        "Guards on model behaviour: roll back bad replies, answer duplicate calls with a "
+        "pointer, stop loops and repeating answers, repair arguments, continue cut answers, "
+        "retry transient tool failures and, with -p, retry the task. A project may make them "
+        "stricter, never switch one off."
+    ),
 }
 
 _IDLE = "context.clearContextOnIdle"
+_GUARD = "guardrails"
+_ON_ONLY = ("true", "false")  # a guard switch: on is the narrower value
 _TABLE = (
     Field("model.provider", Choice(PROVIDERS, nullable=True),
           "API family to use; null picks one from the available API keys.", flag="--provider",
@@ -125,6 +134,9 @@ _TABLE = (
           "Environment variables (names or glob patterns such as NPM_*) that commands run by "
           "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...).",
           project="no"),
+    Field("tools.exclude", AdditiveList(),
+          "Tools the model is never offered (e.g. [\"web_fetch\"]); a call to one is rolled "
+          "back like a call to an unknown tool.", flag="--exclude-tools", project="narrow"),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
           env="LULL_THINKING_THRESHOLD_MINUTES", project="yes"),
@@ -175,6 +187,47 @@ _TABLE = (
     Field("context.cache.promptCacheKey", Boolean(),
           "Send the session id as OpenAI's prompt_cache_key (better cache routing).",
           project="no"),
+    Field(f"{_GUARD}.rollback", Boolean(),
+          "Roll back a reply that writes a tool call as text, refuses, says nothing or calls "
+          "an unknown tool: it is not kept, not counted against maxTurns, and asked again.",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.maxConsecutiveRollbacks", Integer(1),
+          "Rolled-back replies in a row before the turn ends.", project="narrow"),
+    Field(f"{_GUARD}.extraRequests", Integer(0),
+          "Model requests one user turn may make beyond maxTurns (rolled-back replies, "
+          "retries, continuations); the turn ends when they are used up.", project="narrow"),
+    Field(f"{_GUARD}.duplicateCalls", Boolean(),
+          "A read-only call identical to one already run in this turn (nothing written or run "
+          "since) is not run again: the model gets a pointer to the earlier result.",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.doomLoop", Boolean(),
+          "Stop the loop when the model makes the same call doomLoopRepeats times in a row "
+          "(the interactive UIs ask whether to go on; -p fails).",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.doomLoopRepeats", Integer(2),
+          "How many identical calls in a row count as a loop.", project="narrow"),
+    Field(f"{_GUARD}.streamRepetition", Boolean(),
+          "Cut off an answer that keeps repeating the same text while it streams; it is "
+          "rolled back once, then reported.", project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.argumentRepair", Boolean(),
+          "Repair known argument mistakes before a call runs (parameter aliases such as "
+          "file_path for path, a JSON object sent as a string, numbers sent as strings).",
+          project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.continuation", Boolean(),
+          "Continue an answer cut at the output token limit (prefill, continue_final_message, "
+          "or a retry with a 10% larger limit).", project="narrow", narrowest_first=_ON_ONLY),
+    Field(f"{_GUARD}.maxContinuations", Integer(1),
+          "Continuations of one cut answer at most.", project="narrow"),
+    Field(f"{_GUARD}.maxToolFailures", Integer(1),
+          "Failed tool calls in a row that stop the loop.", project="narrow"),
+    Field(f"{_GUARD}.toolRetries", Integer(0),
+          "How often a transient tool failure (a network error, a 5xx, a timeout) is tried "
+          "again, after 1 s, 2 s, 4 s, ..., before it becomes an error result.",
+          project="narrow"),
+    Field(f"{_GUARD}.maxAttempts", Integer(1),
+          "-p: attempts at the task; after an attempt that ends without an answer, a fresh "
+          "session starts with a summary of what failed.", flag="--max-attempts",
+          project="narrow"),
     Field("maxTurns", Integer(1), "Maximum model requests for one user message.",
           flag="--max-turns", project="narrow"),
     Field("pricing", PriceList(),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
-from settings.checks import Invalid
+from settings.checks import AdditiveList, Invalid
 from settings.errors import Diagnostic, SettingsError, show
 from settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from settings.jsonfile import FileProblem, read_json_object
@@ -205,7 +205,11 @@ def apply_env(loaded: LoadedSettings, env: Mapping[str, str]) -> None:
 
 
 def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
-    """Apply command-line values (strings are parsed like env values); raise on a bad one."""
+    """Apply command-line values (strings are parsed like env values); raise on a bad one.
+
+    A deny list (:class:`~settings.checks.AdditiveList`, e.g. ``--exclude-tools``) adds to
+    the value from the files instead of replacing it.
+    """
     for key, raw in cli.items():
         if raw is None:
             continue
@@ -220,6 +224,9 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
         except Invalid as exc:
             shown = repr(raw) if isinstance(raw, str) else show(raw)
             raise SettingsError(f"{label}: expected {exc}, got {shown}") from None
+        if isinstance(spec.check, AdditiveList) and isinstance(value, tuple):
+            standing: tuple[str, ...] = get_value(loaded.settings, key)
+            value = standing + tuple(entry for entry in value if entry not in standing)
         loaded.set(key, value, label)
 
 

@@ -41,6 +41,7 @@ class ToolsSettings:
     shell_timeout_seconds: int = defaults.SHELL_TIMEOUT_SECONDS
     allow_private_network: bool = defaults.ALLOW_PRIVATE_NETWORK
     env_passthrough: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,12 +93,32 @@ class ContextSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class GuardrailSettings:
+    """Guards on model behaviour (``guardrails.*``): each on by default, with its limits."""
+
+    rollback: bool = defaults.ROLLBACK
+    max_consecutive_rollbacks: int = defaults.MAX_CONSECUTIVE_ROLLBACKS
+    extra_requests: int = defaults.EXTRA_REQUESTS
+    duplicate_calls: bool = defaults.DUPLICATE_CALLS
+    doom_loop: bool = defaults.DOOM_LOOP
+    doom_loop_repeats: int = defaults.DOOM_LOOP_REPEATS
+    stream_repetition: bool = defaults.STREAM_REPETITION
+    argument_repair: bool = defaults.ARGUMENT_REPAIR
+    continuation: bool = defaults.CONTINUATION
+    max_continuations: int = defaults.MAX_CONTINUATIONS
+    max_tool_failures: int = defaults.MAX_TOOL_FAILURES
+    tool_retries: int = defaults.TOOL_RETRIES
+    max_attempts: int = defaults.MAX_ATTEMPTS
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """All of lull's settings after merging defaults, files, env and CLI flags."""
 
     model: ModelSettings = field(default_factory=ModelSettings)
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
+    guardrails: GuardrailSettings = field(default_factory=GuardrailSettings)
     max_turns: int = defaults.MAX_TURNS
     pricing: tuple[str, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
-from settings.checks import Choice, Integer, Number, PathList, TextList
+from settings.checks import AdditiveList, Boolean, Choice, Integer, Number, PathList, TextList
 from settings.errors import show
 from settings.fields import Field
 from settings.paths import user_settings_path
@@ -74,11 +74,14 @@ def _added(value: object, standing: object, source: str) -> Judgement:
 def _narrow(spec: Field, value: object, standing: object) -> Judgement:
     """Accept ``value`` only as far as it is no wider than ``standing``."""
     match spec.check:
-        case Choice():
+        case Choice() | Boolean():
             return _accepted_if(_rank(spec, value) <= _rank(spec, standing), value)
         case Integer() | Number():
             bound = spec.null_limit
             return _accepted_if(_limit(value, bound) <= _limit(standing, bound), value)
+        case AdditiveList():
+            added = tuple(entry for entry in _strings(value) if entry not in _strings(standing))
+            return Judgement("accepted", _strings(standing) + added)
         case PathList():
             roots = [root for root in map(_resolved, _strings(standing)) if root is not None]
             return _kept(_strings(value), lambda path: _inside(path, roots))
@@ -97,7 +100,7 @@ def _rank(spec: Field, value: object) -> int:
     """Position of a choice in :attr:`Field.narrowest_first` (0 is the narrowest)."""
     if not spec.narrowest_first:
         raise TypeError(f"{spec.key}: a narrow-only choice needs narrowest_first")
-    return spec.narrowest_first.index(str(value))
+    return spec.narrowest_first.index(show(value) if isinstance(value, bool) else str(value))
 
 
 def _limit(value: object, null_limit: int | None) -> float:
@@ -143,6 +146,10 @@ def narrowing_rule(spec: Field) -> str:
     match spec.check:
         case Choice():
             return "stricter only: " + " < ".join(spec.narrowest_first)
+        case Boolean():
+            return "switch on only: a project may turn it on, never off"
+        case AdditiveList():
+            return "only adds to your list"
         case Integer() | Number():
             null = "no limit" if spec.null_limit is None else str(spec.null_limit)
             return f"lower only; null counts as {null}" if spec.check.nullable else "lower only"

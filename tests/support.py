@@ -24,7 +24,9 @@ VENDOR_PROVIDER = {
     "openai": "openai",
     "deepseek": "openai",
     "kimi": "openai",
+    "vllm": "openai",
 }
+FAKE_DIALECT = {"vllm": "openai"}  # vLLM speaks plain OpenAI (its quirks are fake.quirks)
 
 
 def summary_of(goal: str, next_step: str = "Carry on.") -> str:
@@ -70,15 +72,17 @@ def build_agent(
     clock: Clock | None = None,
     idle: IdlePolicy | None = None,
     session: Session | None = None,
+    model: str | None = None,
     **config: Any,
 ) -> Agent:
     """A real agent (official SDK provider, real tools, saved session) talking to ``fake``."""
     provider_name = VENDOR_PROVIDER[vendor]
-    fake.dialect = vendor if provider_name == "openai" else "openai"
+    fake.dialect = FAKE_DIALECT.get(vendor, vendor) if provider_name == "openai" else "openai"
+    default_model = "claude-test" if provider_name == "anthropic" else f"{vendor}-test"
     provider = create_provider(
         ProviderConfig(
             provider=provider_name,  # type: ignore[arg-type]
-            model="claude-test" if provider_name == "anthropic" else f"{vendor}-test",
+            model=model or default_model,
             api_key="test",
             base_url=fake.url if provider_name == "anthropic" else fake.url + "/v1",
             vendor=vendor,  # type: ignore[arg-type]

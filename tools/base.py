@@ -6,6 +6,7 @@ arguments and a :class:`ToolContext` and return a :class:`ToolOutput`.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -74,8 +75,23 @@ class ToolOutput:
     images: tuple[Image, ...] = ()
 
 
+PATH_ALIASES: Mapping[str, str] = {
+    "file_path": "path",
+    "filepath": "path",
+    "filename": "path",
+    "file": "path",
+    "absolute_path": "path",
+}
+"""Names models use for a tool's ``path`` parameter (the aliases of file tools)."""
+
+
 class ToolError(Exception):
     """A failure the model should see as an error result (one clear line)."""
+
+
+class TransientToolError(ToolError):
+    """A failure that may go away on its own (a network error, a 5xx answer, a timeout):
+    the registry tries the call again after a short wait before it becomes an error result."""
 
 
 class Tool(ABC):
@@ -86,6 +102,10 @@ class Tool(ABC):
     ``read_only_hint`` is a third party's word that a tool changes nothing (an MCP server's
     ``readOnlyHint``): such a tool may run in plan mode, but is still asked about in
     ``default`` mode.
+    ``aliases`` maps argument names models send by mistake to the parameter they mean
+    (``{"file_path": "path"}``); the registry renames them before validating.
+    ``fingerprint_keys`` are the arguments that make two calls the same call (duplicate
+    and loop detection); empty means all of them.
     """
 
     name: str = ""
@@ -94,6 +114,8 @@ class Tool(ABC):
     read_only: bool = False
     compactable: bool = False
     read_only_hint: bool = False
+    aliases: Mapping[str, str] = {}
+    fingerprint_keys: tuple[str, ...] = ()
 
     @abstractmethod
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -103,6 +125,15 @@ class Tool(ABC):
         """Why this particular call needs approval beyond what the tool's flags say (None:
         nothing special). ``args`` are not validated yet: return None for anything odd."""
         return None
+
+    def fingerprint(self, args: Mapping[str, Any]) -> str:
+        """What identifies this call: the tool's name and its ``fingerprint_keys`` (all
+        arguments when it names none), as canonical JSON; two calls with the same
+        fingerprint would do the same thing."""
+        keys = self.fingerprint_keys or tuple(sorted(args))
+        chosen = {key: args.get(key) for key in keys}
+        text = json.dumps(chosen, sort_keys=True, ensure_ascii=False, default=str)
+        return f"{self.name}:{text}"
 
     def describe_call(self, args: Mapping[str, Any]) -> str:
         """A short summary of a call for the UI and approval prompts (the key argument)."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
 from tools.files import read_text_exact, write_text_or_fail
 from tools.paths import display_path, resolve_in_workspace, root_of
 
@@ -107,6 +107,17 @@ class EditTool(Tool):
         "additionalProperties": False,
     }
     compactable = True
+    aliases: Mapping[str, str] = {
+        **PATH_ALIASES,
+        "old": "old_string",
+        "old_str": "old_string",
+        "old_text": "old_string",
+        "search": "old_string",
+        "new": "new_string",
+        "new_str": "new_string",
+        "new_text": "new_string",
+        "replacement": "new_string",
+    }
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Apply the replacement and return a summary with a unified diff."""

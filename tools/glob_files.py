@@ -60,6 +60,14 @@ class GlobTool(Tool):
         "additionalProperties": False,
     }
     read_only = True
+    aliases: Mapping[str, str] = {
+        "glob": "pattern",
+        "glob_pattern": "pattern",
+        "query": "pattern",
+        "dir": "path",
+        "directory": "path",
+    }
+    fingerprint_keys = ("pattern", "path")
     compactable = True
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -87,6 +87,18 @@ class GrepSearchTool(Tool):
     }
     read_only = True
     compactable = True
+    aliases: Mapping[str, str] = {
+        "query": "pattern",
+        "regex": "pattern",
+        "search": "pattern",
+        "search_pattern": "pattern",
+        "dir": "path",
+        "directory": "path",
+        "include": "glob",
+        "file_pattern": "glob",
+        "glob_pattern": "glob",
+    }
+    fingerprint_keys = ("pattern", "path", "glob")
 
     def __init__(self, time_limit: float = TIME_LIMIT_SECONDS, use_ripgrep: bool = True) -> None:
         self.time_limit = time_limit

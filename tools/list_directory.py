@@ -44,6 +44,12 @@ class ListDirectoryTool(Tool):
         "additionalProperties": False,
     }
     read_only = True
+    aliases: Mapping[str, str] = {
+        "dir": "path",
+        "directory": "path",
+        "dir_path": "path",
+        "folder": "path",
+    }
     compactable = False
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
 from tools.files import check_regular_file, looks_binary
 from tools.paths import display_path, resolve_in_workspace
 
@@ -97,6 +97,15 @@ class ReadFileTool(Tool):
     }
     read_only = True
     compactable = True
+    aliases: Mapping[str, str] = {
+        **PATH_ALIASES,
+        "start_line": "offset",
+        "line_offset": "offset",
+        "max_lines": "limit",
+        "num_lines": "limit",
+        "line_count": "limit",
+    }
+    fingerprint_keys = ("path", "offset", "limit")
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Return the requested lines of the file, numbered."""

@@ -1,29 +1,77 @@
-"""The tool registry: a fixed, ordered set of tools, their specs, and safe execution."""
+"""The tool registry: a fixed, ordered set of tools, their specs, and safe execution.
+
+Execution repairs known argument mistakes first (:mod:`tools.repair`), validates, runs, and
+tries a call again after a transient failure (:class:`tools.base.TransientToolError`: 1 s,
+2 s, 4 s by default) before it becomes an error result. Excluded tools (``tools.exclude``)
+are never offered to the model and cannot be called.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from app.model import defaults
 from app.model.provider import ToolSpec
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
 from tools.edit import EditTool
 from tools.glob_files import GlobTool
 from tools.grep_search import GrepSearchTool
 from tools.list_directory import ListDirectoryTool
 from tools.note import NoteTool
 from tools.read_file import ReadFileTool
+from tools.repair import repair_arguments
 from tools.shell import ShellTool
 from tools.validation import validate_arguments
 from tools.web_fetch import WebFetchTool
 from tools.write_file import WriteFileTool
 
+log = logging.getLogger("lull.tools")
+
+Sleep = Callable[[float], Awaitable[None]]
+RETRIES_KEY = "retries"
+"""``ToolOutput.metadata`` key: how many times a transient failure made the call run again."""
+
+
+def backoff_delays(retries: int) -> tuple[float, ...]:
+    """The waits before each retry of a transient failure: 1 s, 2 s, 4 s, … (``retries``)."""
+    return tuple(float(2**n) for n in range(max(0, retries)))
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCall:
+    """A call's arguments after repair, what was repaired, and its tool (None: unknown)."""
+
+    tool: Tool | None
+    arguments: Any
+    repairs: tuple[str, ...] = ()
+
 
 class ToolRegistry:
-    """Tools by name, in registration order (the order the model sees them)."""
+    """Tools by name, in registration order (the order the model sees them).
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    ``repair`` turns argument repair on (``guardrails.argumentRepair``); ``retry_delays``
+    are the waits before each new try after a transient failure (``guardrails.toolRetries``)
+    and ``sleep`` how to wait (tests pass a recorder).
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool] = (),
+        *,
+        repair: bool = defaults.ARGUMENT_REPAIR,
+        retry_delays: tuple[float, ...] = backoff_delays(defaults.TOOL_RETRIES),
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
         self._tools: dict[str, Tool] = {}
+        self._excluded: set[str] = set()
+        self.repair = repair
+        self.retry_delays = retry_delays
+        self.sleep = sleep
         for tool in tools:
             self.add(tool)
 
@@ -35,48 +83,95 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def exclude(self, names: Iterable[str]) -> list[str]:
+        """Never offer or run the tools ``names`` (``tools.exclude``); returns the names
+        that are no tool of this registry (nothing to exclude)."""
+        unknown: list[str] = []
+        for name in names:
+            if name in self._tools:
+                self._excluded.add(name)
+            else:
+                unknown.append(name)
+        return unknown
+
+    @property
+    def excluded(self) -> frozenset[str]:
+        """The tools the model is never offered."""
+        return frozenset(self._excluded)
+
     def get(self, name: str) -> Tool | None:
-        """The tool called ``name``, or None."""
-        return self._tools.get(name)
+        """The tool called ``name``, or None (also for an excluded tool)."""
+        return None if name in self._excluded else self._tools.get(name)
 
     def names(self) -> list[str]:
-        """Tool names in registration order."""
-        return list(self._tools)
+        """Tool names in registration order (excluded tools left out)."""
+        return [name for name in self._tools if name not in self._excluded]
 
     def __iter__(self) -> Iterator[Tool]:
-        return iter(self._tools.values())
+        return iter([self._tools[name] for name in self.names()])
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self.names())
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about each tool, in a stable order."""
-        return [ToolSpec(t.name, t.description, t.parameters) for t in self._tools.values()]
+        return [ToolSpec(t.name, t.description, t.parameters) for t in self]
 
     def is_compactable(self, name: str) -> bool:
         """True if idle cleanup may clear results of tool ``name`` (False if unknown)."""
         tool = self._tools.get(name)
         return tool is not None and tool.compactable
 
+    def prepare(self, name: str, args: Any) -> PreparedCall:
+        """The call's tool and its arguments with known mistakes repaired (when repair is on;
+        an unknown tool's arguments stay as they are)."""
+        tool = self.get(name)
+        if tool is None or not self.repair:
+            return PreparedCall(tool, args)
+        repaired = repair_arguments(args, tool.parameters, tool.aliases)
+        if repaired.repairs:
+            log.info("repaired %s arguments: %s", name, "; ".join(repaired.repairs))
+        return PreparedCall(tool, repaired.arguments, repaired.repairs)
+
     async def execute(self, name: str, args: Any, ctx: ToolContext) -> ToolOutput:
-        """Validate and run one call; every failure becomes an error output.
+        """Repair, validate and run one call; every failure becomes an error output.
 
         Only ``asyncio.CancelledError`` propagates (after the tool cleaned up).
         """
-        tool = self._tools.get(name)
+        prepared = self.prepare(name, args)
+        tool = prepared.tool
         if tool is None:
-            available = ", ".join(self._tools) or "none"
+            available = ", ".join(self.names()) or "none"
             return ToolOutput(f"unknown tool {name!r}; available tools: {available}", True)
-        problem = validate_arguments(args, tool.parameters)
+        problem = validate_arguments(prepared.arguments, tool.parameters)
         if problem is not None:
             return ToolOutput(f"{name}: {problem}", is_error=True)
-        call_args: Mapping[str, Any] = args
-        try:
-            return await tool.run(call_args, ctx)
-        except ToolError as exc:
-            return ToolOutput(str(exc) or f"{name} failed", is_error=True)
-        except Exception as exc:
-            return ToolOutput(f"{name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        return await self._run(tool, prepared.arguments, ctx)
+
+    async def _run(self, tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Run ``tool``; a transient failure is tried again after each of the retry delays."""
+        for attempt in range(len(self.retry_delays) + 1):
+            try:
+                output = await tool.run(args, ctx)
+            except TransientToolError as exc:
+                if attempt == len(self.retry_delays):
+                    waits = ", ".join(f"{d:g} s" for d in self.retry_delays)
+                    tried = f" (tried {attempt + 1} times, waiting {waits})" if attempt else ""
+                    message = (str(exc) or f"{tool.name} failed") + tried
+                    return ToolOutput(message, True, metadata={RETRIES_KEY: attempt})
+                delay = self.retry_delays[attempt]
+                log.info("%s: %s; retrying in %g s", tool.name, exc, delay)
+                await self.sleep(delay)
+                continue
+            except ToolError as exc:
+                output = ToolOutput(str(exc) or f"{tool.name} failed", is_error=True)
+            except Exception as exc:
+                output = ToolOutput(f"{tool.name} failed: {type(exc).__name__}: {exc}", True)
+            if attempt:
+                metadata = {**output.metadata, RETRIES_KEY: attempt}
+                output = dataclasses.replace(output, metadata=metadata)
+            return output
+        raise AssertionError("unreachable: the last attempt always returns")
 
 
 def default_registry() -> ToolRegistry:

@@ -138,6 +138,14 @@ class ShellTool(Tool):
         "additionalProperties": False,
     }
     compactable = True
+    aliases: Mapping[str, str] = {
+        "cmd": "command",
+        "shell_command": "command",
+        "script": "command",
+        "bash": "command",
+        "timeout": "timeout_seconds",
+    }
+    fingerprint_keys = ("command",)
 
     def __init__(
         self, kill_grace: float = KILL_GRACE_SECONDS, pipe_grace: float = PIPE_GRACE_SECONDS

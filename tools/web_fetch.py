@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import socket
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -12,7 +13,14 @@ from dataclasses import dataclass
 from email.message import Message
 from typing import Any
 
-from tools.base import ApprovalNeed, Tool, ToolContext, ToolError, ToolOutput
+from tools.base import (
+    ApprovalNeed,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolOutput,
+    TransientToolError,
+)
 from tools.guarded_http import check_target, guarded_opener, proxy_endpoints
 from tools.html_text import html_to_text
 from tools.netguard import BlockedAddress, NetworkPolicy, Resolver, find_non_public, system_resolver
@@ -110,6 +118,15 @@ def _page_text(page: _Page) -> str:
     return text
 
 
+def _transient(reason: object) -> bool:
+    """Whether a network failure may go away on its own (a reset or dropped connection, a
+    temporary resolver failure): a refused connection (nothing listens there) and a host
+    name that does not resolve are not worth trying again."""
+    if isinstance(reason, socket.gaierror):
+        return reason.errno == socket.EAI_AGAIN
+    return not isinstance(reason, ConnectionRefusedError)
+
+
 class WebFetchTool(Tool):
     """Fetch an http(s) URL and return its text."""
 
@@ -125,6 +142,8 @@ class WebFetchTool(Tool):
     }
     read_only = True
     compactable = True
+    aliases: Mapping[str, str] = {"link": "url", "uri": "url", "href": "url"}
+    fingerprint_keys = ("url",)
 
     def __init__(
         self, timeout: float = TIMEOUT_SECONDS, resolver: Resolver = system_resolver
@@ -175,20 +194,23 @@ class WebFetchTool(Tool):
         except BlockedAddress as exc:
             raise ToolError(_blocked_message(url, exc)) from exc
         except urllib.error.HTTPError as exc:
-            raise ToolError(f"web_fetch: {url} returned HTTP {exc.code} {exc.reason}") from exc
+            failure = TransientToolError if exc.code >= 500 else ToolError
+            raise failure(f"web_fetch: {url} returned HTTP {exc.code} {exc.reason}") from exc
         except TimeoutError as exc:
-            raise ToolError(
+            raise TransientToolError(
                 f"web_fetch: could not reach {url}: timed out after {self.timeout:g} s "
                 "(are you offline?)"
             ) from exc
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, BlockedAddress):
                 raise ToolError(_blocked_message(url, exc.reason)) from exc
-            raise ToolError(
+            failure = TransientToolError if _transient(exc.reason) else ToolError
+            raise failure(
                 f"web_fetch: could not reach {url}: {exc.reason} (are you offline?)"
             ) from exc
         except (OSError, http.client.HTTPException) as exc:
-            raise ToolError(f"web_fetch: could not reach {url}: {exc} (are you offline?)") from exc
+            failure = TransientToolError if _transient(exc) else ToolError
+            raise failure(f"web_fetch: could not reach {url}: {exc} (are you offline?)") from exc
         text = _page_text(page)
         header = f"{page.url} ({page.status}, {page.content_type})\n\n"
         content = cap_output(header + (text or "(empty response)"), ctx, "page text")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
 from tools.files import count_lines, write_text_or_fail
 from tools.paths import display_path, resolve_in_workspace, root_of
 
@@ -34,6 +34,12 @@ class WriteFileTool(Tool):
         "additionalProperties": False,
     }
     compactable = True
+    aliases: Mapping[str, str] = {
+        **PATH_ALIASES,
+        "contents": "content",
+        "text": "content",
+        "file_content": "content",
+    }
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Write the content and say whether the file was created or overwritten."""

@@ -163,7 +163,21 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.extend("  " + describe(edit) for edit in live)
     lines.extend(compression_lines(compression_history(agent.session.edits)))
     lines.extend(cache_break_lines(agent))
+    lines.extend(rollback_lines(agent))
     return CommandResult(tuple(lines))
+
+
+def rollback_lines(agent: Agent) -> list[str]:
+    """The replies the guardrails rolled back in this session (saved, never sent)."""
+    rolled = agent.session.record.rollbacks
+    if not rolled:
+        return []
+    lines = [
+        f"rolled-back replies: {len(rolled)} (saved in the session file, never sent to the "
+        "model; latest first):"
+    ]
+    lines.extend("  " + r.describe() for r in reversed(rolled[-MAX_BREAKS:]))
+    return lines
 
 
 def cache_break_lines(agent: Agent) -> list[str]:

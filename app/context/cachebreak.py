@@ -3,7 +3,9 @@
 Between context edits the conversation only grows, so every request should start with the
 whole previous request, byte for byte, and read it from the provider's cache. When it does
 not, the first block that differs (the model, a tool, the system prompt, the environment, the
-thinking settings, a message) says where the cache stopped matching. A break explained by a
+thinking settings, a message) says where the cache stopped matching. Messages a request
+carries for itself only (``ModelRequest.request_only``: a corrective note, a partial answer
+being continued) are left out of what the next request is compared with. A break explained by a
 context edit made since the previous request (idle cleanup, compression, restore), by a
 model switch, or by tools appended that a tool source announced (an MCP server that came up
 late adds its tools once, after the existing ones) is expected and
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import assert_never
 
 from app.context.assemble import PrefixBlock, prefix_blocks
@@ -82,7 +84,11 @@ class CacheBreakDetector:
         edits = list(self._edits())
         new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
         self.requests += 1
-        previous, self._previous = self._previous, blocks
+        kept = blocks
+        if request.request_only:
+            shared = request.messages[: len(request.messages) - request.request_only]
+            kept = prefix_blocks(replace(request, messages=shared))
+        previous, self._previous = self._previous, kept
         if previous is None:
             return
         found = first_change(previous, blocks)

@@ -10,9 +10,10 @@ agent hands the fitter the shape of its requests as a value (:meth:`Agent.shape`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
@@ -26,7 +27,23 @@ from app.context.idle import (
 )
 from app.engine.cache_keeper import CachePolicy
 from app.engine.fit import ContextFitter, FitSettings
+from app.engine.guardrails.calls import CallLedger
+from app.engine.guardrails.policy import GuardrailPolicy
+from app.engine.guardrails.turn import (
+    Accept,
+    Answered,
+    Outcome,
+    PrefillRefused,
+    Repeated,
+    RequestPlan,
+    ServerFacts,
+    Stop,
+    TurnGuard,
+    TurnSetup,
+    with_plan,
+)
 from app.engine.session import Session
+from app.engine.step_calls import run_step_calls
 from app.engine.tool_runner import ToolRunner
 from app.engine.waits import wait_notice
 from app.model import defaults
@@ -72,7 +89,8 @@ class AgentConfig:
     """How the agent runs turns (resolved from settings and flags).
 
     ``context_window`` overrides the known window of the model (None: the
-    table in ``app/catalog/windows.py``).
+    table in ``app/catalog/windows.py``); ``guardrails`` are the guards on model behaviour
+    (``app/engine/guardrails/``).
     """
 
     system: str
@@ -88,6 +106,7 @@ class AgentConfig:
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
+    guardrails: GuardrailPolicy = field(default_factory=GuardrailPolicy)
 
 
 class Agent:
@@ -124,6 +143,7 @@ class Agent:
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
         self.pipeline_ms = 0.0
+        self.server_facts = ServerFacts()
 
     def set_approver(self, approver: Approver) -> None:
         """Who to ask before a tool call that needs approval."""
@@ -215,22 +235,27 @@ class Agent:
         return events
 
     async def _tool_loop(self) -> AsyncIterator[Event]:
-        for index in range(1, self.config.max_turns + 1):
-            completed: Completed | None = None
-            async for event in self._request(index):
+        turn = self._turn_guard()
+        for step in range(1, self.config.max_turns + 1):
+            reply: Completed | None = None
+            async for event in self._reply(turn):
                 if isinstance(event, Completed):
-                    completed = event
+                    reply = event
                     continue
                 yield event
-            if completed is None:
+            if reply is None:
                 return
-            calls = [p for p in completed.parts if isinstance(p, ToolCall)]
+            calls = [p for p in reply.parts if isinstance(p, ToolCall)]
             if not calls:
-                text = "".join(p.text for p in completed.parts if isinstance(p, Text))
-                yield TurnFinished(text, completed.stop_reason)
+                text = "".join(p.text for p in reply.parts if isinstance(p, Text))
+                yield TurnFinished(text, reply.stop_reason)
                 return
-            async for event in self.tools.run_calls(self.session, calls):
+            ended = False
+            async for event in run_step_calls(self.tools, self.session, turn, calls, step):
+                ended = ended or isinstance(event, TurnFinished)
                 yield event
+            if ended:
+                return
         yield Notice(
             "warning",
             f"stopped after {self.config.max_turns} model requests in one turn (maxTurns); "
@@ -238,46 +263,107 @@ class Agent:
         )
         yield TurnFinished("", "max_turns")
 
-    async def _request(self, index: int) -> AsyncIterator[Event | Completed]:
-        """One model request, with the context fitted first; appends the answer.
+    def _turn_guard(self) -> TurnGuard:
+        """The guardrails' state for a new user turn."""
+        setup = TurnSetup(
+            policy=self.config.guardrails,
+            max_turns=self.config.max_turns,
+            max_output_tokens=self.config.max_output_tokens,
+            vendor=self.config.vendor,
+            model=self.provider.model,
+            provider=self.provider.name,
+            thinking=self.config.thinking.enabled,
+            offered=OfferedTools(self.tools),
+            facts=self.server_facts,
+        )
+        return TurnGuard(setup, CallLedger(self.tools.registry, self.config.guardrails))
+
+    async def _reply(self, turn: TurnGuard) -> AsyncIterator[Event | Completed]:
+        """Requests until the guardrails accept a reply, which is saved and yielded last (a
+        :class:`Completed`); a rolled-back reply is saved marked and asked again; a turn
+        that ends on the way yields its TurnFailed or TurnFinished instead."""
+        plan = RequestPlan()
+        while True:
+            if (spent := turn.spend_request()) is not None:
+                yield TurnFinished("", "rollbacks", spent)
+                return
+            outcome: Outcome | None = None
+            async for event in self._request(turn, plan):
+                if isinstance(event, Answered | Repeated | PrefillRefused):
+                    outcome = event
+                else:
+                    yield event
+            if outcome is None:
+                return
+            decision = turn.decide(outcome, self.clock())
+            answered = outcome.reply if isinstance(outcome, Answered) else None
+            if isinstance(decision, Accept):
+                reply = self._keep(decision.reply)
+                if answered is not None:
+                    yield self._finished(answered, turn.requests)
+                yield reply
+                return
+            if decision.rolled_back is not None:
+                self.session.add_rollback(decision.rolled_back)
+            finished = self._finished(answered, turn.requests) if answered else None
+            for event in decision.in_order(finished):
+                yield event
+            if isinstance(decision, Stop):
+                return
+            plan = decision.plan
+
+    def _keep(self, reply: Completed) -> Completed:
+        """Save an accepted reply (each tool call's id made unique first)."""
+        parts = self.session.claim_call_ids(reply.parts)
+        if parts:
+            name = self.provider.name
+            self.session.add(Message("assistant", parts, origin="model", provider=name))
+        return replace(reply, parts=parts)
+
+    async def _request(self, turn: TurnGuard, plan: RequestPlan) -> AsyncIterator[Event | Outcome]:
+        """One model request, with the context fitted first; ends with its outcome (the
+        reply, a stream cut off for repeating itself, a refused prefill).
 
         A cut or empty stream is retried once; a "prompt too long" (or an empty stream
         near the window) once, after compressing.
         """
         tries = _Tries()
         overflow = False
+        index = turn.requests
+        await self.tools.settle()  # tool sources still starting (lull -p waits for them)
+        shape = self.shape()
+        if plan.output_limit is not None:
+            shape = replace(shape, max_output_tokens=plan.output_limit)
         while True:
             started = time.perf_counter()
-            async for fitted in self.fitter.fit(self.shape(), index, overflow=overflow):
+            async for fitted in self.fitter.fit(shape, index, overflow=overflow):
                 yield fitted
             self.pipeline_ms = (time.perf_counter() - started) * 1000
             streamed: list[str] = []  # this attempt's answer text, until it is kept
-            partial = False
+            thought: list[str] = []
+            watch = turn.watch()
             try:
-                async for event in self._stream_once(index):
-                    if isinstance(event, AssistantText | AssistantThinking):
-                        partial = True
+                async with contextlib.aclosing(self._stream_once(index, shape, plan)) as stream:
+                    async for event in stream:
+                        if isinstance(event, Completed):
+                            self._record(event, index)
+                            yield Answered(event, "".join(streamed))
+                            return
                         if isinstance(event, AssistantText):
                             streamed.append(event.text)
-                    if isinstance(event, Completed):
-                        # unique call ids on receipt: each call gets its own result
-                        parts = self.session.claim_call_ids(event.parts)
-                        event = replace(event, parts=parts)
-                    yield event
-                    if isinstance(event, Completed):
-                        self._record(event, index)
-                        context = self.estimate_context()
-                        yield RequestFinished(
-                            event.usage,
-                            index,
-                            context,
-                            self.context_window,
-                            model=event.model or self.provider.model,
-                        )
-                return
+                        elif isinstance(event, AssistantThinking):
+                            thought.append(event.text)
+                        yield event
+                        if watch is not None and (found := watch.feed(event)) is not None:
+                            yield Repeated("".join(streamed), "".join(thought), found)
+                            return
+                return  # a provider always ends with Completed or an error
             except ProviderError as error:
-                if partial:
+                if streamed or thought:
                     yield AttemptDiscarded("".join(streamed), error.message)
+                if plan.prefill is not None and error.kind == "bad_request":
+                    yield PrefillRefused(error.message)
+                    return
                 recovery = self._recover(error, tries)
                 if recovery is None:
                     message = self._failure_message(error)
@@ -286,6 +372,16 @@ class Agent:
                     return
                 notice, overflow = recovery
                 yield notice
+
+    def _finished(self, reply: Completed, index: int) -> RequestFinished:
+        """The RequestFinished event of a request whose reply the turn has dealt with."""
+        return RequestFinished(
+            reply.usage,
+            index,
+            self.estimate_context(),
+            self.context_window,
+            model=reply.model or self.provider.model,
+        )
 
     def _recover(self, error: ProviderError, tries: _Tries) -> tuple[Notice, bool] | None:
         """How to try a failed request again: the notice to show and whether to compress
@@ -316,10 +412,11 @@ class Agent:
             f"{self.context_window:,} tokens)"
         )
 
-    async def _stream_once(self, index: int) -> AsyncIterator[Event | Completed]:
-        await self.tools.settle()  # tool sources still starting (lull -p waits for them)
+    async def _stream_once(
+        self, index: int, shape: ModelRequest, plan: RequestPlan
+    ) -> AsyncGenerator[Event | Completed]:
         started = time.perf_counter()
-        request = self.fitter.sending(self.shape())
+        request = with_plan(self.fitter.sending(shape), plan)
         self.pipeline_ms += (time.perf_counter() - started) * 1000
         for hook in self.request_hooks:
             hook(request, index)
@@ -340,12 +437,8 @@ class Agent:
                     assert_never(event)
 
     def _record(self, completed: Completed, index: int) -> None:
+        """Note a completed request's usage (the reply itself is saved once it is kept)."""
         now = self.clock()
-        if completed.parts:
-            message = Message(
-                "assistant", completed.parts, origin="model", provider=self.provider.name
-            )
-            self.session.add(message)
         model = completed.model or self.provider.model
         self.session.record_response(now, completed.usage, model, self.fitter.sent_local)
         self.fitter.observe(completed.usage)
@@ -360,3 +453,20 @@ class _Tries:
     cut: int = 0
     empty: int = 0
     overflow: bool = False
+
+
+class OfferedTools(Collection[str]):
+    """The names of the tools the model is offered now, read live: tools of a source that
+    comes up while a turn runs (an MCP server) count from the request that offers them."""
+
+    def __init__(self, tools: ToolRunner) -> None:
+        self._tools = tools
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._tools.registry.get(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools.registry.names())
+
+    def __len__(self) -> int:
+        return len(self._tools.registry.names())

@@ -16,6 +16,7 @@ from app.model.edits import ContextEdit
 from app.model.events import Notice
 from app.model.messages import Message, Part, ToolResult, iter_tool_calls, unanswered_calls
 from app.model.provider import Usage
+from app.model.rollbacks import RolledBack
 
 Clock = Callable[[], float]
 
@@ -148,6 +149,13 @@ class Session:
             self._call_ids.update(call.id for call in message.tool_calls)
         if self._writer:
             self._writer.message(message)
+
+    def add_rollback(self, rolled: RolledBack) -> None:
+        """Save a rolled-back reply, marked: kept in the file for ``/context`` and the log,
+        never part of the transcript (so no request sends it, after a resume neither)."""
+        self.record.rollbacks.append(rolled)
+        if self._writer:
+            self._writer.rollback(rolled)
 
     def add_edit(self, edit: ContextEdit) -> None:
         """Record a context edit (the transcript stays as it is)."""

@@ -1,7 +1,8 @@
 """Session persistence: one append-only JSONL file per session, and finding it again.
 
-Records: a ``session`` header, then ``message``, ``edit``, ``response`` and ``environment``
-lines in the order they happened (written by :class:`app.engine.writer.SessionWriter`, which
+Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment`` and
+``rollback`` (a reply the guardrails threw away, never part of the transcript) lines in the
+order they happened (written by :class:`app.engine.writer.SessionWriter`, which
 also holds the one-writer lock). Loading skips lines it cannot read (a torn write, a damaged
 line anywhere), repairs the tool-call pairing that skipping may break
 (:mod:`app.engine.pairing`) and reports both (:func:`load_notes`). API keys are never written.
@@ -25,6 +26,7 @@ from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit, edit_from_dict
 from app.model.messages import Message, message_from_dict
 from app.model.provider import Usage
+from app.model.rollbacks import RolledBack, rollback_from_dict
 from app.model.text import json_line
 
 FORMAT_VERSION = 1
@@ -46,6 +48,7 @@ class SessionRecord:
 
     ``skipped`` lists the line numbers (1-based) that could not be read; ``repairs`` says
     what loading changed so the history is valid again (empty for an intact file).
+    ``rollbacks`` are the replies the guardrails rolled back (shown, never sent).
     """
 
     id: str
@@ -70,6 +73,7 @@ class SessionRecord:
     agent: str = ""
     subagents: list[SubagentRun] = field(default_factory=list)
     subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    rollbacks: list[RolledBack] = field(default_factory=list)
 
     @property
     def skipped_lines(self) -> int:
@@ -359,6 +363,8 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.environment = str(data["text"])
     elif kind == "subagent":
         record.add_subagent(SubagentRun.from_record(data))
+    elif kind == "rollback":
+        record.rollbacks.append(rollback_from_dict(data))
     elif kind == "response":
         usage = Usage(**data.get("usage", {}), reported=data.get("usage_reported") is not False)
         model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))

@@ -13,8 +13,9 @@ them nested in the task call's block. Several task calls in one message run in p
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
 from typing import Any
 
 from app.engine.agent import Agent, AgentConfig
@@ -154,7 +155,7 @@ class Subagent:
             model=provider.model,
         )
         runner = ToolRunner(
-            child_registry(profile.tools),
+            child_registry(profile.tools, self.parent_runner.registry),
             replace(self.ctx, call_id="", approved=False),
             self.parent_runner.mode,
             self.parent_runner.approver,
@@ -199,13 +200,20 @@ class Subagent:
         self.parent_runner.progress.put_nowait(update)
 
 
-def child_registry(names: tuple[str, ...] | None) -> ToolRegistry:
-    """The sub-agent's tools: the read-only built-ins, or the built-ins a profile names
-    (never ``task`` itself: sub-agents do not nest)."""
+def child_registry(names: tuple[str, ...] | None, parent: Iterable[Tool] = ()) -> ToolRegistry:
+    """The sub-agent's tools: the read-only built-ins, or the tools a profile names — built-ins
+    by name and the parent's MCP tools by name or pattern (``mcp__github__*``); never ``task``
+    itself: sub-agents do not nest."""
     tools = list(default_registry())
     if names is None:
         return ToolRegistry(t for t in tools if t.read_only)
-    return ToolRegistry(t for t in tools if t.name in names)
+    chosen = [t for t in tools if t.name in names]
+    chosen += [
+        t
+        for t in parent
+        if t.name.startswith("mcp__") and any(fnmatchcase(t.name, n) for n in names)
+    ]
+    return ToolRegistry(chosen)
 
 
 def task_description(profiles: list[AgentProfile]) -> str:

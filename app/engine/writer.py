@@ -25,6 +25,7 @@ from app.model.edits import ContextEdit, edit_to_dict
 from app.model.events import Notice
 from app.model.messages import Message, message_to_dict
 from app.model.provider import Usage
+from app.model.rollbacks import RolledBack, rollback_to_dict
 from app.model.text import json_line
 
 TAIL_CHUNK = 65536
@@ -76,6 +77,10 @@ class SessionWriter:
     def message(self, message: Message) -> bool:
         """Record a transcript message."""
         return self.append({"type": "message", "message": message_to_dict(message)})
+
+    def rollback(self, rolled: RolledBack) -> bool:
+        """Record a rolled-back reply (never part of the transcript)."""
+        return self.append({"type": "rollback", **rollback_to_dict(rolled)})
 
     def edit(self, edit: ContextEdit) -> bool:
         """Record a context edit."""

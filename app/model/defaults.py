@@ -47,3 +47,17 @@ PROMPT_CACHE_KEY: Final = True
 MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server, and each call of one of its tools
 # the task tool (sub-agents)
 SUBAGENT_MAX_TURNS: Final = 30
+# guardrails.* (each guard on by default; a project may only make them stricter)
+ROLLBACK: Final = True  # roll back a reply that writes a call as text, refuses, is empty, …
+MAX_CONSECUTIVE_ROLLBACKS: Final = 5
+EXTRA_REQUESTS: Final = 200  # a user turn may make maxTurns + this many requests in all
+DUPLICATE_CALLS: Final = True  # a repeated read-only call gets a pointer, not a second run
+DOOM_LOOP: Final = True
+DOOM_LOOP_REPEATS: Final = 3  # the same call this many times in a row stops the loop
+STREAM_REPETITION: Final = True  # cut off an answer that keeps repeating itself
+ARGUMENT_REPAIR: Final = True  # parameter aliases, JSON sent as a string, numeric strings
+CONTINUATION: Final = True  # continue an answer cut at the output limit
+MAX_CONTINUATIONS: Final = 3
+MAX_TOOL_FAILURES: Final = 8  # this many failed tool calls in a row stop the loop
+TOOL_RETRIES: Final = 3  # transient tool failures are retried after 1 s, 2 s, 4 s
+MAX_ATTEMPTS: Final = 1  # -p: fresh attempts (with a failure summary) before giving up

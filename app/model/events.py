@@ -14,10 +14,36 @@ from app.model.messages import ToolCall, ToolResult
 from app.model.provider import ErrorKind, StopReason, Usage
 
 NoticeLevel = Literal["info", "warning", "error"]
-RequestPurpose = Literal["turn", "summary"]
-"""A request the user's turn made, or a summary request of a compression."""
-TurnStop = StopReason | Literal["max_turns"]
-"""Why a turn ended: the model's stop reason, or lull's ``maxTurns`` limit."""
+RequestPurpose = Literal["turn", "summary", "failure_summary"]
+"""A request the user's turn made, a summary request of a compression, or the failure
+summary of a ``-p`` attempt that ended without an answer."""
+GuardStop = Literal["max_turns", "rollbacks", "doom_loop", "tool_failures", "repetition"]
+"""Why lull stopped a turn itself: ``maxTurns``, too many rolled-back replies (in a row or
+in all), the same tool call over and over, tool calls failing over and over, or an answer
+that kept repeating itself."""
+TurnStop = StopReason | GuardStop
+"""Why a turn ended: the model's stop reason, or one of lull's limits."""
+GuardKind = Literal[
+    "rollback", "duplicate", "doom_loop", "repetition", "continuation", "tool_retry", "attempt"
+]
+"""Which guardrail acted (counted under ``guardrails`` in ``-p`` json)."""
+AttemptOutcome = Literal[
+    "answered",
+    "cut",
+    "empty",
+    "failed",
+    "max_turns",
+    "window",
+    "rollbacks",
+    "doom_loop",
+    "tool_failures",
+    "repetition",
+]
+"""How one ``-p`` attempt ended: with an answer, a cut or empty one, a request that failed,
+or (the ones worth a fresh attempt) ``maxTurns``, the window exhausted after compression,
+the rollback budget, a doom loop, repeated tool failures, or a repeating answer."""
+FailureType = Literal["incomplete", "blocked", "misdirected", "format_missed"]
+"""The kind of a failed attempt, as its failure summary says (the reference harness's four)."""
 SubagentStep = Literal["started", "tool", "request", "finished"]
 """What a sub-agent did: began, started a tool call, finished a model request, ended."""
 
@@ -58,10 +84,15 @@ class AttemptDiscarded:
 
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
-    """A tool call is about to run (after approval)."""
+    """A tool call is about to run (after approval).
+
+    ``repairs`` says what lull fixed in the arguments before running it (one phrase each,
+    e.g. "file_path -> path"); ``summary`` is made from the repaired arguments.
+    """
 
     call: ToolCall
     summary: str
+    repairs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +163,57 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class GuardrailTriggered:
+    """A guardrail acted: a reply rolled back, a duplicate call answered with a pointer, a
+    loop or a repeating answer stopped, an answer continued, a tool call retried, a fresh
+    ``-p`` attempt started.
+
+    ``text`` is one line for the user; ``reason`` refines ``kind`` (for a rollback, a
+    :data:`~app.model.rollbacks.RollbackReason`), so counts can be kept per reason.
+    """
+
+    kind: GuardKind
+    text: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptStarted:
+    """A ``-p`` attempt starts (``number`` of ``total``) in session ``session_id``."""
+
+    number: int
+    total: int
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptFinished:
+    """A ``-p`` attempt ended.
+
+    ``failure_type`` and ``summary`` come from the failure summary of an attempt that ended
+    without an answer (None and "" otherwise); ``answer`` is the last complete, non-empty
+    answer text the attempt produced (its entry in the answer pool; "" if none).
+    """
+
+    number: int
+    session_id: str
+    outcome: AttemptOutcome
+    failure_type: FailureType | None = None
+    summary: str = ""
+    answer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
-    """The turn ended; ``text`` is the final answer text."""
+    """The turn ended; ``text`` is the final answer text.
+
+    ``detail`` is one line saying why, when lull stopped the turn itself (a loop, the
+    rollback budget); "" otherwise.
+    """
 
     text: str
     stop_reason: TurnStop
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +235,9 @@ Event = (
     | RequestFinished
     | ContextEdited
     | Notice
+    | GuardrailTriggered
+    | AttemptStarted
+    | AttemptFinished
     | TurnFinished
     | TurnFailed
 )

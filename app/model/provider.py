@@ -26,11 +26,15 @@ Vendor = Literal[
     "kimi",
     "qwen",
     "vllm",
+    "sglang",
     "ollama",
     "generic",
 ]
 """The dialect of a server (``model.vendor``): how reasoning is sent back, which limit field."""
 VENDORS: tuple[Vendor, ...] = get_args(Vendor)
+
+ToolChoice = Literal["auto", "none"]
+"""Whether the model may call the tools it is offered ("none": answer in text only)."""
 
 CacheTtl = Literal["5m", "1h"]
 """Prompt-cache lifetimes a request can ask for."""
@@ -80,6 +84,12 @@ class ModelRequest:
     part: tools, system prompt, environment and the conversation through the latest user
     message; the moving tail after it keeps ``cache_ttl`` (Anthropic allows both in one
     request, the longer first).
+
+    ``continue_final`` says the last message is a partial assistant answer the model is to
+    continue (Anthropic prefill; vLLM/SGLang ``continue_final_message``); ``tool_choice``
+    "none" keeps the tools defined (the cached prefix stays) but lets the model answer in
+    text only. ``request_only`` counts the trailing messages that exist for this request only
+    (a corrective note, a partial answer to continue): the next request does not repeat them.
     """
 
     system: str
@@ -94,6 +104,9 @@ class ModelRequest:
     cache_ttl: CacheTtl = SHORT_TTL
     prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
     cache_stable_ttl: CacheTtl | None = None
+    continue_final: bool = False
+    tool_choice: ToolChoice = "auto"
+    request_only: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,10 @@ would not reach it), after the static prompt and after the environment, and, wit
 a lifetime per block, on the latest user prompt (the stable part on the one-hour
 cache, the tail on five minutes), each only if its prefix reaches the model's
 minimum cacheable length (:func:`min_cacheable_tokens`).
+
+A request that continues a partial answer (``continue_final``, a prefill) ends with that
+assistant message, its trailing whitespace removed (the API rejects it). ``tool_choice``
+"none" is ``{"type": "none"}``: the tools stay defined, the cached prefix with them.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
     system = system_blocks(request.system, request.environment)
     tools = tool_params(request.tools)
     messages = message_params(request.messages)
+    if request.continue_final:
+        _strip_final_whitespace(messages)
     if request.prompt_caching:
         add_cache_markers(
             tools,
@@ -53,15 +59,36 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
             ttl=request.cache_ttl,
             stable_ttl=request.cache_stable_ttl,
             has_environment=bool(request.environment),
+            shared_blocks=_shared_blocks(request),
         )
     if system:
         params["system"] = system
     if tools:
         params["tools"] = tools
+        if request.tool_choice == "none":
+            params["tool_choice"] = {"type": "none"}
     if thinking is not None:
         params["thinking"] = thinking
     params["messages"] = messages
     return params
+
+
+def _shared_blocks(request: ModelRequest) -> int | None:
+    """How many leading message blocks the next request repeats (None: all): the trailing
+    ``request_only`` messages (a note, a partial answer) never end the stable part."""
+    if not request.request_only:
+        return None
+    shared = request.messages[: len(request.messages) - request.request_only]
+    return sum(len(m["content"]) for m in message_params(shared))
+
+
+def _strip_final_whitespace(messages: list[dict[str, Any]]) -> None:
+    """A prefill may not end with whitespace: strip the final assistant text block's tail."""
+    if not messages or messages[-1]["role"] != "assistant":
+        return
+    content = messages[-1]["content"]
+    if content and content[-1]["type"] == "text":
+        content[-1]["text"] = content[-1]["text"].rstrip()
 
 
 def system_blocks(system: str, environment: str) -> list[dict[str, Any]]:
@@ -174,22 +201,28 @@ def add_cache_markers(
     ttl: CacheTtl = SHORT_TTL,
     stable_ttl: CacheTtl | None = None,
     has_environment: bool = False,
+    shared_blocks: int | None = None,
 ) -> int:
     """Put ``cache_control`` markers in place; returns how many were set (at most 4).
 
     ``has_environment`` says the last system block is the environment (not the
     static prompt); ``stable_ttl`` gives the stable part its own lifetime (see
-    :func:`~app.context.assemble.plan_breakpoints`). Thinking blocks never get a marker.
+    :func:`~app.context.assemble.plan_breakpoints`); ``shared_blocks`` (None: all) is how
+    many leading message blocks are not for this request only (only they may end the stable
+    part). Thinking blocks never get a marker.
     """
     dicts: list[dict[str, Any]] = [*tools, *system]
     counter = _PrefixCounter(min_tokens)
     wire = [WireBlock(counter.add(t), "tools") for t in tools]
     wire += [WireBlock(counter.add(b), "system") for b in system]
+    ordinal = 0
     for number, message in enumerate(messages):
         for block in message["content"]:
             cacheable = block["type"] not in _UNCACHEABLE
             tokens = counter.add(block)
-            prompt = message["role"] == "user" and block["type"] == "text"
+            shared = shared_blocks is None or ordinal < shared_blocks
+            ordinal += 1
+            prompt = shared and message["role"] == "user" and block["type"] == "text"
             wire.append(WireBlock(tokens, "messages", number, message["role"], cacheable, prompt))
             dicts.append(block)
     prefix_end = len(tools) + len(system) - 1

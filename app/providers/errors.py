@@ -31,6 +31,7 @@ _SERVICE_NAMES: dict[str, str] = {
     "kimi": "Kimi (Moonshot)",
     "qwen": "Qwen (DashScope)",
     "vllm": "the vLLM server",
+    "sglang": "the SGLang server",
     "ollama": "Ollama",
 }
 

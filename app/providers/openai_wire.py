@@ -17,6 +17,11 @@ Choices made here:
 * Reasoning is sent back per vendor dialect (see :func:`reasoning_for`).
 * ``prompt_cache_key`` = the session id, for the vendors in :data:`CACHE_KEY_VENDORS`
   (OpenAI; Moonshot/Kimi documents it too), unless the request turns it off.
+* A request that continues a partial answer (``continue_final``) asks vLLM and SGLang for
+  ``continue_final_message`` (and no generation prompt), so the model writes on from the
+  final assistant message instead of starting a new one.
+* ``tool_choice`` "none" is sent as ``"tool_choice": "none"`` (tools stay defined: the
+  prefix the server caches is unchanged).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from app.catalog.prefill import CONTINUE_FINAL_VENDORS
 from app.model.messages import Image, Message, Text, Thinking, ToolResult
 from app.model.provider import ModelRequest, ToolSpec, Vendor
 from app.providers.arguments import arguments_json
@@ -44,11 +50,15 @@ def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str,
     }
     if request.tools:
         params["tools"] = tool_params(request.tools)
+        if request.tool_choice == "none":
+            params["tool_choice"] = "none"
     limit_field = "max_completion_tokens" if vendor == "openai" else "max_tokens"
     params[limit_field] = request.max_output_tokens
     keyed = request.prompt_caching and request.prompt_cache_key and request.session_id
     if keyed and vendor in CACHE_KEY_VENDORS:
         params["prompt_cache_key"] = request.session_id
+    if request.continue_final and vendor in CONTINUE_FINAL_VENDORS:
+        params["extra_body"] = {"continue_final_message": True, "add_generation_prompt": False}
     params["stream"] = True
     params["stream_options"] = {"include_usage": True}
     return params

@@ -38,12 +38,12 @@ from app.runtime.wiring import (
     subagent_providers,
     summary_provider,
     tool_context,
+    tool_registry,
 )
 from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
 from tools.pending_writes import clean_stale
-from tools.registry import default_registry
 
 
 def build_runtime(
@@ -71,7 +71,7 @@ def build_runtime(
     store = SessionStore(sessions_dir(), options.workspace)
     session, resumed = _open_session(store, options, config)
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
-    registry = default_registry()
+    registry = tool_registry(settings, loaded)
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
     runner.images_allowed = accepts_images(config.model)

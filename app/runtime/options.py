@@ -37,6 +37,8 @@ class RunOptions:
     base_url: str | None = None
     approval_mode: ApprovalMode | None = None
     max_turns: int | None = None
+    max_attempts: int | None = None
+    exclude_tools: tuple[str, ...] | None = None
     resume: str | None = None
     continue_last: bool = False
     fork_session: bool = False
@@ -52,6 +54,8 @@ def cli_overrides(options: RunOptions) -> dict[str, Any]:
         "model.baseUrl": options.base_url,
         "tools.approvalMode": options.approval_mode,
         "maxTurns": options.max_turns,
+        "guardrails.maxAttempts": options.max_attempts,
+        "tools.exclude": options.exclude_tools,
     }
     return {k: v for k, v in pairs.items() if v is not None}
 

@@ -14,6 +14,7 @@ from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
 from app.engine.agent import Agent, AgentConfig, RequestHook
+from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.session import Session
 from app.engine.subagents import AgentProfile
 from app.model import defaults
@@ -26,7 +27,7 @@ from settings.loader import LoadedSettings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
-from tools.registry import ToolRegistry
+from tools.registry import ToolRegistry, backoff_delays, default_registry
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -154,6 +155,43 @@ def allowed_paths(settings: Settings, loaded: LoadedSettings | None = None) -> t
     return tuple(paths)
 
 
+def tool_registry(settings: Settings, loaded: LoadedSettings | None = None) -> ToolRegistry:
+    """The built-in tools with the guardrails' tool settings (argument repair, retries of
+    transient failures) and ``tools.exclude`` applied; a name that is no tool is said in
+    ``loaded``'s diagnostics."""
+    guards = settings.guardrails
+    registry = default_registry()
+    registry.repair = guards.argument_repair
+    registry.retry_delays = backoff_delays(guards.tool_retries)
+    unknown = registry.exclude(settings.tools.exclude)
+    if unknown and loaded is not None:
+        source = loaded.sources.get("tools.exclude", "settings")
+        names = ", ".join(repr(name) for name in unknown)
+        message = (
+            f"{source}: tools.exclude: no tool named {names} (the tools: "
+            f"{', '.join(registry.names() + sorted(registry.excluded))}); nothing to exclude"
+        )
+        loaded.report("warning", message, source)
+    return registry
+
+
+def guardrail_policy(settings: Settings) -> GuardrailPolicy:
+    """The engine's guardrails from ``guardrails.*``."""
+    guards = settings.guardrails
+    return GuardrailPolicy(
+        rollback=guards.rollback,
+        max_consecutive_rollbacks=guards.max_consecutive_rollbacks,
+        extra_requests=guards.extra_requests,
+        duplicate_calls=guards.duplicate_calls,
+        doom_loop=guards.doom_loop,
+        doom_loop_repeats=guards.doom_loop_repeats,
+        stream_repetition=guards.stream_repetition,
+        continuation=guards.continuation,
+        max_continuations=guards.max_continuations,
+        max_tool_failures=guards.max_tool_failures,
+    )
+
+
 def session_environment(session: Session, workspace: Path, now: float | None = None) -> str:
     """The environment block: the saved one on a quick resume (the cache may still be warm),
     else computed afresh (date, git status) and saved with the session."""
@@ -212,6 +250,7 @@ def agent_config(
             emergency_threshold=compression.emergency_threshold,
         ),
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
+        guardrails=guardrail_policy(settings),
     )
 
 

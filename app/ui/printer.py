@@ -1,11 +1,14 @@
-"""One-shot mode (``lull -p``): run one turn and print the result as text or JSON.
+"""One-shot mode (``lull -p``): run the prompt and print the result as text or JSON.
 
 Nothing here can ask the user anything: actions that need approval are
 denied with a result the model sees, so a script never hangs. The result is the kept
-answer only: text of an attempt the engine discarded (a cut stream) is never part of it.
-A turn that did not end with an answer (the output token limit, ``maxTurns``, nothing
-said) is an error: one line on stderr, ``is_error`` and its ``subtype`` in JSON, exit 1.
-SIGHUP (the terminal went away) stops the turn and saves the session (exit 129).
+answer only (:mod:`app.ui.print_result`): text of an attempt the engine discarded (a cut
+stream, a rolled-back reply) is never part of it. A turn that did not end with an answer
+(the output token limit, ``maxTurns``, a guardrail stop, nothing said) is an error: one
+line on stderr, ``is_error`` and its ``subtype`` in JSON, exit 1. With ``--max-attempts N``
+such a run is tried again in a fresh session with a summary of what failed
+(:mod:`app.engine.attempts`). SIGHUP (the terminal went away) stops the turn and
+saves the session (exit 129).
 """
 
 from __future__ import annotations
@@ -14,19 +17,21 @@ import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TextIO, assert_never
+from typing import Any, TextIO, assert_never
 
-from app.catalog.pricing import cost_usd
+from app.engine.agent import Agent
 from app.engine.approvals import DenyApprover
-from app.model import defaults
+from app.engine.attempts import AttemptUnavailable, run_attempts
 from app.model.edits import edit_to_dict
 from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     SubagentUpdate,
@@ -35,14 +40,15 @@ from app.model.events import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
-    TurnStop,
 )
-from app.model.provider import Usage
 from app.model.text import json_text, wire_text
-from app.runtime import RunOptions, Runtime
+from app.runtime import RunOptions, Runtime, SwitchError
 from app.ui.formats import OutputFormat
+from app.ui.print_result import Limits, RunResult, Verdict, request_cost, usage_cost
 from app.ui.shared.hangup import HANGUP_EXIT, HangupWatch
 from app.ui.shared.startup import open_runtime
+
+__all__ = ["Limits", "RunResult", "Verdict", "event_to_json", "run_print"]
 
 NO_TTY_DENIAL = (
     "denied: lull is running non-interactively (-p) and cannot ask the user; "
@@ -50,138 +56,20 @@ NO_TTY_DENIAL = (
 )
 
 
-Subtype = Literal["success", "error", "error_max_turns", "error_max_tokens", "error_empty"]
-"""The ``subtype`` of the JSON result (Claude Code's names)."""
 HANGUP_MESSAGE = "the terminal went away (SIGHUP); the turn was stopped and the session saved"
 
 
-@dataclass(frozen=True)
-class Limits:
-    """The limits a turn can end on, for the messages that name them."""
-
-    max_turns: int = defaults.MAX_TURNS
-    max_output_tokens: int = defaults.MAX_OUTPUT_TOKENS
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """How a run ended: the JSON ``subtype`` and, for an error, the line that says why."""
-
-    subtype: Subtype
-    error: str | None = None
-
-
-class RunResult:
-    """What one -p run produced, for the final report; ``pricing`` is the price overrides
-    setting and ``local`` whether the endpoint is on this machine or network (an unpriced
-    model costs $0 there). The cost adds up each request at its own model's price (None if
-    one is unknown).
-    """
-
-    def __init__(
-        self, pricing: Sequence[str] = (), *, local: bool = False, limits: Limits | None = None
-    ) -> None:
-        self.pricing = tuple(pricing)
-        self.local = local
-        self.limits = limits or Limits()
-        self.attempt_text: list[str] = []  # the request streaming now; not kept yet
-        self.kept_texts: list[str] = []  # text of each completed request of the turn
-        self.discarded = 0
-        self.final_text = ""
-        self.usage = Usage()
-        self.num_requests = 0
-        self.error: str | None = None
-        self.error_kind: str | None = None
-        self.stop_reason: TurnStop | None = None  # set when the turn finished
-        self.context_edits: list[dict[str, Any]] = []
-        self.cost_usd: float | None = 0.0
-
-    def take(self, event: Event) -> None:
-        """Fold one engine event into the result."""
-        match event:
-            case AssistantText(text):
-                self.attempt_text.append(text)
-            case AttemptDiscarded():
-                self.attempt_text.clear()
-                self.discarded += 1
-            case RequestFinished():
-                self._keep_attempt()
-                self.usage = self.usage + event.usage
-                self.num_requests += 1
-                cost = _request_cost(event, self.pricing, local=self.local)
-                total = self.cost_usd
-                self.cost_usd = None if cost is None or total is None else total + cost
-            case ContextEdited(edit, description):
-                self.context_edits.append({**edit_to_dict(edit), "description": description})
-            case SubagentUpdate(step="request", usage=usage, model=model) if usage is not None:
-                self.usage = self.usage + usage  # a sub-agent's requests count in the run's cost
-                cost = _usage_cost(usage, model, self.pricing, local=self.local)
-                total = self.cost_usd
-                self.cost_usd = None if cost is None or total is None else total + cost
-            case SubagentUpdate():
-                pass
-            case TurnFinished(text, stop_reason):
-                self.final_text, self.stop_reason = text, stop_reason
-            case TurnFailed(message, kind):
-                self.error, self.error_kind = message, kind
-            case TurnStarted() | AssistantThinking() | ToolStarted() | ToolFinished() | Notice():
-                pass
-            case _:
-                assert_never(event)
-
-    def _keep_attempt(self) -> None:
-        text = "".join(self.attempt_text)
-        self.attempt_text.clear()
-        if text.strip():
-            self.kept_texts.append(text)
-
-    @property
-    def answer(self) -> str:
-        """The kept answer: the final one, else what completed requests said (never text of
-        a discarded or unfinished attempt)."""
-        if self.stop_reason is not None and self.final_text:
-            return self.final_text
-        return "\n\n".join(self.kept_texts)
-
-    def verdict(self) -> Verdict:
-        """Success, or which error the run ended with and the line that says why."""
-        if self.error:
-            return Verdict("error", self.error)
-        if self.stop_reason is None:
-            return Verdict("error", "the turn ended without an answer")
-        limits = self.limits
-        match self.stop_reason:
-            case "max_turns":
-                return Verdict(
-                    "error_max_turns",
-                    f"the model had not finished after {limits.max_turns} model requests "
-                    "(maxTurns); raise --max-turns, or continue with `lull -c -p ...`",
-                )
-            case "max_tokens":
-                return Verdict(
-                    "error_max_tokens",
-                    "the answer was cut at the output token limit "
-                    f"({limits.max_output_tokens:,} tokens, model.maxOutputTokens); "
-                    "raise it or ask for a shorter answer",
-                )
-            case "end_turn" | "tool_use" | "refusal" | "other":
-                if not self.final_text.strip():
-                    return Verdict(
-                        "error_empty", "the model answered nothing (no text and no tool call)"
-                    )
-                return Verdict("success")
-            case _:
-                assert_never(self.stop_reason)
-
-
 def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> int:
-    """Run ``prompt`` as one turn; returns the exit code (0 ok, 1 error, 2 usage, 129 the
-    terminal went away)."""
+    """Run ``prompt`` (as up to ``guardrails.maxAttempts`` attempts); returns the exit code
+    (0 ok, 1 error, 2 usage, 129 the terminal went away)."""
     runtime, code = open_runtime(options)
     if runtime is None:
         return code
     agent = runtime.agent
     agent.set_approver(DenyApprover(NO_TTY_DENIAL))
+    attempts = run_attempts(
+        agent, lambda: _fresh_agent(runtime), prompt, runtime.settings.guardrails.max_attempts
+    )
     started = time.monotonic()
     limits = Limits(runtime.settings.max_turns, agent.config.max_output_tokens)
     result = RunResult(runtime.settings.pricing, local=runtime.local_endpoint(), limits=limits)
@@ -198,7 +86,7 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
     unsaved: str | None = None
     hung_up = False
     try:
-        hung_up = asyncio.run(_drive(agent.run_turn(prompt), result, output_format, runtime))
+        hung_up = asyncio.run(_drive(attempts, result, output_format, runtime))
     except KeyboardInterrupt:
         result.error, result.error_kind = "interrupted by the user", "cancelled"
     finally:
@@ -206,13 +94,24 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
     if hung_up:
         result.error, result.error_kind = HANGUP_MESSAGE, "cancelled"
     duration_ms = int((time.monotonic() - started) * 1000)
-    code = _report(output_format, result, agent.session.id, duration_ms)
+    code = _report(output_format, result, runtime.agent.session.id, duration_ms)
     if hung_up:
         return HANGUP_EXIT
     if unsaved:
         print(f"lull: error: {unsaved}", file=sys.stderr)
         return code or 1
     return code
+
+
+def _fresh_agent(runtime: Runtime) -> Agent:
+    """The agent of a fresh attempt: a new session (the failed one is saved and closed)."""
+    try:
+        runtime.new_session()
+    except SwitchError as error:
+        raise AttemptUnavailable(str(error)) from error
+    agent = runtime.agent
+    agent.set_approver(DenyApprover(NO_TTY_DENIAL))
+    return agent
 
 
 async def _drive(
@@ -253,7 +152,7 @@ async def _consume(
             case "stream-json":
                 _emit(event_to_json(event, result.pricing, local=result.local))
             case "text":
-                if isinstance(event, Notice):
+                if isinstance(event, Notice | GuardrailTriggered):
                     print(f"lull: {wire_text(event.text)}", file=sys.stderr)
                 elif isinstance(event, ContextEdited):
                     print(f"lull: {event.description}", file=sys.stderr)
@@ -287,28 +186,14 @@ def _report(
             "num_requests": result.num_requests,
             "duration_ms": duration_ms,
             "context_edits": result.context_edits,
+            "guardrails": result.guardrail_counts(),
+            "attempts": result.attempts_json(),
         }
         _emit(payload)
     if verdict.error is None:
         return 0
     print(f"lull: error: {verdict.error}", file=sys.stderr)
     return 1
-
-
-def _request_cost(
-    event: RequestFinished, pricing: Sequence[str], *, local: bool = False
-) -> float | None:
-    """What one request cost; None when its price or its usage is unknown (a server that
-    reports no usage has not told us what it counted)."""
-    return _usage_cost(event.usage, event.model, pricing, local=local)
-
-
-def _usage_cost(
-    usage: Usage, model: str, pricing: Sequence[str], *, local: bool = False
-) -> float | None:
-    if not usage.reported:
-        return None
-    return cost_usd(usage, model, pricing, local=local)
 
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
@@ -321,12 +206,13 @@ def event_to_json(
     """One engine event as a stream-json line (``pricing``: the price overrides setting;
     ``local``: the endpoint is on this machine or network)."""
     match event:
-        case ToolStarted(call):
+        case ToolStarted(call, _, repairs):
             return {
                 "type": "tool_start",
                 "id": call.id,
                 "name": call.name,
                 "arguments": dict(call.arguments),
+                "repairs": list(repairs),
             }
         case ToolFinished(call, result):
             return {
@@ -345,7 +231,7 @@ def event_to_json(
                 "usage": event.usage.to_dict(),
                 "usage_reported": event.usage.reported,
                 "cache_hit_ratio": _rounded(event.usage.cache_hit_ratio),
-                "cost_usd": _rounded(_request_cost(event, pricing, local=local), 6),
+                "cost_usd": _rounded(request_cost(event, pricing, local=local), 6),
                 "context_tokens": event.context_tokens,
             }
         case ContextEdited(edit, description):
@@ -364,10 +250,26 @@ def event_to_json(
             if usage is not None:
                 data["usage"] = usage.to_dict()
                 data["model"] = event.model
-                data["cost_usd"] = _rounded(
-                    _usage_cost(usage, event.model, pricing, local=local), 6
-                )
+                data["cost_usd"] = _rounded(usage_cost(usage, event.model, pricing, local=local), 6)
             return data
+        case GuardrailTriggered(kind, text, reason):
+            return {"type": "guardrail", "kind": kind, "text": text, "reason": reason}
+        case AttemptStarted(number, total, session_id):
+            return {
+                "type": "attempt_start",
+                "attempt": number,
+                "of": total,
+                "session_id": session_id,
+            }
+        case AttemptFinished():
+            return {
+                "type": "attempt",
+                "attempt": event.number,
+                "session_id": event.session_id,
+                "outcome": event.outcome,
+                "failure_type": event.failure_type,
+                "summary": event.summary,
+            }
         case (
             TurnStarted()
             | AssistantText()

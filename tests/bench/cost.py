@@ -39,6 +39,7 @@ from app.catalog.pricing import cost_usd, price_for
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import IdlePolicy
+from app.engine.guardrails.policy import OFF as GUARDS_OFF
 from app.model.edits import ClearThinking, ClearToolResults, Summary, Supersede
 from app.model.events import ToolFinished
 from app.model.provider import ModelRequest, ThinkingConfig, Usage
@@ -339,6 +340,7 @@ async def replay(
             thinking=ThinkingConfig(True, 4096), prompt_caching=policy.caching,
             compression=policy.compression, context_window=window,
             system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT,
+            guardrails=GUARDS_OFF,  # a fixed script: its generated, cycling text is no loop
         )  # fmt: skip
         durations: deque[float] = deque()
 

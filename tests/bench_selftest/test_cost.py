@@ -80,7 +80,8 @@ def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
     verdicts = [line for line in lines if line.startswith("target")]
     assert len(verdicts) == 3 and all(line.endswith("met") for line in verdicts), lines
     if window is not None:  # the small window makes compression part of the pipeline
-        assert re.search(r"\(c\) idle cleanups \d+, compressions [1-9]", "\n".join(lines))
+        # the baselines compress; lull's cold-cache cleanup keeps (c) under its cold line
+        assert re.search(r"\(a\+\) idle cleanups \d+, compressions [1-9]", "\n".join(lines))
 
 
 def test_the_rereads_workload_reads_the_same_files_again_and_again() -> None:
@@ -99,9 +100,14 @@ def test_the_light_step_saves_prompt_tokens_on_rereads(tmp_path: Path) -> None:
     read = {"tool": "read_file", "arguments": {"path": "a.py"}}
     step = {"seconds": 5, "thinking_tokens": 50, "calls": [read]}
     answer = {"seconds": 5, "thinking_tokens": 50, "text_tokens": 20}
+    # on a warm cache the light step waits: the sixth turn comes back to a cold one
     turns = [
-        {"pause_minutes": 0.5, "prompt": f"look at a.py again ({n})", "steps": [step, answer]}
-        for n in range(6)
+        {
+            "pause_minutes": 6 if n == 5 else 0.5,
+            "prompt": f"look at a.py ({n})",
+            "steps": [step, answer],
+        }
+        for n in range(7)
     ]
     path = tmp_path / "w.json"
     path.write_text(json.dumps({"name": "w", "files": {"a.py": 12_000}, "turns": turns}))

@@ -17,6 +17,16 @@ MODIFIED_THINKING = (
     "modified. These blocks must remain as they were in the original response."
 )
 BUDGET_DOC = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+#: Models that reject a trailing assistant message (a prefill): Claude 4.6 on, the 5.x families.
+NO_PREFILL_MODELS = (
+    "opus-4-6", "sonnet-4-6", "opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "haiku-5",
+    "fable", "mythos",
+)  # fmt: skip
+NO_PREFILL = (
+    "This model does not support assistant message prefill. The conversation must end with a "
+    "user message."
+)
+TRAILING_WHITESPACE = "messages: final assistant content cannot end with trailing whitespace"
 
 
 @dataclass
@@ -270,6 +280,28 @@ def _check_thinking_starts_tool_loop(body: dict[str, Any], turns: list[Turn]) ->
         )
 
 
+def _check_prefill(body: dict[str, Any], turns: list[Turn]) -> None:
+    """A trailing assistant turn is a prefill: not on every model, never ending in whitespace,
+    and with thinking on it must start with a thinking block."""
+    final = turns[-1]
+    if final.role != "assistant" or not final.items:
+        return
+    model = str(body["model"]).lower()
+    if any(name in model for name in NO_PREFILL_MODELS):
+        raise bad_request(NO_PREFILL)
+    i, j, block = final.items[-1]
+    if block.get("type") == "text" and block["text"] != block["text"].rstrip():
+        raise bad_request(TRAILING_WHITESPACE)
+    i, j, first = final.items[0]
+    if thinking_type(body) == "enabled" and first.get("type") not in THINKING_TYPES:
+        raise bad_request(
+            f"messages.{i}.content.{j}.type: Expected `thinking` or `redacted_thinking`, but "
+            f"found `{first.get('type')}`. When `thinking` is enabled, a final `assistant` "
+            "message must start with a thinking block. To avoid this requirement, disable "
+            f"`thinking`. Please consult our documentation at {BUDGET_DOC}"
+        )
+
+
 def cache_markers(body: dict[str, Any]) -> list[tuple[str, Any]]:
     """Every (path, cache_control) in processing order: tools, system, messages (+ nested)."""
     found: list[tuple[str, Any]] = []
@@ -336,6 +368,7 @@ def validate_anthropic(body: dict[str, Any], signer: Signer) -> None:
     _check_blocks(turns, signer)
     _check_pairing(turns)
     _check_thinking_starts_tool_loop(body, turns)
+    _check_prefill(body, turns)
     _check_cache_control(body)
 
 

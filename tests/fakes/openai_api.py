@@ -36,6 +36,7 @@ def handle_chat(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     """Answer one Chat Completions request (JSON or SSE), or raise WireError."""
     fake.quirks.check_content(body)
     validate_openai(body, fake.dialect)
+    fake.quirks.check_continuation(body)
     units = openai_units(body)
     total = sum(tokens for _, tokens in units)
     if body.get("stream") and fake.quirks.empty_stream_on_overflow and _overflows(fake, total):

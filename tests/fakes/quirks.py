@@ -12,6 +12,8 @@ from typing import Any
 
 from tests.fakes.errors import WireError, bad_request
 
+CONTINUE_FIELDS = ("continue_final_message", "add_generation_prompt")
+"""vLLM/SGLang request fields for continuing a final assistant message."""
 #: What llama-cpp-python's pydantic model says about ``"content": null`` (its 500).
 NULL_CONTENT_MESSAGE = (
     "1 validation error for ChatCompletionRequestAssistantMessage content: Input should be a "
@@ -28,12 +30,15 @@ class ServerQuirks:
       ``200 OK`` and an event stream with nothing in it (non-streamed: the usual 400).
     * ``reject_null_content``: an assistant message with ``"content": null`` is a 500.
     * ``output_in_window``: prompt + ``max_tokens`` must fit ``max_context_tokens`` (400).
+    * ``continue_final_message``: the server continues a final assistant message when asked
+      (vLLM, SGLang); without it the fields are unknown to the server (OpenAI's 400).
     """
 
     stream_usage: bool = True
     empty_stream_on_overflow: bool = False
     reject_null_content: bool = False
     output_in_window: bool = False
+    continue_final_message: bool = False
 
     @classmethod
     def llama_cpp_python(cls) -> ServerQuirks:
@@ -42,8 +47,9 @@ class ServerQuirks:
 
     @classmethod
     def vllm(cls) -> ServerQuirks:
-        """vLLM: rejects a ``max_tokens`` larger than what is left of the context."""
-        return cls(output_in_window=True)
+        """vLLM: rejects a ``max_tokens`` larger than what is left of the context, and
+        continues a final assistant message with ``continue_final_message``."""
+        return cls(output_in_window=True, continue_final_message=True)
 
     def check_content(self, body: dict[str, Any]) -> None:
         """Raise the 500 for an assistant ``"content": null`` when that quirk is on."""
@@ -65,4 +71,26 @@ class ServerQuirks:
                 f"{prompt + requested} tokens ({prompt} in the messages, {requested} in the "
                 "completion). Please reduce the length of the messages or completion.",
                 param="max_tokens",
+            )
+
+    def check_continuation(self, body: dict[str, Any]) -> None:
+        """``continue_final_message``: vLLM's rules when supported, else OpenAI's 400 for an
+        unknown argument."""
+        fields = [name for name in CONTINUE_FIELDS if name in body]
+        if not fields:
+            return
+        if not self.continue_final_message:
+            raise bad_request(
+                f"Unrecognized request argument supplied: {fields[0]}", param=fields[0]
+            )
+        if not body.get("continue_final_message"):
+            return
+        if body.get("add_generation_prompt", True):
+            raise bad_request(
+                "Cannot set both `continue_final_message` and `add_generation_prompt` to True."
+            )
+        messages = body.get("messages") or [{}]
+        if not isinstance(messages[-1], dict) or messages[-1].get("role") != "assistant":
+            raise bad_request(
+                "continue_final_message is set but the final message is not from the assistant"
             )

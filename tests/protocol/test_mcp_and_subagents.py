@@ -80,11 +80,12 @@ async def test_an_unadapted_schema_is_refused_like_the_real_api(
     assert "anyOf at the top level" in events[-1].message
 
 
+@pytest.mark.parametrize("vendor", ["anthropic", "openai"])
 async def test_the_parent_gets_only_the_sub_agents_answer_and_costs_add_up(
-    make_agent: AgentFactory, fake: FakeServer, workspace: Path
+    vendor: str, make_agent: AgentFactory, fake: FakeServer, workspace: Path
 ) -> None:
     (workspace / "notes.txt").write_text("secret: 42\n" + "filler line\n" * 50)
-    agent = make_agent("anthropic")
+    agent = make_agent(vendor)
     assert agent.session.path is not None
     from app.engine.store import SessionStore
 

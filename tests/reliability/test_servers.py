@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from app.engine.agent import Agent, AgentConfig
+from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.session import Session
 from app.engine.store import SessionStore, load_session
 from app.engine.tool_runner import ToolRunner
@@ -166,7 +167,7 @@ async def test_a_wait_during_a_summary_request_is_shown_too(
     workspace: Path, tmp_path: Path
 ) -> None:
     provider = ScriptedProvider(long_history(4, 300))
-    agent = agent_on(provider, workspace, tmp_path)
+    agent = agent_on(provider, workspace, tmp_path, guardrails=FILLER_OK)
     for turn in range(4):
         await run(agent, f"question {turn}")
     wait = Retrying("Anthropic is overloaded (529 overloaded_error)", 8.0, 1, 2)
@@ -371,8 +372,13 @@ async def test_an_empty_200_stream_is_its_own_error(fake: FakeServer, waits: Wai
 
 
 def long_history(turns: int, words: int) -> list[ScriptedReply]:
-    """Scripted answers of ``words`` words each, to grow a conversation."""
+    """Scripted answers of ``words`` words each, to grow a conversation (the same word over
+    and over: agents fed these run without the stream-repetition guard, :data:`FILLER_OK`)."""
     return [ScriptedReply(text=" ".join(["answer"] * words)) for _ in range(turns)]
+
+
+FILLER_OK = GuardrailPolicy(stream_repetition=False)
+"""Guardrails that let a repeating filler answer through (it grows a conversation here)."""
 
 
 EMPTY = ProviderError("empty_stream", "the server answered 200 OK with an empty stream")
@@ -383,7 +389,14 @@ async def test_an_empty_stream_near_the_window_compresses_and_retries(
     workspace: Path, tmp_path: Path
 ) -> None:
     provider = ScriptedProvider(long_history(6, 300))
-    agent = agent_on(provider, workspace, tmp_path, context_window=4000, max_output_tokens=256)
+    agent = agent_on(
+        provider,
+        workspace,
+        tmp_path,
+        context_window=4000,
+        max_output_tokens=256,
+        guardrails=FILLER_OK,
+    )
     for turn in range(6):
         await run(agent, f"question {turn}: " + "word " * 100)
     assert 0.7 <= agent.estimate_context() / 4000 < 0.8  # near, but lull would not compress
@@ -426,6 +439,7 @@ async def test_a_llama_cpp_server_overflow_ends_in_an_answer_not_a_cut_stream(
         tmp_path,
         context_window=6000,
         max_output_tokens=256,
+        guardrails=FILLER_OK,
     )
     turn = 0
     while agent.estimate_context() < 0.71 * 6000:  # near the window, below the trigger (0.8)

@@ -138,3 +138,42 @@ async def test_ctrl_c_while_asking_interrupts_the_turn_and_closes_the_modal(
         session = app.chat.runtime.agent.session  # type: ignore[union-attr]
         assert unanswered_calls(session.transcript) == []
     assert not (workspace / "z.txt").exists()
+
+
+async def test_a_doom_loop_asks_in_the_modal_and_deny_stops_the_turn(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    from app.ui.tui.widgets.notice_line import NoticeLine
+
+    loop = Reply(tool_calls=[ToolUse("glob", {"pattern": "*.py"})])
+    provider_env.script(loop, loop, loop, Reply(text="unreached"))
+    app = make_app(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "look around")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the loop question")
+        assert "the same call 3 times in a row" in app.screen.summary  # type: ignore[attr-defined]
+        await pilot.press("n")
+        await idle(pilot)
+        notes = [n.text for n in app.query(NoticeLine)]
+        assert any("the model made the same call 3 times in a row: glob(*.py)" in n for n in notes)
+        assert any(n.startswith("stopped a loop") for n in notes)
+    assert len(provider_env.requests) == 3
+
+
+async def test_a_rolled_back_reply_is_marked_and_noted(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    from app.ui.tui.widgets.assistant_message import AssistantMessage
+    from app.ui.tui.widgets.notice_line import NoticeLine
+
+    provider_env.script(Reply(text="As an AI, I cannot help with that."), Reply(text="Done."))
+    app = make_app(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "help")
+        await idle(pilot)
+        answers = list(app.query(AssistantMessage))
+        assert [a.discarded for a in answers] == [True, False]
+        notes = [n.text for n in app.query(NoticeLine)]
+        assert any("rolled back the model's reply (a refusal" in n for n in notes)

@@ -120,3 +120,35 @@ async def test_a_streamed_answer_is_batched_but_complete() -> None:
         await pilot.pause()
         assert message.markdown.source == "".join(pieces)
         assert message.finished and not message.interrupted
+
+
+async def test_a_sub_agent_shows_as_a_collapsed_block_inside_its_task_call() -> None:
+    from textual.widgets import Collapsible
+
+    from app.model.events import SubagentUpdate, ToolStarted
+    from app.ui.tui.renderer import TurnRenderer
+
+    app = Harness()
+    async with app.run_test() as pilot:
+        renderer = TurnRenderer(app.query_one(Conversation))
+        call = ToolCall("t1", "task", {"description": "find", "prompt": "find the secret"})
+        await renderer.handle(ToolStarted(call, "find"))
+        for step, text in (
+            ("started", "find"),
+            ("request", ""),
+            ("tool", "read_file(notes.txt)"),
+            ("tool", "grep_search(secret)"),
+            ("finished", "finished after 3 requests"),
+        ):
+            update = SubagentUpdate("t1", "general", step, text, "child-1")  # type: ignore[arg-type]
+            await renderer.handle(update)
+        await pilot.pause()
+        block = renderer.tools["t1"]
+        box = block.query_one(Collapsible)
+        assert box.collapsed and box.title == "sub-agent (3 steps)"
+        steps = str(box.query_one(".tool-preview", Static).render())
+        assert steps.splitlines() == [
+            "read_file(notes.txt)",
+            "grep_search(secret)",
+            "sub-agent finished after 3 requests",
+        ]

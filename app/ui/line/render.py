@@ -15,8 +15,11 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     SubagentUpdate,
@@ -28,7 +31,7 @@ from app.model.events import (
 )
 from app.model.provider import Usage
 from app.ui.line.stream import StreamView
-from app.ui.shared.stop_notes import stop_note
+from app.ui.shared.stop_notes import stop_note, with_repairs
 from app.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
 
 if TYPE_CHECKING:
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 
 DIFF_LINES = 30
 RESULT_WIDTH = 100
-DISCARDED = "✗ discarded: the partial answer above was not kept (the stream broke)"
+DISCARDED = "✗ discarded: the partial answer above was not kept"
 WAITING = "· waiting for the model · {seconds}s (no token yet)"
 
 
@@ -134,9 +137,9 @@ class EventPrinter:
                 self._feed(AssistantText, text, markdown=True, style="")
             case AssistantThinking(text):
                 self._feed(AssistantThinking, text, markdown=False, style="dim italic")
-            case AttemptDiscarded():
+            case AttemptDiscarded(_, reason):
                 self.end_stream()
-                self.line(DISCARDED, "yellow")
+                self.line(f"{DISCARDED} ({reason})", "yellow")
             case TurnStarted():
                 self.turn_usage, self.turn_requests = Usage(), 0
             case RequestFinished():
@@ -144,22 +147,34 @@ class EventPrinter:
                 self.turn_usage = self.turn_usage + event.usage
                 self.turn_requests += 1
                 self.context_tokens = event.context_tokens
-            case ToolStarted(call, summary):
-                self.line(f"⏺ {call.name}({summary})", "bold")
+            case ToolStarted(call, summary, repairs):
+                self.line(f"⏺ {call.name}({with_repairs(summary, repairs)})", "bold")
             case ToolFinished():
                 self._tool_finished(event)
             case SubagentUpdate():
                 self._subagent(event)
+            case ContextEdited() | Notice() | GuardrailTriggered() | TurnFailed():
+                self._notice(event)
+            case AttemptStarted() | AttemptFinished():
+                pass  # attempts belong to -p
+            case TurnFinished(_, stop_reason, detail):
+                self.end_stream()
+                if note := stop_note(stop_reason, detail):
+                    self.note(note)
+            case _:
+                assert_never(event)
+
+    def _notice(self, event: ContextEdited | Notice | GuardrailTriggered | TurnFailed) -> None:
+        """One line for an event that tells the user something."""
+        match event:
             case ContextEdited(_, description):
                 self.note(description)
             case Notice(level, text):
                 self.note(text if level == "info" else f"{level}: {text}")
+            case GuardrailTriggered(_, text):
+                self.note(f"guardrail: {text}")
             case TurnFailed(message):
                 self.error(message)
-            case TurnFinished(_, stop_reason):
-                self.end_stream()
-                if note := stop_note(stop_reason):
-                    self.note(note)
             case _:
                 assert_never(event)
 

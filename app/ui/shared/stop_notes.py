@@ -8,6 +8,15 @@ STOP_NOTES = {
 }
 
 
-def stop_note(stop_reason: str) -> str | None:
-    """The one-line note for ``stop_reason``, or None when there is nothing to say."""
-    return STOP_NOTES.get(stop_reason)
+def stop_note(stop_reason: str, detail: str = "") -> str | None:
+    """The one-line note for ``stop_reason`` (lull's own ``detail`` when it stopped the turn
+    itself), or None when there is nothing to say."""
+    return detail or STOP_NOTES.get(stop_reason)
+
+
+def with_repairs(summary: str, repairs: tuple[str, ...]) -> str:
+    """A tool call's summary with what lull repaired in its arguments, if anything."""
+    if not repairs:
+        return summary
+    fixed = f"repaired: {'; '.join(repairs)}"
+    return f"{summary}  [{fixed}]" if summary else f"[{fixed}]"

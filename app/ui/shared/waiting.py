@@ -16,8 +16,11 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     SubagentUpdate,
@@ -30,6 +33,10 @@ from app.model.events import (
 
 SHOW_AFTER_SECONDS = 1.0
 """A wait shorter than this is not worth a line of its own."""
+
+
+ASKS_AGAIN = frozenset({"rollback", "repetition", "continuation"})
+"""Guardrails after which a new request is sent, so a new wait for a first token starts."""
 
 
 class FirstTokenWait:
@@ -74,7 +81,12 @@ class FirstTokenWait:
                     self._arrived()
             case ToolStarted() | TurnFinished() | TurnFailed():
                 self.since = None
-            case ContextEdited() | Notice() | SubagentUpdate():
+            case GuardrailTriggered(kind=kind):
+                if kind in ASKS_AGAIN:
+                    self.since = self.clock()  # the reply was set aside: a new request starts
+            case (
+                ContextEdited() | Notice() | AttemptStarted() | AttemptFinished() | SubagentUpdate()
+            ):
                 pass
             case _:
                 assert_never(event)

@@ -22,8 +22,11 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     SubagentUpdate,
@@ -286,6 +289,8 @@ class Chat:
                 self.refresh_status()  # the sub-agent's cost counts
             case SubagentUpdate(agent=agent):
                 self._state(f"sub-agent {agent} working")
+            case GuardrailTriggered() | AttemptStarted() | AttemptFinished():
+                pass
             case TurnStarted() | Notice() | TurnFinished() | TurnFailed():
                 pass
             case _:

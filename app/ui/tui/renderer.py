@@ -17,8 +17,11 @@ from app.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
+    AttemptFinished,
+    AttemptStarted,
     ContextEdited,
     Event,
+    GuardrailTriggered,
     Notice,
     RequestFinished,
     SubagentUpdate,
@@ -29,7 +32,7 @@ from app.model.events import (
     TurnStarted,
 )
 from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.ui.shared.stop_notes import stop_note
+from app.ui.shared.stop_notes import stop_note, with_repairs
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.notice_line import NoticeLine
@@ -56,37 +59,46 @@ class TurnRenderer:
                 await self._text(text)
             case AssistantThinking(text):
                 await self._thinking(text)
-            case ToolStarted(call, summary):
+            case ToolStarted(call, summary, repairs):
                 await self.settle()
-                block = await self._block(call, summary)
-                block.start(summary)
+                shown = with_repairs(summary, repairs)
+                block = await self._block(call, shown)
+                block.start(shown)
             case ToolFinished(call, result, display):
                 block = await self._block(call, None)
                 await block.finish(result, display)
-            case SubagentUpdate(call_id=call_id, step=step, text=text):
-                task_block = self.tools.get(call_id)
-                if task_block is not None and step in ("tool", "finished"):
-                    await task_block.add_step(text if step == "tool" else f"sub-agent {text}")
+            case SubagentUpdate():
+                await self._subagent(event)
             case RequestFinished():
                 await self.settle()
-            case AttemptDiscarded():
-                await self.discard()
+            case AttemptDiscarded(_, reason):
+                await self.discard(reason)
             case ContextEdited(_, description):
                 await self.note(description, "edit")
             case Notice(level, text):
                 await self.note(text, level)
-            case TurnFinished(_, stop_reason):
+            case GuardrailTriggered(_, text):
+                await self.settle()
+                await self.note(text, "warning")
+            case AttemptStarted() | AttemptFinished() | TurnStarted():
+                pass  # attempts belong to -p; a turn shows once something happens
+            case TurnFinished(_, stop_reason, detail):
                 await self.settle()
                 self.tools.clear()
-                if note := stop_note(stop_reason):
+                if note := stop_note(stop_reason, detail):
                     await self.note(note, "warning")
             case TurnFailed(message):
                 await self.settle()
                 await self.note(f"error: {message}", "error")
-            case TurnStarted():
-                pass
             case _:
                 assert_never(event)
+
+    async def _subagent(self, event: SubagentUpdate) -> None:
+        """A sub-agent's step, listed in its task call's block."""
+        block = self.tools.get(event.call_id)
+        if block is not None and event.step in ("tool", "finished"):
+            text = event.text if event.step == "tool" else f"sub-agent {event.text}"
+            await block.add_step(text)
 
     async def _text(self, text: str) -> None:
         if self.thinking is not None:
@@ -122,14 +134,14 @@ class TurnRenderer:
             answer, self.answer = self.answer, None
             await answer.finish()
 
-    async def discard(self) -> None:
+    async def discard(self, reason: str = "the stream broke") -> None:
         """The engine threw away what this request streamed: mark the partial answer."""
         if self.thinking is not None:
             self.thinking.finish()
             self.thinking = None
         if self.answer is not None:
             answer, self.answer = self.answer, None
-            await answer.discard()
+            await answer.discard(reason)
 
     async def interrupt(self, asked: ToolCall | None = None) -> None:
         """The user stopped the turn: keep partial text (marked) and mark unfinished tools.

@@ -88,3 +88,31 @@ def test_bad_session_flags_exit_2_with_one_line(
 def test_fork_session_with_resume_reaches_the_run_options(tmp_path: Path) -> None:
     line = parse_command_line(["-r", " abc ", "--fork-session"], cwd=tmp_path)
     assert (line.run.resume, line.run.fork_session) == ("abc", True)
+
+
+def test_max_attempts_and_excluded_tools_reach_the_settings(tmp_path: Path) -> None:
+    line = parse_command_line(
+        ["-p", "fix it", "--max-attempts", "3", "--exclude-tools", "web_fetch, glob"], cwd=tmp_path
+    )
+    assert line.run.max_attempts == 3 and line.run.exclude_tools == ("web_fetch", "glob")
+    overrides = cli_overrides(line.run)
+    assert overrides["guardrails.maxAttempts"] == 3
+    assert overrides["tools.exclude"] == ("web_fetch", "glob")
+    assert "--max-attempts" in build_parser().format_help()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--max-attempts", "2"], "--max-attempts needs -p/--print"),
+        (["-p", "x", "--max-attempts", "0"], "expected a positive integer, got '0'"),
+        (["-p", "x", "--exclude-tools", " , "], "expected tool names separated by commas"),
+    ],
+)
+def test_bad_guardrail_flags_exit_2_with_one_line(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_command_line(argv, cwd=tmp_path)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]

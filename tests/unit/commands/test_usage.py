@@ -89,3 +89,26 @@ def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
     assert run_command(elsewhere, "/cost").lines[-1] == (
         "cost: price unknown for claude-sonnet-4-5, claude-opus-4-5, house-model"
     )
+
+
+def test_cost_shows_the_split_between_the_conversation_and_its_sub_agents(
+    runtime: Runtime,
+) -> None:
+    from app.engine.store import SubagentRun
+
+    session = runtime.agent.session
+    session.record_response(1.0, Usage(input=1_000_000), "claude-sonnet-4-5")
+    child = Usage(input=2_000_000, output=1000)
+    session.record_subagent(
+        SubagentRun("t1", "0123456789abcdef", "general", {"claude-sonnet-4-5": child})
+    )
+    own = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
+    sub = cost_usd(child, "claude-sonnet-4-5")
+    assert own is not None and sub is not None
+    lines = run_command(runtime, "/cost").lines
+    assert (
+        "sub-agents: 1 run(s), input 2,000,000 · output 1,000 tokens, "
+        f"{format_cost(sub)} (their sessions: 01234567)"
+    ) in lines
+    assert f"split: this conversation {format_cost(own)} + sub-agents {format_cost(sub)}" in lines
+    assert lines[-1] == f"cost: {format_cost(own + sub)} at claude-sonnet-4-5 prices"

@@ -103,8 +103,8 @@ async def test_context_lists_what_each_compression_replaced_and_restore_undoes_i
     runtime: Runtime, fake: FakeServer
 ) -> None:
     fake.script(
-        Reply(text="a long answer " * 80),
-        Reply(text="another long answer " * 80),
+        Reply(text=" ".join(f"a long answer, part {n}" for n in range(80))),
+        Reply(text=" ".join(f"another long answer, part {n}" for n in range(80))),
         Reply(text=summary_of("summary of the talk")),
     )
     await run(runtime.agent, "tell me a lot")
@@ -126,3 +126,17 @@ async def test_context_lists_what_each_compression_replaced_and_restore_undoes_i
     assert nothing.lines == ("nothing to restore: nothing is cleared or compressed",)
     bad = run_command(runtime, "/context restore everything")
     assert bad.error and "try /context restore, /context restore clears" in bad.lines[0]
+
+
+async def test_context_lists_the_replies_the_guardrails_rolled_back(
+    runtime: Runtime, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="<tool_call>{}</tool_call>"), Reply(text=""), Reply(text="done"))
+    await run(runtime.agent, "go")
+    lines = run_command(runtime, "/context").lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("rolled-back replies: 2"))
+    assert "never sent to the model" in lines[start]
+    assert list(lines[start + 1 : start + 3]) == [
+        "  an empty reply: no text and no tool call",
+        "  a tool call written as text: <tool_call…> tag",
+    ]

@@ -225,3 +225,16 @@ def test_the_light_step_and_a_restored_compression_are_expected_breaks() -> None
     s.send()
     assert [b.expected for b in s.detector.breaks] == [True, True, True]
     assert s.detector.breaks[-1].cause == "/context restore brought back 1 edit(s)"
+
+
+def test_a_note_or_a_partial_answer_for_one_request_is_no_break() -> None:
+    s = Session()
+    s.send()
+    view = build_view(s.transcript, s.edits)
+    note = Message("user", (Text("Your previous reply was empty."),), origin="synthetic")
+    s.detector(req([*view, note], request_only=1), 2)  # a rolled-back reply's retry
+    partial = assistant(Text("The first half"))
+    s.detector(req([*view, partial], request_only=1, continue_final=True), 3)  # a prefill
+    s.transcript.append(assistant(Text("The first half and the rest.")))
+    s.send()
+    assert s.detector.breaks == []

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.approvals import DenyApprover
+from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.session import Session
 from app.engine.store import SessionStore
 from app.engine.waits import retry_notice
@@ -132,7 +133,7 @@ async def test_cancel_mid_tool_leaves_a_valid_resumable_session(
 async def test_max_turns_stops_the_tool_loop(
     provider: ScriptedProvider, make_agent: AgentFactory
 ) -> None:
-    provider.script(*[call("list_directory") for _ in range(5)])
+    provider.script(*[call("glob", pattern=f"*.{n}") for n in range(5)])  # no loop: all differ
     agent = make_agent(max_turns=3)
     events = await run(agent, "loop forever")
     assert len(provider.requests) == 3
@@ -141,11 +142,11 @@ async def test_max_turns_stops_the_tool_loop(
     assert not unanswered_calls(agent.session.transcript)
 
 
-async def test_unknown_tool_gets_an_error_result(
+async def test_unknown_tool_gets_an_error_result_without_the_rollback_guard(
     provider: ScriptedProvider, make_agent: AgentFactory
 ) -> None:
     provider.script(call("teleport", to="mars"), ScriptedReply(text="sorry"))
-    agent = make_agent()
+    agent = make_agent(guardrails=GuardrailPolicy(rollback=False))
     events = await run(agent, "go")
     result = next(e for e in events if isinstance(e, ToolFinished)).result
     assert result.is_error and "teleport" in result.content

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.engine.guardrails.policy import GuardrailPolicy
 from app.model.edits import Supersede
 from app.model.events import ContextEdited, Event, RequestFinished
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 
+# The same file read over and over on purpose: without the guards that would point the model
+# to its earlier read (duplicates) or stop it (a doom loop).
+REREADS = GuardrailPolicy(duplicate_calls=False, doom_loop=False)
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))  # ~500 tokens
 
 
@@ -30,7 +34,7 @@ async def test_rereads_become_pointers_once_per_crossing_never_per_request(
 ) -> None:
     (workspace / "a.txt").write_text(f"a.txt\n{FILE_TEXT}")
     (workspace / "big.txt").write_text(f"big.txt\n{FILE_TEXT * 8}")
-    agent = make_agent()
+    agent = make_agent(guardrails=REREADS)
     provider.script(*reads(*["a.txt"] * 6))
     below = await run(agent, "read a six times")
     assert not light_edits(below)  # far under the line of a 200k window

@@ -109,3 +109,28 @@ def test_custom_agents_from_markdown(tmp_path: Path) -> None:
     assert any("model 'pricey' ignored until you /trust" in n for n in loaded.notes)
     with pytest.raises(ValueError, match="description"):
         parse_profile("---\nname: x\n---\nbody", "x.md")
+
+
+def test_a_profile_can_name_the_parents_mcp_tools() -> None:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from app.engine.subagents import child_registry
+    from tools.base import Tool, ToolContext, ToolOutput
+
+    class Remote(Tool):
+        """A stand-in for a connected MCP server's tool."""
+
+        parameters: Mapping[str, Any] = {"type": "object", "properties": {}}
+        description = "remote"
+
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+            return ToolOutput("ok")
+
+    parent = [Remote("mcp__github__issues"), Remote("mcp__github__prs"), Remote("mcp__db__query")]
+    assert "mcp__github__issues" not in child_registry(None, parent).names()
+    chosen = child_registry(("read_file", "mcp__github__*", "task"), parent).names()
+    assert chosen == ["read_file", "mcp__github__issues", "mcp__github__prs"]

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from app.model.provider import ToolSpec
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.registry import ToolRegistry, default_registry
+from tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
+from tools.registry import RETRIES_KEY, ToolRegistry, backoff_delays, default_registry
 
 ALL_TOOLS = [
     "read_file",
@@ -110,7 +110,7 @@ async def test_unknown_tool_names_the_available_ones(ctx: ToolContext) -> None:
     [
         ({}, "behave: missing required argument 'mode'"),
         ({"mode": 3}, "behave: argument 'mode' must be a string (got integer)"),
-        ({"mode": "x", "count": "2"}, "behave: argument 'count' must be an integer (got string)"),
+        ({"mode": "x", "count": "two"}, "behave: argument 'count' must be an integer (got string)"),
         ({"mode": "x", "count": True}, "behave: argument 'count' must be an integer (got boolean)"),
         ({"mode": "x", "colour": 1}, "behave: unknown argument 'colour' (allowed: mode, count)"),
         ([1, 2], "behave: arguments must be a JSON object (got array)"),
@@ -146,3 +146,69 @@ async def test_cancellation_propagates_after_cleanup(ctx: ToolContext) -> None:
 async def test_real_tool_validation_through_the_default_registry(ctx: ToolContext) -> None:
     out = await default_registry().execute("read_file", {"path": "a", "offset": "ten"}, ctx)
     assert out.content == "read_file: argument 'offset' must be an integer (got string)"
+
+
+class Flaky(Tool):
+    """Fails transiently ``failures`` times, then answers."""
+
+    name = "flaky"
+    description = "test tool"
+    parameters: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.runs = 0
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.runs += 1
+        if self.runs <= self.failures:
+            raise TransientToolError(f"flaky: HTTP 503 on run {self.runs}")
+        return ToolOutput("fine")
+
+
+class Waits:
+    """A sleep that only records how long it was asked to wait."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+async def test_a_transient_failure_is_retried_after_one_two_four_seconds(
+    ctx: ToolContext,
+) -> None:
+    waits = Waits()
+    tool = Flaky(failures=3)
+    registry = ToolRegistry([tool], sleep=waits)
+    out = await registry.execute("flaky", {}, ctx)
+    assert not out.is_error and out.content == "fine" and tool.runs == 4
+    assert waits.seconds == [1.0, 2.0, 4.0]
+    assert out.metadata[RETRIES_KEY] == 3
+
+
+async def test_a_failure_that_stays_becomes_an_error_saying_how_often_it_was_tried(
+    ctx: ToolContext,
+) -> None:
+    waits = Waits()
+    registry = ToolRegistry([Flaky(failures=10)], sleep=waits, retry_delays=backoff_delays(2))
+    out = await registry.execute("flaky", {}, ctx)
+    assert (
+        out.is_error and out.content == "flaky: HTTP 503 on run 3 (tried 3 times, waiting 1 s, 2 s)"
+    )
+    assert waits.seconds == [1.0, 2.0]
+
+
+async def test_no_retries_when_they_are_switched_off(ctx: ToolContext) -> None:
+    registry = ToolRegistry([Flaky(failures=1)], sleep=Waits(), retry_delays=backoff_delays(0))
+    out = await registry.execute("flaky", {}, ctx)
+    assert out.is_error and out.content == "flaky: HTTP 503 on run 1"
+
+
+def test_excluded_tools_are_never_offered_or_run() -> None:
+    registry = default_registry()
+    assert registry.exclude(["web_fetch", "run_shell_command", "nope"]) == ["nope"]
+    assert "web_fetch" not in [spec.name for spec in registry.specs()]
+    assert registry.get("web_fetch") is None and len(registry) == len(default_registry()) - 2
+    assert registry.excluded == {"web_fetch", "run_shell_command"}

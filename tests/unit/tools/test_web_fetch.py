@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.unit.tools.helpers import Call
-from tools.base import ToolContext, ToolError
+from tools.base import ToolContext, ToolError, TransientToolError
+from tools.registry import ToolRegistry
 from tools.web_fetch import WebFetchTool
 
 PAGES: dict[str, tuple[int, str, bytes]] = {
@@ -28,9 +29,18 @@ PAGES: dict[str, tuple[int, str, bytes]] = {
 }
 
 
+FLAKY_FAILURES: list[int] = [0]  # 503 answers the /flaky page still gives
+
+
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         status, content_type, body = PAGES.get(self.path, (404, "text/plain", b"missing"))
+        if self.path == "/flaky":
+            failing = FLAKY_FAILURES[0] > 0
+            FLAKY_FAILURES[0] -= 1
+            status, content_type, body = (
+                (503, "text/plain", b"busy") if failing else (200, "text/plain", b"back again")
+            )
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -128,3 +138,51 @@ async def test_silent_server_times_out_as_unreachable(ctx: ToolContext) -> None:
         assert time.monotonic() - started < 2
     assert str(info.value).startswith(f"web_fetch: could not reach {url}: ")
     assert str(info.value).endswith("(are you offline?)")
+
+
+class Waits:
+    """A sleep that only records how long it was asked to wait."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+async def test_a_5xx_is_retried_with_backoff_before_it_is_an_error(
+    ctx: ToolContext, server: str
+) -> None:
+    waits = Waits()
+    registry = ToolRegistry([WebFetchTool()], sleep=waits)
+    FLAKY_FAILURES[0] = 2
+    out = await registry.execute("web_fetch", {"url": f"{server}/flaky"}, ctx)
+    assert not out.is_error and "back again" in out.content
+    assert waits.seconds == [1.0, 2.0]
+
+    FLAKY_FAILURES[0] = 9
+    out = await registry.execute("web_fetch", {"url": f"{server}/flaky"}, ctx)
+    assert out.is_error
+    assert out.content == (
+        f"web_fetch: {server}/flaky returned HTTP 503 Service Unavailable "
+        "(tried 4 times, waiting 1 s, 2 s, 4 s)"
+    )
+    FLAKY_FAILURES[0] = 0
+
+
+async def test_a_4xx_or_a_refused_connection_is_not_retried(ctx: ToolContext, server: str) -> None:
+    waits = Waits()
+    registry = ToolRegistry([WebFetchTool()], sleep=waits)
+    assert (await registry.execute("web_fetch", {"url": f"{server}/nope"}, ctx)).is_error
+    refused = f"http://127.0.0.1:{closed_port()}/"
+    assert (await registry.execute("web_fetch", {"url": refused}, ctx)).is_error
+    assert waits.seconds == []
+
+
+async def test_a_timeout_is_transient(ctx: ToolContext) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/slow"
+        with pytest.raises(TransientToolError):
+            await WebFetchTool(timeout=0.2).run({"url": url}, ctx)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from app.engine.store import SessionStore, load_session
 from app.model.events import (
     AssistantText,
     AttemptDiscarded,
@@ -14,7 +19,11 @@ from app.model.events import (
     TurnStarted,
 )
 from app.model.provider import Usage
-from app.ui.printer import Limits, RunResult, event_to_json
+from app.runtime import RunOptions
+from app.ui.printer import Limits, RunResult, event_to_json, run_print
+from settings.paths import sessions_dir
+from tests.fakes import FakeServer, Reply, ToolUse
+from tests.fakes.script import last_user_text
 
 
 def folded(*events: Event) -> RunResult:
@@ -79,3 +88,107 @@ def test_a_discard_is_its_own_stream_json_event() -> None:
         "text": "half",
         "reason": "cut",
     }
+
+
+# --- -p with guardrails: fresh attempts, the fallback answer, the counts --------------------
+
+SUMMARY = (
+    "Failure type: incomplete\nWhat happened: listed the files and ran out of steps.\n"
+    "Useful findings: the code is in src/calc.py."
+)
+
+
+@pytest.fixture
+def anthropic_env(fake: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    return fake
+
+
+def print_json(
+    capsys: pytest.CaptureFixture[str], workspace: Path, **options: Any
+) -> tuple[int, dict[str, Any], str]:
+    code = run_print(RunOptions(workspace=workspace, **options), "fix calc", "json")
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def test_a_second_attempt_starts_fresh_with_the_failure_summary(
+    anthropic_env: FakeServer, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    anthropic_env.script(
+        Reply(tool_calls=[ToolUse("glob", {"pattern": "*.py"})]),
+        Reply(text=SUMMARY),
+        Reply(text="Fixed src/calc.py."),
+    )
+    code, payload, _ = print_json(capsys, workspace, max_turns=1, max_attempts=2)
+    assert code == 0 and payload["subtype"] == "success"
+    assert payload["result"] == "Fixed src/calc.py."
+    first, second = payload["attempts"]
+    assert (first["attempt"], first["outcome"], first["failure_type"]) == (
+        1,
+        "max_turns",
+        "incomplete",
+    )
+    assert "src/calc.py" in first["summary"]
+    assert (second["outcome"], second["failure_type"]) == ("answered", None)
+    assert first["session_id"] != second["session_id"] == payload["session_id"]
+    assert payload["guardrails"]["retried_attempts"] == 1 and payload["num_requests"] == 3
+
+    summary_request, fresh = anthropic_env.requests[1], anthropic_env.requests[2]
+    assert summary_request["tool_choice"] == {"type": "none"}
+    assert "Do NOT call any tools" in last_user_text(summary_request)
+    assert len(fresh["messages"]) == 1
+    prompt = last_user_text(fresh)
+    assert prompt.startswith("fix calc") and "=== Previous attempts ===" in prompt
+    assert "Useful findings: the code is in src/calc.py." in prompt
+    assert "This is the last attempt" in prompt
+
+    store = SessionStore(sessions_dir(), workspace)
+    failed = load_session(store.find(first["session_id"]))
+    assert [m.role for m in failed.messages] == ["user", "assistant", "user"]  # resumable
+    assert all("failure report" not in m.text for m in failed.messages)
+
+
+def test_the_last_answer_text_of_any_attempt_is_the_fallback(
+    anthropic_env: FakeServer, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    glob = ToolUse("glob", {"pattern": "*.py"})
+    anthropic_env.script(
+        Reply(text="The bug is the minus sign; checking.", tool_calls=[glob]),
+        Reply(text=SUMMARY),
+        Reply(tool_calls=[ToolUse("glob", {"pattern": "src/*.py"})]),
+    )
+    code, payload, err = print_json(capsys, workspace, max_turns=1, max_attempts=2)
+    assert code == 1 and payload["is_error"] is True and payload["subtype"] == "fallback"
+    assert payload["result"] == "The bug is the minus sign; checking."
+    assert [a["outcome"] for a in payload["attempts"]] == ["max_turns", "max_turns"]
+    assert "ended without a final answer" in payload["error"]
+    assert err.strip().splitlines()[-1].startswith("lull: error: 2 attempts ended")
+
+
+def test_guardrail_notices_go_to_stderr_and_the_json_counts(
+    anthropic_env: FakeServer, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    anthropic_env.script(Reply(text="<tool_call>{}</tool_call>"), Reply(text="done"))
+    code = run_print(RunOptions(workspace=workspace), "go", "text")
+    out, err = capsys.readouterr()
+    assert code == 0 and out.strip() == "done"
+    assert "lull: rolled back the model's reply (a tool call written as text" in err
+    anthropic_env.script(Reply(text=""), Reply(text="done"))
+    code, payload, _ = print_json(capsys, workspace)
+    assert payload["guardrails"]["rollbacks"] == 1
+    assert payload["guardrails"]["rollback_reasons"] == {"empty": 1}
+    assert [a["outcome"] for a in payload["attempts"]] == ["answered"]
+
+
+def test_stream_json_carries_guardrail_and_attempt_events(
+    anthropic_env: FakeServer, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    anthropic_env.script(Reply(text="I cannot help with that."), Reply(text="ok"))
+    run_print(RunOptions(workspace=workspace), "go", "stream-json")
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    kinds = [line["type"] for line in lines]
+    assert "attempt_start" in kinds and "attempt" in kinds
+    [guard] = [line for line in lines if line["type"] == "guardrail"]
+    assert (guard["kind"], guard["reason"]) == ("rollback", "refusal")

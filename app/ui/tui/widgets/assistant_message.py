@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
 INTERRUPTED = "⏸ interrupted — this partial answer was not sent to the model"
-DISCARDED = "✗ discarded — the stream broke; this partial answer was not kept"
+DISCARDED = "✗ discarded — {reason}; this partial answer was not kept"
 FLUSH_SECONDS = 0.08  # text reaches the markdown at most this often: fewer layout passes
 SLOWER_PER_CHAR = 1 / 20_000  # +50 ms per 1,000 characters already shown
 MAX_FLUSH_SECONDS = 1.0
@@ -104,13 +104,15 @@ class AssistantMessage(Vertical):
             self.interrupted = True
             await self.mount(Static(Text(INTERRUPTED), markup=False, classes="interrupted"))
 
-    async def discard(self) -> None:
-        """The engine threw this partial answer away (a cut stream): settle and mark it."""
+    async def discard(self, reason: str = "the stream broke") -> None:
+        """The engine threw this partial answer away (a cut stream, a rolled-back reply):
+        settle and mark it, saying why."""
         await self.finish()
         if not self.discarded:
             self.discarded = True
             self.add_class("discarded")
-            await self.mount(Static(Text(DISCARDED), markup=False, classes="interrupted"))
+            line = Text(DISCARDED.format(reason=reason))
+            await self.mount(Static(line, markup=False, classes="interrupted"))
 
 
 async def _stop(stream: MarkdownStream) -> None:

@@ -183,3 +183,28 @@ async def test_resume_picks_a_session_by_number_and_restores_its_history(
     assert "  1. " in chat.text and "remember tangerine" in chat.text
     assert "resumed session" in chat.text and "  you:  remember tangerine" in chat.text
     assert "remember tangerine" in _request_text(fake)
+
+
+async def test_a_doom_loop_asks_whether_to_go_on_and_no_stops_the_turn(
+    runtime: Runtime, workspace: Path, fake: FakeServer
+) -> None:
+    loop = Reply(tool_calls=[ToolUse("run_shell_command", {"command": "make test"})])
+    fake.script(loop, loop, loop, Reply(text="unreached"))
+    chat = Chat(runtime, workspace, "fix the tests", "n")
+    await chat.run()
+    question = chat.script.prompts[1]
+    assert question.startswith("Allow run_shell_command(make test - the same call 3 times in a row")
+    assert "deny to stop the turn" in question
+    assert "guardrail: the model made the same call 3 times in a row" in chat.text
+    assert "stopped a loop" in chat.text and "unreached" not in chat.text
+    assert not unanswered_calls(runtime.agent.session.transcript)
+
+
+async def test_a_doom_loop_goes_on_when_the_user_says_yes(
+    runtime: Runtime, workspace: Path, fake: FakeServer
+) -> None:
+    loop = Reply(tool_calls=[ToolUse("glob", {"pattern": "*.py"})])
+    fake.script(loop, loop, loop, Reply(text="the loop ended well"))
+    chat = Chat(runtime, workspace, "look", "y")
+    await chat.run()
+    assert "the loop ended well" in chat.text

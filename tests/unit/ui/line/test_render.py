@@ -152,3 +152,42 @@ def test_a_log_is_told_once_per_wait() -> None:
     printer.render(AssistantText("answer"))
     printer.render(TurnFinished("answer", "end_turn"))
     assert _lines(out) == ["· waiting for the model · 1s (no token yet)", "answer"]
+
+
+def test_guardrails_are_notes_and_repairs_show_with_the_call() -> None:
+    from app.model.events import AttemptDiscarded, GuardrailTriggered, ToolStarted, TurnFinished
+    from app.model.messages import ToolCall
+
+    out = io.StringIO()
+    printer = EventPrinter(Console(file=out, width=120, force_terminal=False, color_system=None))
+    printer.render(AssistantText("As an AI"))
+    printer.render(AttemptDiscarded("As an AI", "rolled back: a refusal"))
+    printer.render(GuardrailTriggered("rollback", "rolled back the model's reply (a refusal)"))
+    call = ToolCall("c1", "read_file", {"file_path": "a.txt"})
+    printer.render(ToolStarted(call, "a.txt", ("file_path -> path",)))
+    printer.render(TurnFinished("", "doom_loop", "stopped a loop: read_file(a.txt) 3 times"))
+    lines = [line.strip() for line in out.getvalue().splitlines() if line.strip()]
+    assert lines[1] == "✗ discarded: the partial answer above was not kept (rolled back: a refusal)"
+    assert lines[2] == "· guardrail: rolled back the model's reply (a refusal)"
+    assert lines[3] == "⏺ read_file(a.txt  [repaired: file_path -> path])"
+    assert lines[4] == "· stopped a loop: read_file(a.txt) 3 times"
+
+
+def test_a_sub_agent_is_indented_under_its_task_call() -> None:
+    from app.model.events import SubagentUpdate
+
+    printer, out = _printer()
+    task = ToolCall("t1", "task", {"description": "find", "prompt": "find the secret"})
+    printer.render(ToolStarted(task, "find"))
+    printer.render(SubagentUpdate("t1", "general", "started", "find", "child-1"))
+    printer.render(SubagentUpdate("t1", "general", "request", "", "child-1", Usage(input=5)))
+    printer.render(SubagentUpdate("t1", "general", "tool", "read_file(notes.txt)", "child-1"))
+    printer.render(SubagentUpdate("t1", "general", "finished", "finished", "child-1"))
+    printer.render(ToolFinished(task, ToolResult("t1", "task", "the secret is 42")))
+    assert _lines(out) == [
+        "⏺ task(find)",
+        "  ↳ sub-agent general: find",
+        "    ↳ read_file(notes.txt)",
+        "  ↳ sub-agent general finished",
+        "  ✓ the secret is 42",
+    ]
