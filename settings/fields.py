@@ -161,6 +161,10 @@ _TABLE = (
           "Full compression (an LLM summary) when the prompt exceeds this fraction of the "
           "context window.",
           project="yes"),
+    Field("context.compression.coldThreshold", Number(0, 1, exclusive_minimum=True),
+          "Full compression already from this fraction of the window when the prompt cache "
+          "is cold anyway (the user is back after it expired); on a warm cache compression "
+          "waits past threshold, until just under emergencyThreshold.", project="yes"),
     Field("context.compression.emergencyThreshold", Number(0, 1, exclusive_minimum=True),
           "Safety net: clear the oldest tool outputs (never errors or notes) when the prompt "
           "still reaches this fraction of the window after compression.", project="yes"),

@@ -64,6 +64,7 @@ class CompressionSettings:
     watch_threshold: float = defaults.WATCH_THRESHOLD
     light_threshold: float = defaults.LIGHT_THRESHOLD
     emergency_threshold: float = defaults.EMERGENCY_THRESHOLD
+    cold_threshold: float = defaults.COLD_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,9 @@ stretch (averages over the pauses seen):
 * starting the stretch on a cold cache costs the one-hour premium on the whole stable part,
   ``w1 - w5``.
 
-One hour is chosen when ``p`` times the saving beats that premium. Pure functions.
+The premium is paid once: the stretches after it start on a warm one-hour cache. So one hour
+is chosen when ``p`` times the saving over the pauses still ahead beats that premium; as many
+pauses are expected ahead as were seen (at most :data:`PAUSES_AHEAD`). Pure functions.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from app.model.provider import SHORT_TTL, CacheTtl
 
 SHORT_MINUTES = TTL_MINUTES["5m"]
 LONG_MINUTES = TTL_MINUTES["1h"]
+PAUSES_AHEAD = 3
+"""The most pauses of five minutes or more a session is assumed to have ahead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +93,8 @@ def stable_lifetime(
     n = max(requests_per_stretch, 0.0)
     short_cost = (1 - f) * (prices.write + n * prices.read)
     long_cost = (1 - share) * prices.read + share * prices.write + n * prices.read
-    saving = len(medium) / len(counted) * (short_cost - long_cost)
+    ahead = min(len(counted), PAUSES_AHEAD)
+    saving = ahead * len(medium) / len(counted) * (short_cost - long_cost)
     premium = prices.write_1h - prices.write if cold_now else 0.0
     return "1h" if saving > premium else SHORT_TTL
 

@@ -214,9 +214,11 @@ class Agent:
         per idle gap (``context/idle.gap_starts``), and only where the cache is cold."""
         rule = thinking_rule_for(self.config.vendor)
         now, last = self.clock(), self.session.last_response_at
-        cache = self.fitter.warmth(self.shape())
+        shape = self.shape()
+        cache = self.fitter.warmth(shape)
         view = self.session.view()
-        self.fitter.cache.turn_started(idle_gap_minutes(last, now), view)
+        fixed = self.fitter.counter.prefix(shape.system, shape.environment, shape.tools)
+        self.fitter.cache.turn_started(idle_gap_minutes(last, now), view, fixed)
         edits = plan_idle_cleanup(
             view,
             policy=self.config.idle,

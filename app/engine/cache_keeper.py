@@ -89,10 +89,13 @@ class CacheKeeper:
 
     # --- turns and requests ---------------------------------------------------------------
 
-    def turn_started(self, gap_minutes: float | None, view: Sequence[Message]) -> None:
+    def turn_started(
+        self, gap_minutes: float | None, view: Sequence[Message], fixed_tokens: int = 0
+    ) -> None:
         """A user message after ``gap_minutes`` of silence (None: the session's first) is
-        about to follow ``view``: a pause of five minutes or more ends a stretch (under
-        ``auto`` the next request chooses the stable part's lifetime afresh)."""
+        about to follow ``view`` (after ``fixed_tokens`` of tools, system prompt and
+        environment): a pause of five minutes or more ends a stretch (under ``auto`` the next
+        request chooses the stable part's lifetime afresh)."""
         if gap_minutes is None or gap_minutes < SHORT_MINUTES:
             return
         self._stretch_start = True
@@ -100,7 +103,7 @@ class CacheKeeper:
         self._requests = 0
         if self.policy.lifetime == "auto":
             sizes = [estimate_message_tokens(m) for m in view]
-            total = sum(sizes) or 1
+            total = (sum(sizes) + max(fixed_tokens, 0)) or 1
             last_turn = sum(sizes[stable_end(view) :])
             share = self._clearable(view) / total
             self.pauses.append(Pause(gap_minutes, share, last_turn / total))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from typing import Any
 
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
@@ -232,3 +233,44 @@ def test_tools_and_static_prompt_are_byte_identical_across_processes() -> None:
         for seed in ("1", "2")
     ]
     assert runs == [mine, mine]
+
+
+def test_a_lifetime_per_block_puts_the_stable_part_on_the_hour_cache_first() -> None:
+    history = [user("Start."), *step("a", 2), assistant(Text("Done.")), user("Next.")]
+    history += [*step("b", 1), *step("c", 1)]
+    one = replace(request(history), cache_stable_ttl="1h")
+    params = build_params(one, MODEL)
+    blocks = flat(params)
+    points = [(i, blocks[i]["cache_control"].get("ttl", "5m")) for i in marked(params)]
+    check_rules(params)
+    assert [ttl for _, ttl in points] == ["1h", "1h", "1h", "5m"]  # static, env, stable, tail
+    stable = points[2][0]
+    assert blocks[stable] == {**blocks[stable], "type": "text", "text": "Next."}
+
+
+def test_mixed_lifetimes_never_put_a_five_minute_marker_before_an_hour_one() -> None:
+    blocks = [WireBlock(2000, "tools"), WireBlock(100, "system")]
+    blocks += [WireBlock(50, "messages", 0, "user", prompt=True)]
+    blocks += [
+        WireBlock(50, "messages", 1 + n // 2, ("assistant", "user")[n % 2]) for n in range(24)
+    ]
+    blocks += [WireBlock(50, "messages", 13, "user", prompt=True)]
+    blocks += [
+        WireBlock(50, "messages", 14 + n // 2, ("assistant", "user")[n % 2]) for n in range(4)
+    ]
+    points = plan_breakpoints(
+        blocks, static_end=0, environment_end=1, min_tokens=1024, stable_ttl="1h"
+    )
+    ttls = [p.ttl for p in points]
+    assert len(points) <= 4 and ttls == sorted(ttls, key=lambda t: t != "1h")
+    assert [p.reason for p in points] == ["static", "environment", "stable", "tail"]
+
+
+def test_a_corrective_note_never_ends_the_stable_part() -> None:
+    history = [user("Start."), *step("a", 2)]
+    note = Message("user", (Text("Your last reply was empty; answer again."),), origin="synthetic")
+    one = replace(request([*history, note]), cache_stable_ttl="1h", request_only=1)
+    blocks = flat(build_params(one, MODEL))
+    stable = [b for b in blocks if b.get("cache_control", {}).get("ttl") == "1h"]
+    assert all(b.get("text") != note.parts[0].text for b in stable)  # type: ignore[union-attr]
+    assert any(b.get("text") == "Start." for b in stable)

@@ -406,3 +406,19 @@ def test_a_later_longer_gap_still_clears_after_an_earlier_partial_cleanup() -> N
         edits=earlier,
     )
     assert [type(e) for e in later] == [ClearToolResults]
+
+
+def test_nothing_inside_the_warm_cached_prefix_is_cleared() -> None:
+    history = reads("a", "b", "c", "d")  # messages: prompt, then (call, result) per id
+    everything = tool_edit(plan(history, REF))
+    assert everything.call_ids == ("a", "b", "c")
+    warm_through_b = 5  # the one-hour stable part still cached: prompt, a, b
+    edits = plan_idle_cleanup(
+        history,
+        policy=REF,
+        last_response_at=ago(10),
+        now=NOW,
+        thinking_rule="all",
+        cold_from=warm_through_b,
+    )
+    assert tool_edit(edits).call_ids == ("c",)  # a and b still count for the keep rule
