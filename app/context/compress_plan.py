@@ -26,7 +26,7 @@ from typing import Literal
 
 from app.context.tiers import Tiers, classify
 from app.model import defaults
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import Message, Text, ToolResult, cleared_result_text, is_cleared_text
 
 SAFETY_MARGIN = 0.05
 GROWTH_FRACTION = 0.05
@@ -277,7 +277,8 @@ def min_head_tokens(total: int) -> int:
 
 def clear_result(result: ToolResult) -> ToolResult:
     """``result`` with its content replaced by the cleared sentinel."""
-    return ToolResult(result.call_id, result.name, CLEARED_TOOL_RESULT, result.is_error, True)
+    sentinel = cleared_result_text(result.call_id)
+    return ToolResult(result.call_id, result.name, sentinel, result.is_error, True)
 
 
 def fit_head(
@@ -363,7 +364,7 @@ def plan_emergency_clear(
                     return ids, freed
                 if tiers.result(result.call_id) != wanted or result.is_error:
                     continue
-                if result.cleared or result.content == CLEARED_TOOL_RESULT:
+                if result.cleared or is_cleared_text(result.content):
                     continue
                 gain = saving(result)
                 if gain > 0:

@@ -56,12 +56,13 @@ from app.model.edits import (
     image_ref,
 )
 from app.model.messages import (
-    CLEARED_TOOL_RESULT,
     Image,
     Message,
     Text,
     ToolResult,
     cleared_image_text,
+    cleared_result_text,
+    is_cleared_text,
 )
 from app.model.notes import NOTE_TOOL
 
@@ -297,7 +298,7 @@ def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
     return (
         not result.is_error
         and not result.cleared
-        and result.content != CLEARED_TOOL_RESULT
+        and not is_cleared_text(result.content)
         and is_compactable(result.name, compactable)
         and result.name != NOTE_TOOL
         and _clear_saving(result) > 0
@@ -314,7 +315,8 @@ def is_compactable(name: str, compactable: Collection[str]) -> bool:
 
 def _clear_saving(result: ToolResult) -> int:
     """Estimated tokens saved by replacing ``result``'s content with the sentinel."""
-    cleared = ToolResult(result.call_id, result.name, CLEARED_TOOL_RESULT, result.is_error, True)
+    sentinel = cleared_result_text(result.call_id)
+    cleared = ToolResult(result.call_id, result.name, sentinel, result.is_error, True)
     return estimate_part_tokens(result) - estimate_part_tokens(cleared)
 
 

@@ -16,7 +16,6 @@ from app.model.edits import (
     image_ref,
 )
 from app.model.messages import (
-    CLEARED_TOOL_RESULT,
     Image,
     Message,
     Part,
@@ -24,6 +23,7 @@ from app.model.messages import (
     Thinking,
     ToolResult,
     cleared_image_text,
+    cleared_result_text,
 )
 
 SUMMARY_PREFIX = "This session is being continued from an earlier conversation. Summary so far:\n\n"
@@ -140,5 +140,5 @@ def _apply_clears(message: Message, rewrites: _Rewrites) -> Message:
 def _result_text(call_id: str, rewrites: _Rewrites) -> str | None:
     """What a result's content becomes: the sentinel, a pointer, or None (unchanged)."""
     if call_id in rewrites.cleared_calls:
-        return CLEARED_TOOL_RESULT
+        return cleared_result_text(call_id)
     return rewrites.pointers.get(call_id)

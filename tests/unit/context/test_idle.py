@@ -18,7 +18,14 @@ from app.context.idle import (
 )
 from app.context.view import build_view
 from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import (
+    CLEARED_TOOL_RESULT,
+    Message,
+    Text,
+    ToolResult,
+    cleared_result_text,
+    is_cleared_text,
+)
 from tests.unit.context.builders import (
     NOW,
     REF,
@@ -125,7 +132,7 @@ def test_clears_old_compactable_results_and_keeps_recent() -> None:
     view = build_view(history, edits)
     for cleared_id in ("a", "b"):
         cleared = result_by_id(view, cleared_id)
-        assert cleared.content == CLEARED_TOOL_RESULT
+        assert is_cleared_text(cleared.content)
         assert cleared.cleared
     assert result_by_id(view, "c") == result_by_id(history, "c")
     assert tool_edit(edits).kept == 1
@@ -173,7 +180,7 @@ def test_other_parts_of_a_cleared_message_are_preserved() -> None:
     view = build_view(history, plan(history))
     parts = view[2].parts
     assert parts[1] == Text("the user typed this alongside")
-    assert isinstance(parts[0], ToolResult) and parts[0].content == CLEARED_TOOL_RESULT
+    assert isinstance(parts[0], ToolResult) and is_cleared_text(parts[0].content)
 
 
 def test_clearing_keeps_call_ids_names_and_arguments() -> None:
@@ -222,14 +229,15 @@ def test_error_results_are_never_cleared() -> None:
 
 
 def test_tokens_saved_counts_what_the_sentinel_gives_back() -> None:
-    # The reference reports 400 chars -> 100 tokens; the sentinel itself costs 9 back.
+    # The reference reports 400 chars -> 100 tokens; the sentinel (with its recall id for
+    # call "a") costs 12 back.
     assert estimate_tokens("x" * 400) == 100
-    assert estimate_tokens(CLEARED_TOOL_RESULT) == 9
+    assert estimate_tokens(cleared_result_text("a")) == 12
     history = reads("a", "b")
     edits = plan(history)
-    assert tool_edit(edits).tokens_saved == 91
+    assert tool_edit(edits).tokens_saved == 88
     before = estimate_messages_tokens(history)
-    assert before - estimate_messages_tokens(build_view(history, edits)) == 91
+    assert before - estimate_messages_tokens(build_view(history, edits)) == 88
 
 
 # --- where the reference was wrong: what takes a keep slot ----------------------------------
@@ -242,7 +250,7 @@ def reference_cleared(history: Sequence[Message], keep: int) -> list[str]:
     return [
         r.call_id
         for r in refs
-        if r not in window and not r.is_error and r.content != CLEARED_TOOL_RESULT
+        if r not in window and not r.is_error and not is_cleared_text(r.content)
     ]
 
 
@@ -351,7 +359,7 @@ def test_describe_a_planned_edit_end_to_end() -> None:
     policy = IdlePolicy(tool_results_threshold_minutes=60)
     edits = plan(history, policy, idle=90)
     assert [describe_edit(e, policy) for e in edits] == [
-        "idle cleanup: gap 90.0 min >= 60 min, cleared 2 tool results (~182 tokens), kept 5"
+        "idle cleanup: gap 90.0 min >= 60 min, cleared 2 tool results (~176 tokens), kept 5"
     ]
 
 
