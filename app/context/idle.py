@@ -90,6 +90,7 @@ DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
         "web_search",
         "edit",
         "write_file",
+        "recall",
     }
 )
 DEFAULT_NUM_TO_KEEP = defaults.TOOL_RESULTS_NUM_TO_KEEP

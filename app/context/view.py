@@ -47,7 +47,14 @@ def live_summary(edits: Sequence[ContextEdit]) -> Summary | None:
 def summary_text(summary: Summary) -> str:
     """The text the model sees for ``summary``: the prefix, the summary, the pinned block."""
     text = SUMMARY_PREFIX + summary.text
+    text = f"{text}\n\n{summary_recall_line(summary.id)}"
     return f"{text}\n\n{summary.pinned}" if summary.pinned else text
+
+
+def summary_recall_line(summary_id: str) -> str:
+    """The line under a summary that names the id the ``recall`` tool brings the replaced
+    messages back with."""
+    return f"[Earlier messages summarised \u2014 recall id {summary_id}]"
 
 
 @dataclass

@@ -140,7 +140,9 @@ def test_after_compression_the_summary_starts_the_conversation() -> None:
     params = build_params(request(view), MODEL)
     check_rules(params)
     first = params["messages"][0]["content"][0]["text"]
-    assert first.endswith("Read a and b.")
+    assert first.endswith(
+        f"Read a and b.\n\n[Earlier messages summarised \u2014 recall id {summary.id}]"
+    )
     tools = len(params["tools"])
     # static prompt, environment, and the tail: the summary is new, so nothing after the
     # environment can be read from the cache and no previous-tail marker is spent
