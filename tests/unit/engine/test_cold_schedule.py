@@ -68,3 +68,25 @@ async def test_without_prompt_caching_the_plain_full_line_applies(
     clock.advance_minutes(10)
     assert agent.cache_warm_until() is None
     assert not summaries(await run(agent, "back from a break"))  # under 0.8: nothing to gain
+
+
+async def test_a_summary_request_on_a_warm_cache_reads_the_cached_conversation(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    clock = Clock()
+    reader = Reader(files, reads=3)
+    provider.respond = reader
+    agent = make_agent(clock=clock, idle=NO_IDLE)
+    await run(agent, "read the files")
+    last = provider.requests[-1]
+    [e async for e in agent.compact()]  # right after the turn: the cache is warm
+    [warm] = reader.summary_requests
+    assert warm.prompt_caching
+    assert list(warm.messages[: len(last.messages)]) == list(last.messages)  # the same prefix
+
+    reader.reads = 3
+    await run(agent, "read them again")
+    clock.advance_minutes(10)  # cold: the summary sends the older part without cache markers
+    [e async for e in agent.compact()]
+    cold = reader.summary_requests[-1]
+    assert not cold.prompt_caching
