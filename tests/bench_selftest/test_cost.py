@@ -88,6 +88,29 @@ def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
         assert re.search(r"\(a\+\) idle cleanups \d+, compressions [1-9]", "\n".join(lines))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["day_of_pauses.json", "long_refactor.json", "rereads.json"])
+def test_lulls_defaults_are_the_cheapest_policy_on_every_workload(name: str) -> None:
+    lines = run_workload(WORKLOADS / name)
+    [cheapest] = [line for line in lines if line.startswith("goal (c) below every other")]
+    assert cheapest.endswith("met"), lines
+
+
+def test_the_two_new_workloads_are_a_day_of_pauses_and_a_long_refactor() -> None:
+    day = load_workload(WORKLOADS / "day_of_pauses.json")
+    pauses = [t.pause_minutes for t in day.turns]
+    assert sum(1 for p in pauses if 10 <= p <= 50) >= len(pauses) * 3 // 4
+    refactor = load_workload(WORKLOADS / "long_refactor.json")
+    reads = Counter(
+        args["path"]
+        for turn in refactor.turns
+        for step in turn.steps
+        for name, args in step.calls
+        if name == "read_file"
+    )
+    assert refactor.requests >= 150 and min(reads.values()) >= 15
+
+
 def test_the_rereads_workload_reads_the_same_files_again_and_again() -> None:
     workload = load_workload(WORKLOADS / "rereads.json")
     reads = Counter(
