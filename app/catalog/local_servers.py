@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -99,6 +97,9 @@ def is_local_url(url: str | None) -> bool:
 
 def _get_json(url: str, timeout: float, api_key: str | None = None) -> Any:
     """``GET url`` as JSON; raises :class:`ModelListError` saying what went wrong."""
+    import urllib.error  # here: urllib.request and http.client are not on the -p path
+    import urllib.request
+
     headers = {"Accept": "application/json"}
     headers["Authorization"] = f"Bearer {api_key or NO_KEY_PLACEHOLDER}"
     request = urllib.request.Request(url, headers=headers)

@@ -100,9 +100,41 @@ def message_content(message: Message) -> dict[str, Any]:
     }
 
 
-def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
+class MessageDigests:
+    """Message digests kept per id while the message's parts are the same objects (a long
+    session's history is hashed once, not for every request); what one call of
+    :func:`prefix_blocks` did not use is dropped after it."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Message, str]] = {}
+        self._used: dict[str, tuple[Message, str]] = {}
+
+    def of(self, message: Message) -> str:
+        """The digest of what is sent of ``message``."""
+        entry = self._used.get(message.id) or self._entries.get(message.id)
+        if entry is None or entry[0].parts is not message.parts or entry[0] != message:
+            entry = (message, digest(message_content(message)))
+        self._used[message.id] = entry
+        return entry[1]
+
+    def done(self) -> None:
+        """One request is hashed: keep what it used."""
+        self._entries, self._used = self._used, {}
+
+
+def prefix_blocks(
+    request: ModelRequest, digests: MessageDigests | None = None
+) -> list[PrefixBlock]:
     """The request cut into hashed blocks, in the order the provider caches them (the model
-    first: each model has its own cache)."""
+    first: each model has its own cache). ``digests`` keeps message digests between calls."""
+    cache = digests or MessageDigests()
+    blocks = fixed_blocks(request) + message_blocks(request.messages, 1, cache)
+    cache.done()
+    return blocks
+
+
+def fixed_blocks(request: ModelRequest) -> list[PrefixBlock]:
+    """The blocks before the conversation: model, tools, system prompt, environment, thinking."""
     blocks = [PrefixBlock("model", "model", digest(request.model), request.model)]
     blocks += [
         PrefixBlock("tool", f"tool {spec.name}", digest(tool_content(spec)), spec)
@@ -113,40 +145,21 @@ def prefix_blocks(request: ModelRequest) -> list[PrefixBlock]:
     blocks.append(PrefixBlock("environment", "environment", digest(env), env))
     thinking = request.thinking
     blocks.append(PrefixBlock("options", "thinking settings", digest(repr(thinking)), thinking))
-    for number, message in enumerate(request.messages, 1):
-        calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
-        blocks.append(
-            PrefixBlock(
-                "message",
-                f"message {number} ({message.role})",
-                digest(message_content(message)),
-                message,
-                message.id,
-                calls,
-            )
-        )
     return blocks
 
 
-class MessageDigests:
-    """Content hashes of messages, remembered for the messages of the last call (a view
-    keeps the objects of messages no edit touched, so each request hashes only what is new)."""
-
-    def __init__(self) -> None:
-        self._known: dict[int, tuple[Message, str]] = {}
-
-    def of(self, messages: Sequence[Message]) -> list[str]:
-        """The digest of each message, in order."""
-        known: dict[int, tuple[Message, str]] = {}
-        out = []
-        for message in messages:
-            entry = self._known.get(id(message))
-            if entry is None or entry[0] is not message:
-                entry = (message, digest(message_content(message)))
-            known[id(message)] = entry
-            out.append(entry[1])
-        self._known = known
-        return out
+def message_blocks(
+    messages: Sequence[Message], first_number: int, digests: MessageDigests
+) -> list[PrefixBlock]:
+    """The blocks of ``messages``, numbered from ``first_number`` (1 for the first message)."""
+    blocks = []
+    for number, message in enumerate(messages, first_number):
+        calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
+        label = f"message {number} ({message.role})"
+        blocks.append(
+            PrefixBlock("message", label, digests.of(message), message, message.id, calls)
+        )
+    return blocks
 
 
 def prefix_chain(request: ModelRequest, digests: MessageDigests | None = None) -> list[str]:
@@ -157,9 +170,11 @@ def prefix_chain(request: ModelRequest, digests: MessageDigests | None = None) -
     head = [request.model, [tool_content(t) for t in request.tools], request.system]
     current = digest([*head, request.environment, repr(request.thinking)])
     chain = [current]
-    for one in (digests or MessageDigests()).of(request.messages):
-        current = hashlib.sha256(f"{current}{one}".encode()).hexdigest()[:16]
+    cache = digests or MessageDigests()
+    for message in request.messages:
+        current = hashlib.sha256(f"{current}{cache.of(message)}".encode()).hexdigest()[:16]
         chain.append(current)
+    cache.done()
     return chain
 
 

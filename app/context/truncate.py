@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from app.context.tokens import TokenCounter
 from app.model.messages import Message, Part, ToolResult, is_cleared_text
@@ -50,24 +51,63 @@ def _cut(text: str, head_chars: int, tail_chars: int) -> tuple[str, str]:
     return head, tail
 
 
-def truncate_text(
-    text: str, total: int, limit: int, counter: TokenCounter, where: str
-) -> tuple[str, int]:
-    """``text`` (``total`` tokens) cut to at most ``limit`` tokens; returns (text, omitted)."""
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """How one tool result is sent: its ``total`` tokens and, when over the limit, the
+    characters asked for at each end and the tokens omitted. With it, the same truncated text
+    is made again without a tokenizer (a resumed session keeps it in its file)."""
+
+    total: int
+    head_chars: int = 0
+    tail_chars: int = 0
+    omitted: int = 0
+
+    def as_list(self) -> list[int]:
+        """The cut as saved: ``[total]``, or ``[total, head, tail, omitted]``."""
+        if not (self.head_chars or self.tail_chars or self.omitted):
+            return [self.total]
+        return [self.total, self.head_chars, self.tail_chars, self.omitted]
+
+    @classmethod
+    def from_list(cls, values: list[int]) -> Cut:
+        """The cut :meth:`as_list` saved."""
+        return cls(*(int(v) for v in values[:4]))
+
+
+def compose(text: str, cut: Cut, limit: int, where: str) -> str:
+    """``text`` truncated as ``cut`` says, with the marker in the middle."""
+    head, tail = _cut(text, cut.head_chars, cut.tail_chars)
+    sep = "" if not head or head.endswith("\n") else "\n"
+    return f"{head}{sep}{marker(cut.omitted, cut.total, limit, where)}\n{tail}"
+
+
+def plan_cut(text: str, total: int, limit: int, counter: TokenCounter, where: str) -> Cut:
+    """How to cut ``text`` (``total`` tokens) to at most ``limit`` tokens, marker included."""
     keep = max(limit - MARKER_TOKENS, _MIN_KEEP_TOKENS)
     chars_per_token = len(text) / max(total, 1)
     for _ in range(6):
         head_chars = int(keep * HEAD_SHARE * chars_per_token)
         tail_chars = int(keep * (1 - HEAD_SHARE) * chars_per_token)
         head, tail = _cut(text, head_chars, tail_chars)
-        kept = counter.text(head) + counter.text(tail)
-        omitted = max(total - kept, 0)
-        sep = "" if not head or head.endswith("\n") else "\n"
-        result = f"{head}{sep}{marker(omitted, total, limit, where)}\n{tail}"
-        if counter.text(result) <= limit or keep <= _MIN_KEEP_TOKENS:
-            return result, omitted
+        omitted = max(total - counter.text(head) - counter.text(tail), 0)
+        cut = Cut(total, head_chars, tail_chars, omitted)
+        if counter.text(compose(text, cut, limit, where)) <= limit or keep <= _MIN_KEEP_TOKENS:
+            return cut
         keep = max(int(keep * 0.8), _MIN_KEEP_TOKENS)
-    return result, omitted
+    return cut
+
+
+def truncate_text(
+    text: str, total: int, limit: int, counter: TokenCounter, where: str
+) -> tuple[str, int]:
+    """``text`` (``total`` tokens) cut to at most ``limit`` tokens; returns (text, omitted)."""
+    cut = plan_cut(text, total, limit, counter, where)
+    return compose(text, cut, limit, where), cut.omitted
+
+
+def utf8_length(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (its length when it is ASCII, which Python knows at once)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 class ToolOutputLimiter:
@@ -79,6 +119,9 @@ class ToolOutputLimiter:
         self.save = save
         self._results: dict[str, tuple[str, ToolResult | None]] = {}
         self._messages: dict[str, tuple[tuple[Part, ...], Message]] = {}
+        self.cuts: dict[str, Cut] = {}
+        """How each long result counted so far is sent, by tool-call id (a result's content
+        never changes); a resumed session hands in the cuts made before."""
 
     def apply(self, view: Sequence[Message]) -> list[Message]:
         """``view`` with every oversized tool result truncated (other messages untouched)."""
@@ -114,7 +157,7 @@ class ToolOutputLimiter:
         content = result.content
         if result.cleared or is_cleared_text(content):
             return None
-        if len(content) * 4 <= self.max_tokens:
+        if utf8_length(content) <= self.max_tokens:
             return None  # a token is at least one UTF-8 byte: it surely fits
         cached = self._results.get(result.call_id)
         if cached is not None and (cached[0] is content or cached[0] == content):
@@ -124,18 +167,26 @@ class ToolOutputLimiter:
         return replacement
 
     def _truncate(self, result: ToolResult) -> ToolResult | None:
-        total = self.counter.text(result.content)
-        if total <= self.max_tokens:
+        content, limit = result.content, self.max_tokens
+        cut = self.cuts.get(result.call_id)
+        if cut is not None and cut.total <= limit:
             return None
-        where = self.save(result.call_id, result.content)
-        text, omitted = truncate_text(result.content, total, self.max_tokens, self.counter, where)
+        if cut is None:
+            total = self.counter.text(content)
+            if total <= limit:
+                self.cuts[result.call_id] = Cut(total)
+                return None
+        where = self.save(result.call_id, content)
+        if cut is None:
+            cut = self.cuts[result.call_id] = plan_cut(content, total, limit, self.counter, where)
         log.info(
             "tool output: %s result %s is %d tokens > %d; sent truncated (%d omitted), %s",
             result.name,
             result.call_id,
-            total,
-            self.max_tokens,
-            omitted,
+            cut.total,
+            limit,
+            cut.omitted,
             where,
         )
+        text = compose(content, cut, limit, where)
         return ToolResult(result.call_id, result.name, text, result.is_error, result.cleared)

@@ -54,6 +54,7 @@ from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
 from app.engine.cache_keeper import CacheKeeper, CachePolicy
 from app.engine.compressor import Attempt, CompressionJob, Compressor
+from app.engine.exact_counts import SavedCounts, tokenizer_needed
 from app.engine.outputs import FullTextStore
 from app.engine.session import Session
 from app.engine.steps import light_step, pinned_for, worked_on
@@ -109,19 +110,24 @@ class ContextFitter:
         self.summary_provider = summary_provider
         self.settings = settings
         self.clock = clock
-        self.counter = TokenCounter(provider.model)
+        # counts are estimated until a decision could depend on them (count_exactly_if_near)
+        self.counter = TokenCounter(provider.model, deferred=True)
         self.calibration = UsageCalibration()
         if session.record.calibration is not None:  # a resumed session: as it was last
             self.calibration.observe(*session.record.calibration)
         self.stages = StageSchedule()
         self.limiter = ToolOutputLimiter(
-            settings.tool_output_max_tokens, self.counter, FullTextStore(settings.output_dir).save
+            settings.tool_output_max_tokens,
+            TokenCounter(provider.model),  # truncating needs exact counts, of long results only
+            FullTextStore(settings.output_dir).save,
         )
         self.compressor = Compressor(self.counter, clock)
         self.cache = CacheKeeper(settings.cache, provider.model)
         self.window_cap: int | None = None
         self.sent_local = 0
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
+        self.saved_counts = SavedCounts(session, self.counter, self.limiter)
+        self.saved_counts.restore()
 
     @property
     def guard(self) -> CompressionGuard:
@@ -170,6 +176,7 @@ class ContextFitter:
         """The request about to be sent (``shape`` with the model view, its output limit
         clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
+        self.saved_counts.save()
         margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
         limit = output_limit(
             shape.max_output_tokens,
@@ -202,11 +209,58 @@ class ContextFitter:
 
     # --- before a request -------------------------------------------------------------------
 
+    def decision_points(self, shape: ModelRequest) -> tuple[int, ...]:
+        """The prompt sizes (provider tokens) at which something is decided before a request:
+        the light line, the compression triggers (cold line, full line, hot-cache bypass),
+        the emergency line, the input limit (with its margin), and where the output limit
+        starts to be clamped. (The watch line only colours the status, an estimate is good
+        enough for it.)"""
+        budget = self.budget(shape)
+        over = budget.input_limit / (1 + SAFETY_MARGIN)
+        room = (budget.window - shape.max_output_tokens) / (1 + SAFETY_MARGIN)
+        return (
+            budget.light,
+            budget.cold,
+            budget.trigger,
+            budget.emergency - budget.growth,
+            budget.emergency,
+            math.floor(over),
+            max(0, math.floor(room)),
+        )
+
+    def count_exactly_if_near(self, shape: ModelRequest) -> bool:
+        """Load the tokenizer once counting the estimated part exactly could move the prompt
+        across one of :meth:`decision_points` (:func:`tokenizer_needed`); True when it did."""
+        if self.counter.exact:
+            return False
+        prefix = self.counter.prefix(shape.system, shape.environment, shape.tools)
+        estimated = prefix + self.counter.estimated(self._current()[0])
+        local = self.local_tokens(shape)
+        points = self.decision_points(shape)
+        if not tokenizer_needed(local, estimated, self.calibration, points):
+            return False
+        self.count_exactly(shape)
+        return True
+
+    def count_exactly(self, shape: ModelRequest) -> None:
+        """Count with the tokenizer from now on, keeping the calibrated estimate continuous."""
+        if self.counter.exact:
+            return
+        before = self.local_tokens(shape)
+        self.counter.load_exact()
+        self._memo = None
+        self.saved_counts.recount()
+        after = self.local_tokens(shape)
+        self.calibration.shift(after - before)
+        self.sent_local = max(0, self.sent_local + after - before)
+        log.debug("tokens: counting exactly from now on (~%d tokens, estimated %d)", after, before)
+
     async def fit(
         self, shape: ModelRequest, index: int, *, overflow: bool = False
     ) -> AsyncIterator[Event]:
         """The steps the schedule calls for: light step, compression, emergency clear (when
         each runs depends on whether the cache is warm: ``context/stages.py``)."""
+        self.count_exactly_if_near(shape)
         budget = self.budget(shape)
         estimate = self.estimate(shape)
         cache = self.warmth(shape)
@@ -252,6 +306,7 @@ class ContextFitter:
     ) -> AsyncIterator[Event]:
         """One compression attempt (reason "auto", "overflow" or "manual"), with its events;
         ``lines`` is the budget with the trigger the schedule used (its anti-thrash floor)."""
+        self.count_exactly(shape)
         budget = self.budget(shape)
         view = self.model_view()
         estimate = self.estimate(shape, view)

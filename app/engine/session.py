@@ -10,7 +10,7 @@ from pathlib import Path
 from app.context.estimate import estimate_message_tokens
 from app.context.view import build_view
 from app.engine.pairing import unique_call_ids
-from app.engine.store import SessionRecord, SessionStore, SubagentRun
+from app.engine.store import SessionRecord, SessionStore, SubagentRun, TokenCounts
 from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit
 from app.model.events import Notice
@@ -172,6 +172,19 @@ class Session:
         self.record.add_response(at, usage, model, local_prompt)
         if self._writer:
             self._writer.response(at, usage, model, local_prompt)
+
+    def save_token_counts(
+        self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]
+    ) -> None:
+        """Keep exact token counts (message id -> tokens; tool-call id -> how its result is
+        cut) made by ``tokenizer``, so a resume need not count them again."""
+        if not messages and not results:
+            return
+        if self.record.token_counts is None:
+            self.record.token_counts = TokenCounts(tokenizer)
+        self.record.token_counts.add(tokenizer, messages, results)
+        if self._writer:
+            self._writer.tokens(tokenizer, messages, results)
 
     def use_environment(self, text: str) -> None:
         """Record the environment block (workspace, date, git status) this run sends."""

@@ -1,6 +1,7 @@
 """Session persistence: one append-only JSONL file per session, and finding it again.
 
-Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment`` and
+Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment``,
+``tokens`` (exact token counts, so a resume does not count the history again) and
 ``rollback`` (a reply the guardrails threw away, never part of the transcript) lines in the
 order they happened (written by :class:`app.engine.writer.SessionWriter`, which
 also holds the one-writer lock). Loading skips lines it cannot read (a torn write, a damaged
@@ -74,6 +75,7 @@ class SessionRecord:
     subagents: list[SubagentRun] = field(default_factory=list)
     subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
     rollbacks: list[RolledBack] = field(default_factory=list)
+    token_counts: TokenCounts | None = None
 
     @property
     def skipped_lines(self) -> int:
@@ -118,6 +120,25 @@ class SessionRecord:
             data["parent_call_id"] = self.parent_call_id
             data["agent"] = self.agent
         return data
+
+
+@dataclass
+class TokenCounts:
+    """Exact token counts made for a session, with the tokenizer that made them: per message
+    id (as the message is in the transcript) and per tool-call id (how its result is cut for
+    the model, :class:`app.context.truncate.Cut`: ``[total]`` or ``[total, head, tail,
+    omitted]``), so a resumed session counts only what is new."""
+
+    tokenizer: str
+    messages: dict[str, int] = field(default_factory=dict)
+    results: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]) -> None:
+        """Take newer counts (those of another tokenizer replace everything kept)."""
+        if tokenizer != self.tokenizer:
+            self.tokenizer, self.messages, self.results = tokenizer, {}, {}
+        self.messages.update(messages)
+        self.results.update(results)
 
 
 @dataclass(frozen=True)
@@ -339,10 +360,15 @@ def _mtime(path: Path) -> float:
 
 
 def _iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
-    """(line number, parsed line); ``None`` for a line that is not a JSON object."""
+    """(line number, parsed line); ``None`` for a line that is not a JSON object, and for a
+    last line without its newline: the write was cut short (even if what is there parses),
+    as the writer also judges it (``writer._drop_torn_tail``)."""
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
+                continue
+            if not line.endswith("\n"):
+                yield number, None
                 continue
             try:
                 value = json.loads(line)
@@ -361,6 +387,12 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.edits.append(edit_from_dict(data["edit"]))
     elif kind == "environment":
         record.environment = str(data["text"])
+    elif kind == "tokens":
+        messages = {str(k): int(v) for k, v in data.get("messages", {}).items()}
+        results = {str(k): [int(n) for n in v] for k, v in data.get("results", {}).items()}
+        if record.token_counts is None:
+            record.token_counts = TokenCounts(str(data["tokenizer"]))
+        record.token_counts.add(str(data["tokenizer"]), messages, results)
     elif kind == "subagent":
         record.add_subagent(SubagentRun.from_record(data))
     elif kind == "rollback":

@@ -96,6 +96,15 @@ class SessionWriter:
             record["local_prompt"] = local_prompt
         return self.append(record)
 
+    def tokens(
+        self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]
+    ) -> bool:
+        """Record exact token counts (per message id and per tool-call id) made by ``tokenizer``."""
+        record: dict[str, Any] = {"type": "tokens", "tokenizer": tokenizer, "messages": messages}
+        if results:
+            record["results"] = results
+        return self.append(record)
+
     def environment(self, text: str) -> bool:
         """Record the environment block the session's requests use from now on."""
         return self.append({"type": "environment", "text": text})

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from app.model.provider import ModelRequest, StreamEvent
-from app.model.text import wire_safe
 from app.providers.anthropic_events import AnthropicStreamState
-from app.providers.anthropic_wire import PROVIDER_NAME, build_params
+from app.providers.anthropic_wire import PROVIDER_NAME
+from app.providers.bodies import AnthropicBody
 from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.retry import RetryTiming
-from app.providers.sdk import LazyClient, sdk_client
+from app.providers.sdk import ENDPOINTS, LazyClient, post_stream, sdk_client
 from app.providers.streaming import run_stream
+
+ENDPOINT = ENDPOINTS["anthropic"]
 
 
 class AnthropicProvider:
@@ -27,21 +29,29 @@ class AnthropicProvider:
         self.timing = timing or RetryTiming()
         self.config = config
         self._errors = error_context(config)
-        self._client = LazyClient(
+        self.body = AnthropicBody(config.model)
+        self.client = LazyClient(
             lambda: sdk_client(config, "anthropic", "AsyncAnthropic", ANTHROPIC_DEFAULT_URL)
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Send ``request``; yield deltas and finally one Completed (see Provider)."""
-        # wire_safe: JSON cannot carry a lone surrogate (a file name's stray byte, a model's)
-        params = wire_safe(build_params(request, self.model))
+        """Send ``request``; yield deltas and finally one Completed (see Provider).
+
+        The body is encoded by :class:`AnthropicBody` (each message once, lone surrogates
+        replaced) and posted by the SDK's client."""
+        body = self.body.encode(request)
         return run_stream(
-            lambda: self._client.get().messages.create(**params, stream=True),
+            lambda: post_stream(self.client.get(), ENDPOINT, body),
             AnthropicStreamState(),
             self._errors,
             self.timing,
         )
 
+    def prepare(self) -> None:
+        """Make the SDK client now (its TLS context alone takes ~25 ms of CPU), so a
+        background thread can spare the first request the wait."""
+        self.client.get()
+
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.aclose()
+        await self.client.aclose()

@@ -17,7 +17,8 @@ assistant message, its trailing whitespace removed (the API rejects it). ``tool_
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, assert_never
 
 from app.context.assemble import WireBlock, plan_breakpoints
@@ -84,11 +85,16 @@ def _shared_blocks(request: ModelRequest) -> int | None:
 
 def _strip_final_whitespace(messages: list[dict[str, Any]]) -> None:
     """A prefill may not end with whitespace: strip the final assistant text block's tail."""
-    if not messages or messages[-1]["role"] != "assistant":
-        return
-    content = messages[-1]["content"]
-    if content and content[-1]["type"] == "text":
-        content[-1]["text"] = content[-1]["text"].rstrip()
+    if messages and messages[-1]["role"] == "assistant":
+        messages[-1]["content"] = prefill_content(messages[-1]["content"])
+
+
+def prefill_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A final assistant message's blocks as a prefill: the last text block without trailing
+    whitespace (a new list; ``content`` is not changed)."""
+    if not content or content[-1]["type"] != "text":
+        return content
+    return [*content[:-1], {**content[-1], "text": content[-1]["text"].rstrip()}]
 
 
 def system_blocks(system: str, environment: str) -> list[dict[str, Any]]:
@@ -127,22 +133,51 @@ def message_params(messages: Sequence[Message]) -> list[dict[str, Any]]:
     Messages left without any block (e.g. only another provider's thinking)
     are dropped. In a user message tool results always come first.
     """
-    wire: list[dict[str, Any]] = []
-    for message in messages:
-        blocks = _blocks(message)
+    return [
+        {"role": group.role, "content": group.content}
+        for group in message_groups(messages, message_blocks)
+    ]
+
+
+@dataclass(slots=True)  # not frozen: a frozen dataclass is slow to make, and 8,000 are made
+class MessageGroup:
+    """One wire message: consecutive same-role neutral ``members`` and their blocks."""
+
+    role: str
+    members: tuple[Message, ...]
+    content: list[dict[str, Any]]
+    end: int = 0  # index (in the messages grouped) after its last member
+
+
+def message_groups(
+    messages: Sequence[Message], blocks_of: Callable[[Message], list[dict[str, Any]]]
+) -> list[MessageGroup]:
+    """The wire messages of ``messages`` (see :func:`message_params`); ``blocks_of`` gives a
+    message's blocks (the caller may cache them: they are never changed here)."""
+    runs: list[tuple[str, list[Message], list[dict[str, Any]], list[int]]] = []
+    for index, message in enumerate(messages):
+        blocks = blocks_of(message)
         if not blocks:
             continue
-        if wire and wire[-1]["role"] == message.role:
-            wire[-1]["content"].extend(blocks)
+        if runs and runs[-1][0] == message.role:
+            runs[-1][1].append(message)
+            runs[-1][2].extend(blocks)
+            runs[-1][3][0] = index + 1
         else:
-            wire.append({"role": message.role, "content": blocks})
-    for entry in wire:
-        if entry["role"] == "user":
-            content = entry["content"]
-            entry["content"] = [b for b in content if b["type"] == "tool_result"] + [
+            runs.append((message.role, [message], list(blocks), [index + 1]))
+    groups = []
+    for role, members, content, end in runs:
+        if role == "user" and len(content) > 1:
+            content = [b for b in content if b["type"] == "tool_result"] + [
                 b for b in content if b["type"] != "tool_result"
             ]
-    return wire
+        groups.append(MessageGroup(role, tuple(members), content, end[0]))
+    return groups
+
+
+def message_blocks(message: Message) -> list[dict[str, Any]]:
+    """One message's blocks (thinking only for this provider's own assistant messages)."""
+    return _blocks(message)
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
@@ -211,20 +246,63 @@ def add_cache_markers(
     many leading message blocks are not for this request only (only they may end the stable
     part). Thinking blocks never get a marker.
     """
+    points = plan_cache_markers(
+        tools,
+        system,
+        messages,
+        min_tokens=min_tokens,
+        ttl=ttl,
+        stable_ttl=stable_ttl,
+        has_environment=has_environment,
+        shared_blocks=shared_blocks,
+    )
     dicts: list[dict[str, Any]] = [*tools, *system]
+    dicts += [block for message in messages for block in message["content"]]
+    for index, marker in points:
+        dicts[index]["cache_control"] = marker
+    return len(points)
+
+
+def plan_cache_markers(
+    tools: Sequence[dict[str, Any]],
+    system: Sequence[dict[str, Any]],
+    messages: Sequence[dict[str, Any]],
+    *,
+    min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
+    ttl: CacheTtl = SHORT_TTL,
+    stable_ttl: CacheTtl | None = None,
+    has_environment: bool = False,
+    earlier: Iterable[dict[str, Any]] = (),
+    shared_blocks: int | None = None,
+) -> list[tuple[int, dict[str, str]]]:
+    """Where :func:`add_cache_markers` puts its markers, without touching the blocks: (index
+    in tools + system + every message's blocks, the ``cache_control`` value).
+
+    ``earlier`` are the blocks of messages sent before ``messages`` that get no marker (a
+    long conversation's settled part): they only count towards the cache minimum, as far as
+    needed, and indexes skip them. ``stable_ttl`` and ``shared_blocks`` (counted over
+    ``messages``) as for :func:`add_cache_markers`: the stable marker goes on the latest user
+    prompt among ``messages``.
+    """
     counter = _PrefixCounter(min_tokens)
     wire = [WireBlock(counter.add(t), "tools") for t in tools]
     wire += [WireBlock(counter.add(b), "system") for b in system]
     ordinal = 0
+    skipped = 0
+    for block in earlier:
+        if counter.total >= counter.minimum:
+            break
+        skipped += counter.add(block)
+    if skipped:  # one stand-in block that carries their tokens and never a marker
+        wire.append(WireBlock(skipped, "messages", -1, "", cacheable=False))
     for number, message in enumerate(messages):
+        role = message["role"]
         for block in message["content"]:
             cacheable = block["type"] not in _UNCACHEABLE
-            tokens = counter.add(block)
             shared = shared_blocks is None or ordinal < shared_blocks
             ordinal += 1
-            prompt = shared and message["role"] == "user" and block["type"] == "text"
-            wire.append(WireBlock(tokens, "messages", number, message["role"], cacheable, prompt))
-            dicts.append(block)
+            prompt = shared and role == "user" and block["type"] == "text"
+            wire.append(WireBlock(counter.add(block), "messages", number, role, cacheable, prompt))
     prefix_end = len(tools) + len(system) - 1
     environment_end = prefix_end if has_environment and system else None
     static_end = prefix_end - 1 if environment_end is not None else prefix_end
@@ -236,10 +314,16 @@ def add_cache_markers(
         ttl=ttl,
         stable_ttl=stable_ttl,
     )
-    for point in points:
-        marker = {"type": "ephemeral"} if point.ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}
-        dicts[point.index]["cache_control"] = marker
-    return len(points)
+    shift = 1 if skipped else 0
+    prefix = len(tools) + len(system)
+    return [
+        (point.index - shift if point.index >= prefix else point.index, _marker(point.ttl))
+        for point in points
+    ]
+
+
+def _marker(ttl: CacheTtl) -> dict[str, str]:
+    return {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}
 
 
 class _PrefixCounter:

@@ -6,14 +6,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from app.model.provider import ModelRequest, StreamEvent
-from app.model.text import wire_safe
+from app.providers.bodies import OpenAIBody
 from app.providers.config import OPENAI_DEFAULT_URL, ProviderConfig
 from app.providers.errors import error_context
 from app.providers.openai_events import OpenAIStreamState
-from app.providers.openai_wire import PROVIDER_NAME, build_params
+from app.providers.openai_wire import PROVIDER_NAME
 from app.providers.retry import RetryTiming
-from app.providers.sdk import LazyClient, sdk_client
+from app.providers.sdk import ENDPOINTS, LazyClient, post_stream, sdk_client
 from app.providers.streaming import run_stream
+
+ENDPOINT = ENDPOINTS["openai"]
 
 
 class OpenAIProvider:
@@ -29,21 +31,29 @@ class OpenAIProvider:
         self.vendor = config.vendor
         self.config = config
         self._errors = error_context(config)
-        self._client = LazyClient(
+        self.body = OpenAIBody(config.model, config.vendor)
+        self.client = LazyClient(
             lambda: sdk_client(config, "openai", "AsyncOpenAI", OPENAI_DEFAULT_URL)
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Send ``request``; yield deltas and finally one Completed (see Provider)."""
-        # wire_safe: JSON cannot carry a lone surrogate (a file name's stray byte, a model's)
-        params = wire_safe(build_params(request, self.model, self.vendor))
+        """Send ``request``; yield deltas and finally one Completed (see Provider).
+
+        The body is encoded by :class:`OpenAIBody` (each message once, lone surrogates
+        replaced) and posted by the SDK's client, without its per-message transform."""
+        body = self.body.encode(request)
         return run_stream(
-            lambda: self._client.get().chat.completions.create(**params),
+            lambda: post_stream(self.client.get(), ENDPOINT, body),
             OpenAIStreamState(),
             self._errors,
             self.timing,
         )
 
+    def prepare(self) -> None:
+        """Make the SDK client now (its TLS context alone takes ~25 ms of CPU), so a
+        background thread can spare the first request the wait."""
+        self.client.get()
+
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.aclose()
+        await self.client.aclose()

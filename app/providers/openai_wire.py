@@ -44,10 +44,13 @@ CACHE_KEY_VENDORS = frozenset({"openai", "kimi"})
 
 def build_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str, Any]:
     """The keyword arguments for ``chat.completions.create`` (streaming, with usage)."""
-    params: dict[str, Any] = {
-        "model": model,
-        "messages": message_params(request.system, request.environment, request.messages, vendor),
-    }
+    messages = message_params(request.system, request.environment, request.messages, vendor)
+    return {"model": model, "messages": messages, **head_params(request, model, vendor)}
+
+
+def head_params(request: ModelRequest, model: str, vendor: Vendor) -> dict[str, Any]:
+    """Every parameter but ``messages`` (``model`` first), in the order they are sent."""
+    params: dict[str, Any] = {"model": model}
     if request.tools:
         params["tools"] = tool_params(request.tools)
         if request.tool_choice == "none":
@@ -88,16 +91,24 @@ def message_params(
     system: str, environment: str, messages: Sequence[Message], vendor: Vendor
 ) -> list[dict[str, Any]]:
     """The ``messages`` array: system message, then every conversation message."""
-    wire: list[dict[str, Any]] = []
-    prompt = system_text(system, environment)
-    if prompt:
-        wire.append({"role": "system", "content": prompt})
+    wire = system_messages(system, environment)
     for message in messages:
-        if message.role == "assistant":
-            wire.append(assistant_message(message, vendor))
-        else:
-            wire.extend(user_messages(message))
+        wire.extend(wire_messages(message, vendor))
     return wire
+
+
+def system_messages(system: str, environment: str) -> list[dict[str, Any]]:
+    """The one system message (none when both parts are empty)."""
+    prompt = system_text(system, environment)
+    return [{"role": "system", "content": prompt}] if prompt else []
+
+
+def wire_messages(message: Message, vendor: Vendor) -> list[dict[str, Any]]:
+    """What one neutral message becomes on the wire (a user message: its tool results, then
+    its text)."""
+    if message.role == "assistant":
+        return [assistant_message(message, vendor)]
+    return user_messages(message)
 
 
 def user_messages(message: Message) -> list[dict[str, Any]]:

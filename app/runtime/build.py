@@ -28,6 +28,7 @@ from app.providers.config import (
     model_from_server,
     resolve_provider_config,
 )
+from app.providers.sdk import without_collections
 from app.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
 from app.runtime.runtime import Runtime
 from app.runtime.wiring import (
@@ -154,7 +155,8 @@ def _open_session(
             path = store.find(options.resume) if options.resume else store.latest()
             if options.fork_session:
                 path = store.fork(path)
-            return Session.resume(store, path), True
+            with without_collections():  # a long history: ~10 objects a message, kept
+                return Session.resume(store, path), True
         return Session.create(
             store, provider=config.provider, model=config.model, clock=time.time
         ), False

@@ -22,6 +22,7 @@ from app.providers.config import (
     ProviderConfig,
     create_provider,
 )
+from app.providers.sdk import without_collections
 from app.runtime.options import SwitchError, locked_message
 from app.runtime.wiring import (
     ProviderFactory,
@@ -187,7 +188,8 @@ class Runtime:
                 f"run `lull -C DIR --resume {path.stem}` there"
             )
         try:
-            session = Session.resume(self.store, path)
+            with without_collections():  # the history's objects live on: no walks over them
+                session = Session.resume(self.store, path)
         except SessionLocked as error:
             raise SwitchError(locked_message(error)) from error
         except (OSError, SessionNotFound, SessionStorageError) as error:
@@ -294,17 +296,20 @@ class Runtime:
     # --- the provider's SDK ------------------------------------------------------------------
 
     def import_sdk(self) -> None:
-        """Import the provider's SDK now, in this thread (the TUI does it off the UI thread)."""
-        from app.providers.sdk import import_sdk
+        """Import the provider's SDK and make its client now, in this thread (the TUI does it
+        off the UI thread)."""
+        from app.providers.sdk import import_sdk, prepare_client
 
         import_sdk(self._provider_config.provider)
+        prepare_client(self._agent.provider)
 
     def preload_sdk(self) -> None:
-        """Start importing the provider's SDK in a background thread (line mode, while the
-        user types); a failure is reported by the first request."""
-        from app.providers.sdk import preload_sdk
+        """Start importing the provider's SDK and making its client in a background thread
+        (line mode, while the user types); a failure is reported by the first request."""
+        from app.providers.sdk import preload_sdk, prepare_client
 
-        preload_sdk(self._provider_config.provider)
+        provider = self._agent.provider
+        preload_sdk(self._provider_config.provider, lambda: prepare_client(provider))
 
     def close(self) -> str | None:
         """Close the session file (the session stays resumable); returns what could not be

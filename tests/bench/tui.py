@@ -7,9 +7,14 @@
 2. A 20,000-character markdown answer streamed by the fake at 2,000
    characters per second (and once as fast as it can), rendered by the real
    app (headless): total time until the answer has settled on screen, and
-   the worst event-loop stall seen by a 5 ms ticker while it streamed. The
-   fake runs in its own process here: in-process, its paced sends would
-   compete with the UI for the GIL and the figures would measure that.
+   the worst event-loop stall seen by a 5 ms ticker while it streamed; next
+   to a 2,000-character answer's (the stall must stay flat as answers grow). A
+   stall is measured twice: in wall time (what a user sees; on a busy machine it
+   includes the time the process waited for a core) and in the CPU time the UI
+   thread spent in it (the work lull did without letting the loop run, the steady
+   figure on a busy machine). The fake runs in its own process here: in-process,
+   its paced sends would compete with the UI for the GIL and the figures would
+   measure that.
 
 Prints figures; asserts nothing about time (a busy machine must not fail CI).
 """
@@ -31,12 +36,15 @@ import threading
 import time
 from pathlib import Path
 
+from tests.bench.support import goal, ratio
 from tests.e2e.conftest import lull_command
 from tests.fakes import FakeServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
 ANSWER_CHARS = 20_000
+BASELINE_CHARS = 2_000  # the baseline: a short answer's worst stall
+STALL_GOALS = (0.1, 0.2)  # seconds: paced, as fast as possible
 CHARS_PER_SECOND = 2_000
 CHUNK = 20
 TICK = 0.005
@@ -115,8 +123,9 @@ def markdown_answer(size: int = ANSWER_CHARS) -> str:
     return "".join(parts)[:size]
 
 
-async def _stream_once(workspace: Path, expected: str) -> tuple[float, float]:
-    """(seconds until the answer settled, worst stall in seconds) for the next scripted answer."""
+async def _stream_once(workspace: Path, expected: str) -> tuple[float, float, float]:
+    """(seconds until the answer settled, worst stall in wall seconds, worst stall in the UI
+    thread's CPU seconds) for the next scripted answer."""
     from app.runtime import RunOptions
     from app.ui.shared.history import History
     from app.ui.tui.app import LullApp
@@ -124,18 +133,19 @@ async def _stream_once(workspace: Path, expected: str) -> tuple[float, float]:
 
     options = RunOptions(workspace=workspace)
     app = LullApp(options, history=History(workspace / "history"), detect=lambda: [])
-    worst = 0.0
+    worst = worst_cpu = 0.0
     async with app.run_test(size=(100, 40)) as pilot:
         while app._chat is None or app.chat.runtime is None:
             await pilot.pause(0.05)
         stop = asyncio.Event()
 
         async def ticker() -> None:
-            nonlocal worst
+            nonlocal worst, worst_cpu
             while not stop.is_set():
-                before = time.perf_counter()
+                before, cpu_before = time.perf_counter(), time.thread_time()
                 await asyncio.sleep(TICK)
                 worst = max(worst, time.perf_counter() - before - TICK)
+                worst_cpu = max(worst_cpu, time.thread_time() - cpu_before)
 
         monitor = asyncio.create_task(ticker())
         started = time.perf_counter()
@@ -148,7 +158,7 @@ async def _stream_once(workspace: Path, expected: str) -> tuple[float, float]:
         stop.set()
         await monitor
         assert app.query_one(AssistantMessage).text == expected
-    return total, worst
+    return total, worst, worst_cpu
 
 
 def _fake_process(script: Path) -> tuple[subprocess.Popen[str], str]:
@@ -164,13 +174,21 @@ def _fake_process(script: Path) -> tuple[subprocess.Popen[str], str]:
     return process, first.rsplit(" on ", 1)[1].split()[0]
 
 
-def streaming(home: Path) -> list[tuple[str, float, float]]:
-    """Rows (case, total seconds, worst stall seconds) for paced and unpaced streams."""
-    text = markdown_answer()
+def streaming(home: Path) -> list[tuple[str, float, float, float]]:
+    """Rows (case, total seconds, worst stall in wall and in CPU seconds) for paced and
+    unpaced streams, and for the baseline: a short answer (:data:`BASELINE_CHARS`), paced."""
     paced = CHUNK / CHARS_PER_SECOND
-    cases = ((f"{CHARS_PER_SECOND:,} chars/s", paced), ("as fast as possible", 0.0))
+    cases = (
+        (f"{BASELINE_CHARS:,} chars, {CHARS_PER_SECOND:,} chars/s", paced, BASELINE_CHARS),
+        (f"{ANSWER_CHARS:,} chars, {CHARS_PER_SECOND:,} chars/s", paced, ANSWER_CHARS),
+        (f"{ANSWER_CHARS:,} chars, as fast as possible", 0.0, ANSWER_CHARS),
+    )
+    texts = [markdown_answer(size) for _, _, size in cases]
     script = home / "script.json"
-    replies = [{"text": text, "chunk_size": CHUNK, "chunk_delay": d} for _, d in cases]
+    replies = [
+        {"text": text, "chunk_size": CHUNK, "chunk_delay": delay}
+        for text, (_, delay, _) in zip(texts, cases, strict=True)
+    ]
     script.write_text(json.dumps(replies))
     process, url = _fake_process(script)
     try:
@@ -180,9 +198,9 @@ def streaming(home: Path) -> list[tuple[str, float, float]]:
         workspace = home / "ws"
         workspace.mkdir(exist_ok=True)
         rows = []
-        for label, _ in cases:
-            total, worst = asyncio.run(_stream_once(workspace, text))
-            rows.append((label, total, worst))
+        for text, (label, _, _) in zip(texts, cases, strict=True):
+            total, worst, worst_cpu = asyncio.run(_stream_once(workspace, text))
+            rows.append((label, total, worst, worst_cpu))
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -201,9 +219,17 @@ def main(runs: int = 5) -> None:
     print(f"{'lull (TUI) start':<34}{'median':>10}{'min':>10}")
     for label, values in (("first paint (interactive)", paints), ("runtime ready", readies)):
         print(f"{'  ' + label:<34}{statistics.median(values):>10.3f}{min(values):>10.3f}")
-    print(f"{ANSWER_CHARS:,}-char markdown answer{'':<9}{'total':>10}{'worst stall':>14}")
-    for label, total, worst in rows:
-        print(f"{'  ' + label:<34}{total:>10.3f}{worst:>14.3f}")
+    print(f"{'markdown answer streamed':<40}{'total':>10}{'worst stall':>14}{'(cpu)':>8}")
+    for label, total, worst, worst_cpu in rows:
+        print(f"{'  ' + label:<40}{total:>10.3f}{worst:>14.3f}{worst_cpu:>8.3f}")
+    baseline, baseline_cpu = rows[0][2], rows[0][3]
+    for (label, _, worst, worst_cpu), limit in zip(rows[1:], STALL_GOALS, strict=True):
+        print(
+            f"worst stall, {label}: {worst:.3f} s, {ratio(worst, baseline)} of the short "
+            f"answer's (goal <= {limit} s: {goal(worst, limit)}); UI thread CPU "
+            f"{worst_cpu:.3f} s, {ratio(worst_cpu, baseline_cpu)} (goal: {goal(worst_cpu, limit)})"
+        )
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

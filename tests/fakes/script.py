@@ -132,17 +132,40 @@ def echo(body: dict[str, Any]) -> Reply:
     return Reply(text=f"(fake) You said: {last_user_text(body)}")
 
 
+# How other clients list a directory, for the same demo round (lull's tool first).
+LISTING_CALLS = (
+    ("list_directory", {"path": "."}),
+    ("LS", {"path": "."}),
+    ("Glob", {"pattern": "*"}),
+    ("Bash", {"command": "ls"}),
+)
+
+
+def tool_names(body: Mapping[str, Any]) -> set[str]:
+    """Names of the tools a request offers (either API's shape)."""
+    names = set()
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict):
+            function = tool.get("function")
+            name = function.get("name") if isinstance(function, dict) else tool.get("name")
+            if isinstance(name, str):
+                names.add(name)
+    return names
+
+
 def demo(body: dict[str, Any]) -> Reply:
-    """Echo, except "list files" asks for list_directory and then summarises its result."""
+    """Echo, except "list files" asks for a directory listing (list_directory, or the tool a
+    client without it offers: LS, Glob, Bash) and then summarises its result."""
     result = last_tool_result(body)
     if result is not None:
         lines = [line for line in result[1].splitlines() if line.strip()]
         return Reply(text=f"(fake) The directory has {len(lines)} entries:\n" + "\n".join(lines))
     if "list files" in last_user_text(body).lower():
-        return Reply(
-            text="Let me look at the directory.",
-            tool_calls=[ToolUse("list_directory", {"path": "."})],
+        offered = tool_names(body)
+        name, arguments = next(
+            (call for call in LISTING_CALLS if call[0] in offered), LISTING_CALLS[0]
         )
+        return Reply(text="Let me look at the directory.", tool_calls=[ToolUse(name, arguments)])
     return echo(body)
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+from app.model.events import AssistantText, Event, TurnFinished
 from app.model.messages import unanswered_calls
 from app.runtime import RunOptions, Runtime, build_runtime
 from app.ui.tui.widgets.assistant_message import AssistantMessage
@@ -31,6 +33,29 @@ async def test_a_message_streams_back_as_markdown(
         assert "claude-sonnet" in app.status.line
         assert "ctx" in app.status.line and "cache warm" in app.status.line
     assert provider_env.requests[-1]["messages"][-1]["content"][0]["text"] == "hello there"
+
+
+async def test_a_burst_of_deltas_is_shown_while_it_is_read(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    app = make_app(workspace)
+    shown_while_reading: list[int] = []
+
+    async def burst() -> AsyncIterator[Event]:
+        """Deltas that are all there at once (a fast server): no await between them."""
+        for _ in range(200):
+            answers = app.query(AssistantMessage)
+            shown_while_reading.append(len(answers.first().text) if answers else 0)
+            yield AssistantText("word ")
+        yield TurnFinished("word " * 200, "end_turn")
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.chat.start(burst())
+        await idle(pilot)
+        assert app.query_one(AssistantMessage).text == "word " * 200
+    # the screen handled each delta before the next was read (not all of them after the burst)
+    assert shown_while_reading[-1] >= len("word ") * 198
 
 
 async def test_a_tool_call_shows_as_a_block_with_its_outcome(

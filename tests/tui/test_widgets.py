@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from app.model.messages import ToolCall, ToolResult
@@ -90,25 +91,43 @@ class WideHarness(App[None]):
         yield Conversation(max_items=1000, max_widgets=30, id="conversation")
 
 
-async def test_items_with_many_widgets_are_pruned_too() -> None:
-    from app.ui.tui.widgets.assistant_message import AssistantMessage
+class ManyWidgets(Vertical):
+    """An item made of a dozen widgets (as a long tool block can be)."""
 
-    long_markdown = "\n\n".join(f"- point {n}" for n in range(4))
+    def compose(self) -> ComposeResult:
+        for n in range(12):
+            yield Static(f"line {n}")
+
+
+async def test_items_with_many_widgets_are_pruned_too() -> None:
     app = WideHarness()
     async with app.run_test() as pilot:
         conversation = app.query_one(Conversation)
         for _ in range(4):
-            await conversation.add(AssistantMessage(long_markdown))
+            await conversation.add(ManyWidgets())
         await pilot.pause()
         assert len(conversation.query("*")) <= 30 + 20  # the newest item always stays
         assert conversation.pruned >= 2
-        assert isinstance(conversation.items[-1], AssistantMessage)
+        assert isinstance(conversation.items[-1], ManyWidgets)
+
+
+async def test_a_long_answer_is_a_few_widgets_whatever_its_length() -> None:
+    from app.ui.tui.widgets.assistant_message import AssistantMessage
+
+    long_markdown = "\n\n".join(f"## part {n}\n\n- point {n}\n- more" for n in range(60))
+    app = WideHarness()
+    async with app.run_test() as pilot:
+        message = AssistantMessage(long_markdown)
+        await app.query_one(Conversation).add(message)
+        await pilot.pause()
+        assert len(message.query("*")) <= 3
+        assert message.frozen.virtual_size.height > 60 * 3
 
 
 async def test_a_streamed_answer_is_batched_but_complete() -> None:
     from app.ui.tui.widgets.assistant_message import AssistantMessage, flush_interval
 
-    assert flush_interval(0) == 0.08 and flush_interval(100_000) == 1.0
+    assert flush_interval(0) == 0.05 and flush_interval(100_000) == 0.5
     app = Harness()
     async with app.run_test() as pilot:
         message = AssistantMessage()
@@ -118,8 +137,42 @@ async def test_a_streamed_answer_is_batched_but_complete() -> None:
             await message.write(piece)
         await message.finish()
         await pilot.pause()
-        assert message.markdown.source == "".join(pieces)
+        assert message.text == message.frozen.source == "".join(pieces)
         assert message.finished and not message.interrupted
+
+
+def test_blocks_end_at_blank_lines_outside_code_fences() -> None:
+    from app.ui.tui.widgets.assistant_message import block_ends, next_cut, settled_length
+
+    text = "# Title\n\nA paragraph.\n\n```python\nx = 1\n\ny = 2\n```\n\n- a\n\n  continued\n\nlast"
+    ends = block_ends(text)
+    starts = [text[end:].split("\n", 1)[0] for end in ends]
+    assert starts == ["A paragraph.", "```python", "- a", "last"]  # "continued" is in "- a"
+    assert settled_length(text) == len(text) - len("last")  # "last" may still grow
+    assert settled_length("no blank line yet\n") == 0
+    assert settled_length("open\n\n```\ncode\n\nmore code\n") == len("open\n\n")
+    assert next_cut([10, 1_500, 2_500, 9_000]) == 1_500  # pieces of at most FREEZE_CHARS
+    assert next_cut([5_000, 9_000]) == 5_000  # but at least one block
+
+
+async def test_a_streamed_answer_freezes_its_finished_blocks_and_keeps_the_tail_live() -> None:
+    from app.ui.tui.widgets.assistant_message import AssistantMessage
+
+    app = Harness()
+    async with app.run_test() as pilot:
+        message = AssistantMessage()
+        await app.query_one(Conversation).add(message)
+        text = "".join(f"Paragraph {n} has some words.\n\n" for n in range(30)) + "The tail"
+        for start in range(0, len(text), 7):
+            await message.write(text[start : start + 7])
+        await pilot.pause(0.3)
+        assert message.frozen.source + message._live_text == text
+        assert message.frozen.source.count("Paragraph") == 30
+        assert message._live_text == "The tail"
+        await message.finish()
+        await pilot.pause()
+        assert message.frozen.source == message.text == text
+        assert message._live_text == ""
 
 
 async def test_a_sub_agent_shows_as_a_collapsed_block_inside_its_task_call() -> None:

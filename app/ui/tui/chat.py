@@ -237,6 +237,9 @@ class Chat:
             try:
                 async for event in events:
                     queue.put_nowait(event)
+                    # a burst of buffered deltas (a fast server) would otherwise be read whole
+                    # before the screen runs once: hand over after every event
+                    await asyncio.sleep(0)
             finally:
                 queue.put_nowait(None)
 

@@ -9,7 +9,15 @@ from dataclasses import replace
 from typing import Any
 
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
-from app.context.assemble import SAFE_LOOKBACK, WireBlock, plan_breakpoints, prefix_blocks
+from app.context.assemble import (
+    SAFE_LOOKBACK,
+    MessageDigests,
+    WireBlock,
+    digest,
+    message_content,
+    plan_breakpoints,
+    prefix_blocks,
+)
 from app.context.view import build_view
 from app.model.edits import ContextEdit, Summary
 from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
@@ -276,3 +284,14 @@ def test_a_corrective_note_never_ends_the_stable_part() -> None:
     stable = [b for b in blocks if b.get("cache_control", {}).get("ttl") == "1h"]
     assert all(b.get("text") != note.parts[0].text for b in stable)  # type: ignore[union-attr]
     assert any(b.get("text") == "Start." for b in stable)
+
+
+def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:
+    first = Message("user", (Text("hello"),))
+    digests = MessageDigests()
+    assert digests.of(first) == digest(message_content(first))
+    digests.done()
+    changed = first.replace_parts((Text("changed"),))
+    assert digests.of(changed) == digest(message_content(changed))
+    digests.done()
+    assert digests.of(changed) == digest(message_content(changed))

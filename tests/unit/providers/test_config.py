@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from app.providers.config import (
     model_from_server,
     resolve_provider_config,
 )
+from app.providers.sdk import LazyClient, Preparable, preload_sdk, prepare_client
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -207,6 +209,37 @@ def test_building_a_provider_leaves_the_sdk_import_for_later_or_a_preload() -> N
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "True", "False"]
+
+
+def test_a_preload_can_make_the_client_too_so_the_first_request_finds_it() -> None:
+    provider = create_provider(resolve({"ANTHROPIC_API_KEY": "k"}))
+    assert isinstance(provider, Preparable) and not provider.client.made
+    preload_sdk("anthropic", lambda: prepare_client(provider)).join()
+    assert provider.client.made
+    prepare_client(object())  # a provider without an SDK client: nothing to do
+
+
+def test_a_lazy_client_made_from_two_threads_is_made_once() -> None:
+    entered, release = threading.Event(), threading.Event()
+    made: list[object] = []
+
+    def factory() -> object:
+        entered.set()
+        release.wait(10)
+        made.append(object())
+        return made[-1]
+
+    client = LazyClient(factory)
+    got: list[object] = []
+    first = threading.Thread(target=lambda: got.append(client.get()))
+    first.start()
+    entered.wait(10)
+    second = threading.Thread(target=lambda: got.append(client.get()))
+    second.start()
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert len(made) == 1 and got == [made[0], made[0]]
 
 
 async def test_a_provider_never_used_closes_without_building_a_client() -> None:

@@ -3,6 +3,7 @@ through the runtime's methods."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from app.engine.store import SessionStore
 from app.model.events import TurnFinished
 from app.model.messages import user_text
 from app.model.provider import Usage
+from app.providers.anthropic import AnthropicProvider
 from app.runtime import (
     RunOptions,
     Runtime,
@@ -100,6 +102,35 @@ async def test_new_session_and_resume_replace_the_agent_and_keep_the_tools(
     assert runtime.resume(resumed.id) is resumed  # the current one: nothing changes
     with pytest.raises(SwitchError, match="no saved session 'nosuch'"):
         runtime.resume("nosuch")
+
+
+def _tracked(obj: object) -> bool:
+    """True while ``obj`` is in a collected generation (not frozen by ``gc.freeze``)."""
+    return any(o is obj for o in gc.get_objects())
+
+
+async def test_a_resumed_history_is_kept_out_of_garbage_collections(workspace: Path) -> None:
+    runtime = _demo(workspace)
+    first = runtime.agent
+    await run(first, "remember tangerine")
+    runtime.new_session()
+    resumed = runtime.resume(first.session.id)  # /resume
+    assert gc.isenabled()
+    assert not _tracked(resumed.transcript[0])  # frozen: full collections never walk it
+    runtime.close()
+    again = build_runtime(RunOptions(workspace=workspace, demo=True, resume=resumed.id), env={})
+    assert not _tracked(again.agent.session.transcript[0])  # --resume
+    again.close()
+
+
+def test_importing_the_sdk_makes_the_client_ahead_of_the_first_request(workspace: Path) -> None:
+    env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    runtime = build_runtime(RunOptions(workspace=workspace), env=env)
+    provider = runtime.agent.provider
+    assert isinstance(provider, AnthropicProvider) and not provider.client.made
+    runtime.import_sdk()  # what the TUI does off the UI thread (line mode: preload_sdk)
+    assert provider.client.made
+    runtime.close()
 
 
 async def test_use_model_keeps_the_session_and_the_cache_break_detector(workspace: Path) -> None:
