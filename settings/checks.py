@@ -82,6 +82,12 @@ class Check(ABC):
         """A checked value as JSON (messages, ``/settings``, the schema's default)."""
         return list(value) if isinstance(value, tuple) else value
 
+    def stamped(self, value: object, source: str, project: bool) -> object:
+        """A checked value marked with where it came from (``source``: a file or a flag;
+        ``project``: an untrusted project file), for values whose entries keep their origin
+        (permission rules, hooks). Others are returned as they are."""
+        return value
+
     def schema(self) -> dict[str, Any]:
         """The JSON Schema fragment for this setting, null included when allowed."""
         fragment = self.value_schema()

@@ -28,17 +28,21 @@ from settings.checks import (
     TextList,
     Thinking,
 )
+from settings.hooks import Hooks
 from settings.mcp_servers import McpServers
 from settings.model import Settings
+from settings.permission_rules import RuleList
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
-ProjectRule = Literal["yes", "narrow", "trusted", "no"]
+ProjectRule = Literal["yes", "narrow", "trusted", "adds", "no"]
 """What a project file (``.lull/settings.json``, untrusted) may do with a key: ``yes`` set it
 freely, ``narrow`` only make it stricter than the user's value, ``trusted`` add entries that
-apply only once the user trusts the workspace (``/trust``), ``no`` nothing (user only)."""
-PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "trusted", "no")
+apply only once the user trusts the workspace (``/trust``), ``adds`` add entries to the
+user's, which the engine applies as :attr:`Field.project_note` says (a project's deny rules
+at once, its allow rules and hooks only once trusted), ``no`` nothing (user only)."""
+PROJECT_RULES: tuple[ProjectRule, ...] = ("yes", "narrow", "trusted", "adds", "no")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class Field:
     """For a narrow-only choice: every value, from the narrowest to the widest."""
     null_limit: int | None = None
     """For a narrow-only number that may be null: the limit null stands for (None: none)."""
+    project_note: str = ""
+    """For an ``adds`` key: what of a project's entries applies when (README, schema)."""
 
     @property
     def attrs(self) -> tuple[str, ...]:
@@ -83,7 +89,15 @@ GROUPS: dict[str, str] = {
         "retry transient tool failures and, with -p, retry the task. A project may make them "
         "stricter, never switch one off."
     ),
+    "permissions": (
+        "Saved permission rules, TOOL or TOOL(PATTERN) (run_shell_command(npm test*), "
+        "read_file(src/**), edit(docs/**), web_fetch(domain:docs.python.org), mcp__github__*; "
+        "Claude Code's Bash, Read, Edit, Write, WebFetch names work too). Precedence: deny > "
+        "ask > allow > the approval mode. The rules of every settings file add up."
+    ),
 }
+_AT_ONCE = "added to yours; they apply at once"
+_ONCE_TRUSTED = "added to yours; they apply once you trust the workspace with /trust"
 
 _IDLE = "context.clearContextOnIdle"
 _GUARD = "guardrails"
@@ -243,6 +257,23 @@ _TABLE = (
           "server, {\"url\", \"headers\"} for streamable HTTP (\"type\": \"sse\" for legacy "
           "SSE); each may set enabled, timeoutSeconds, includeTools, excludeTools and "
           "compactable. Their tools appear as mcp__<server>__<tool>.", project="trusted"),
+    Field("permissions.allow", RuleList(effect="allow"),
+          "Rules for calls that run without asking (a shell rule must match every command of "
+          "a compound line).", project="adds", project_note=_ONCE_TRUSTED),
+    Field("permissions.ask", RuleList(effect="ask"),
+          "Rules for calls that are always asked about, in every approval mode.",
+          project="adds", project_note=_AT_ONCE),
+    Field("permissions.deny", RuleList(effect="deny"),
+          "Rules for calls that never run (the model is told which rule refused it).",
+          project="adds", project_note=_AT_ONCE),
+    Field("hooks", Hooks(),
+          "Commands run at lifecycle events, in Claude Code's shape: {\"PreToolUse\": "
+          "[{\"matcher\": \"Bash|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": "
+          "\"./check.sh\", \"timeout\": 60}]}]}; events PreToolUse, PostToolUse, "
+          "UserPromptSubmit, Stop, SessionStart, PreCompact, Notification. Each command gets "
+          "the event as JSON on stdin; exit 2 blocks (stderr goes to the model).",
+          project="adds", project_note="added to yours; they run once you trust the workspace "
+          "with /trust"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

@@ -71,6 +71,7 @@ def load_settings(
     """
     loaded = LoadedSettings()
     apply_file(loaded, user_settings_path())
+    apply_workspace_rules(loaded, workspace)
     apply_file(loaded, project_settings_path(workspace), trusted=False)
     apply_mcp_json(loaded, mcp_json_path(workspace))
     apply_env(loaded, os.environ if env is None else env)
@@ -139,7 +140,7 @@ def _apply_value(loaded: LoadedSettings, spec: Field, value: object, source: str
     """Check one file value; keep the lower-precedence value when it is wrong."""
     checked = _checked(loaded, spec, value, source)
     if checked is not _INVALID:
-        loaded.set(spec.key, checked, source)
+        loaded.set(spec.key, spec.check.stamped(checked, source, project=False), source)
 
 
 def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
@@ -154,6 +155,7 @@ def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, sou
     checked = _checked(loaded, spec, value, source)
     if checked is _INVALID:
         return
+    checked = spec.check.stamped(checked, source, project=True)
     judgement = judge(spec, checked, standing, source)
     match judgement.outcome:
         case "accepted":
@@ -227,7 +229,28 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
         if isinstance(spec.check, AdditiveList) and isinstance(value, tuple):
             standing: tuple[str, ...] = get_value(loaded.settings, key)
             value = standing + tuple(entry for entry in value if entry not in standing)
-        loaded.set(key, value, label)
+        loaded.set(key, spec.check.stamped(value, label, project=False), label)
+
+
+def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:
+    """Add the user's permission rules for ``workspace`` (kept in the user's config
+    directory: "allow always ... this workspace"); a broken file is reported and skipped."""
+    from settings.rule_files import workspace_rules, workspace_rules_path
+
+    source = str(workspace_rules_path())
+    try:
+        found = workspace_rules(workspace)
+    except FileProblem as exc:
+        loaded.report("error", str(exc), source)
+        return
+    except Invalid as exc:
+        loaded.report("error", f"{source}: expected {exc}; its rules are ignored", source)
+        return
+    for effect, rules in found.items():
+        if rules:
+            key = f"permissions.{effect}"
+            held = get_value(loaded.settings, key)
+            loaded.set(key, held + tuple(r for r in rules if r not in held), source)
 
 
 def cli_label(spec: Field) -> str:

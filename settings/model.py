@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 from app.model import defaults
 from app.model.approvals import ApprovalMode
+from app.model.hooks import HookCommand
 from app.model.mcp import McpServerConfig
+from app.model.permissions import PermissionRule
 from app.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
 
 __all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
@@ -94,6 +96,20 @@ class ContextSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class PermissionsSettings:
+    """Saved permission rules (``permissions.allow`` / ``ask`` / ``deny``), each with the file
+    it came from; every file's rules add up."""
+
+    allow: tuple[PermissionRule, ...] = ()
+    ask: tuple[PermissionRule, ...] = ()
+    deny: tuple[PermissionRule, ...] = ()
+
+    def rules(self) -> tuple[PermissionRule, ...]:
+        """Every rule, deny first (the order of precedence)."""
+        return self.deny + self.ask + self.allow
+
+
+@dataclass(frozen=True, slots=True)
 class GuardrailSettings:
     """Guards on model behaviour (``guardrails.*``): each on by default, with its limits."""
 
@@ -123,3 +139,5 @@ class Settings:
     max_turns: int = defaults.MAX_TURNS
     pricing: tuple[str, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    permissions: PermissionsSettings = field(default_factory=PermissionsSettings)
+    hooks: tuple[HookCommand, ...] = ()

@@ -58,6 +58,11 @@ def sessions_dir() -> Path:
     return data_dir() / "sessions"
 
 
+def checkpoints_dir() -> Path:
+    """Where file checkpoints (/undo, /rewind) are stored, per workspace and session."""
+    return data_dir() / "checkpoints"
+
+
 def tool_output_dir() -> Path:
     """Where the full text of truncated tool outputs is saved."""
     return data_dir() / "tool-output"

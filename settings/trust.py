@@ -49,6 +49,9 @@ def judge(spec: Field, value: object, standing: object, source: str = "") -> Jud
             return _narrow(spec, value, standing)
         case "trusted":
             return _added(value, standing, source)
+        case "adds":
+            assert isinstance(value, tuple) and isinstance(standing, tuple)
+            return Judgement("accepted", standing + tuple(v for v in value if v not in standing))
         case unreachable:
             assert_never(unreachable)
 
@@ -173,6 +176,8 @@ def rule_text(spec: Field) -> str:
             return f"narrow ({narrowing_rule(spec)})"
         case "trusted":
             return f"trusted ({TRUSTED_RULE})"
+        case "adds":
+            return f"adds ({spec.project_note})"
         case "no":
             return "no (user only)"
         case unreachable:
@@ -191,6 +196,8 @@ def schema_sentence(spec: Field) -> str:
                 "Project files (and .mcp.json) may add entries; they apply only in a workspace "
                 "the user trusts (/trust), and never replace one of the user's."
             )
+        case "adds":
+            return f"Project files may add entries: {spec.project_note}."
         case "no":
             return "Ignored in project files (user settings, environment or flag only)."
         case unreachable:

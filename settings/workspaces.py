@@ -85,3 +85,21 @@ def distrust(workspace: Path) -> bool:
     del trusted[_key(workspace)]
     replace_file(path, dump_json(data))
     return True
+
+
+class TrustCheck:
+    """Whether one workspace is trusted, read once and again after :meth:`refresh` (``/trust``
+    and ``/trust revoke`` call it), so the engine can ask before every tool call cheaply."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self._trusted = is_trusted(workspace)
+
+    def __call__(self) -> bool:
+        """Whether the workspace is trusted."""
+        return self._trusted
+
+    def refresh(self) -> bool:
+        """Read the trusted list again; returns the new answer."""
+        self._trusted = is_trusted(self.workspace)
+        return self._trusted

@@ -9,6 +9,8 @@ Contract for a front end:
   (interruptible the same way); when ``quit`` is set, close the session and leave; when
   ``session_changed`` is set, reset the conversation view (the runtime now works on
   another session).
+- When ``follow_ups`` is non-empty (/rewind without a choice), offer them under
+  ``question`` and run the chosen one's ``command`` with ``run_command``.
 - The only command-specific step is a picker: when ``sessions`` is non-empty (/resume
   without an id), offer the :class:`SessionChoice` values and call
   ``resume_session(runtime, choice.id)``, which returns a CommandResult too.
@@ -20,7 +22,7 @@ Contract for a front end:
 
 from __future__ import annotations
 
-from app.commands.base import CommandResult, SessionChoice
+from app.commands.base import CommandResult, FollowUp, SessionChoice
 from app.commands.registry import COMMANDS, Command, command_names, run_command
 from app.commands.sessions import choice_line, list_sessions, resume_session
 from app.commands.usage import format_cost
@@ -31,6 +33,7 @@ __all__ = [
     "Breakdown",
     "Command",
     "CommandResult",
+    "FollowUp",
     "SessionChoice",
     "choice_line",
     "command_names",

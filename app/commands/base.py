@@ -28,6 +28,14 @@ class SessionChoice:
     message_count: int
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """One choice a command offers: its label, and the command line that choosing it runs."""
+
+    label: str
+    command: str
+
+
 @dataclass(frozen=True, eq=False)
 class CommandResult:
     """What a command produced; a front end renders it without knowing the command.
@@ -41,7 +49,11 @@ class CommandResult:
     - ``stream``: events to drive exactly like ``agent.run_turn`` (e.g. /compact);
       cancelling it is as safe as cancelling a turn.
     - ``session_changed``: the runtime now works on another session (/clear, /resume):
-      reset the conversation view and redraw it from ``runtime.agent.session.transcript``.
+      reset the conversation view and redraw it from ``runtime.agent.session.shown()``.
+    - ``prefill``: text to put in the prompt box for the user to edit and send again (the
+      prompt /rewind went back before).
+    - ``follow_ups``: non-empty means "offer these choices" (titled ``question``); run the
+      chosen one's ``command`` like a typed command line (or nothing on cancel).
     """
 
     lines: tuple[str, ...] = ()
@@ -51,6 +63,9 @@ class CommandResult:
     sessions: tuple[SessionChoice, ...] = ()
     stream: AsyncIterator[Event] | None = None
     session_changed: bool = False
+    follow_ups: tuple[FollowUp, ...] = ()
+    prefill: str = ""
+    question: str = ""
 
 
 Handler = Callable[["Runtime", str], CommandResult]

@@ -8,9 +8,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, Handler, hint
+from app.commands.checkpoints import rewind_command, undo_command
 from app.commands.config import model_command, settings_command
+from app.commands.hooks import hooks_command
 from app.commands.mcp import mcp_command
 from app.commands.notes import notes_command
+from app.commands.permissions import permissions_command
 from app.commands.sessions import clear_command, resume_command
 from app.commands.trust import trust_command
 from app.commands.usage import cost_report
@@ -70,10 +73,31 @@ _TABLE = (
     ),
     Command("mcp", "/mcp", "MCP servers: status, tools and last error", mcp_command),
     Command(
+        "permissions",
+        "/permissions [allow|ask|deny RULE]",
+        "the permission rules in force and where each came from; add one for this session",
+        permissions_command,
+    ),
+    Command(
+        "hooks", "/hooks", "the hook commands configured and where each came from", hooks_command
+    ),
+    Command(
         "trust",
         "/trust [status|revoke]",
         "trust this workspace: its MCP servers, hooks and allow rules may apply",
         trust_command,
+    ),
+    Command(
+        "undo",
+        "/undo [force]",
+        "revert the file changes of the last turn that changed files",
+        undo_command,
+    ),
+    Command(
+        "rewind",
+        "/rewind [N [code|conversation|both] [force]]",
+        "list the prompts; go back to before prompt N (files, conversation or both)",
+        rewind_command,
     ),
     Command("quit", "/quit", "leave lull", _quit),
     Command("exit", "/exit", "leave lull", _quit, hidden=True),

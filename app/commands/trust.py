@@ -33,9 +33,10 @@ def trust_command(runtime: Runtime, arg: str) -> CommandResult:
         if not distrust(workspace):
             where = f" (it is trusted through {root})" if root and root != workspace else ""
             return hint(f"{workspace} is not in the trusted list{where}")
+        runtime.trust_changed()
         return say(
-            f"{workspace} is no longer trusted; project MCP servers, hooks and allow rules "
-            "stop applying from the next start"
+            f"{workspace} is no longer trusted; its hooks and allow rules stop applying now, "
+            "its MCP servers from the next start"
         )
     if argument:
         return hint(
@@ -50,6 +51,6 @@ def trust_command(runtime: Runtime, arg: str) -> CommandResult:
     started = runtime.workspace_trusted()
     now = f"; starting its MCP servers now: {', '.join(started)}" if started else ""
     return say(
-        f"trusted {workspace} (saved in {saved}): {MEANING}{now}; hooks and allow rules take "
-        "effect at the next start"
+        f"trusted {workspace} (saved in {saved}): {MEANING}{now}; its hooks and allow rules "
+        "apply from now on"
     )

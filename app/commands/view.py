@@ -18,6 +18,7 @@ from app.model.edits import (
     ClearToolResults,
     ContextEdit,
     Restore,
+    Rewind,
     Summary,
     Supersede,
 )
@@ -126,6 +127,8 @@ def describe(edit: ContextEdit) -> str:
             )
         case Restore():
             return f"restored {len(edit.edit_ids)} edits"
+        case Rewind():
+            return f"/rewind hid {edit.hidden} later messages (the session file keeps them)"
         case _:
             assert_never(edit)
 
@@ -164,7 +167,23 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
     lines.extend(compression_lines(compression_history(agent.session.edits)))
     lines.extend(cache_break_lines(agent))
     lines.extend(rollback_lines(agent))
+    lines.extend(checkpoint_lines(agent))
     return CommandResult(tuple(lines))
+
+
+def checkpoint_lines(agent: Agent) -> list[str]:
+    """The file checkpoints kept for /undo and /rewind in this session."""
+    if agent.tools.checkpoints is None:
+        return []
+    log = agent.tools.checkpoints.session(agent.session.id)
+    changes, stored = log.size()
+    if not changes:
+        return ["checkpoints: none (no file changes by lull in this session)"]
+    files = len({change.path for change in log.changes()})
+    return [
+        f"checkpoints: {changes} file change(s) to {files} file(s) in {len(log.turns())} "
+        f"prompt(s), {stored:,} bytes stored ({log.directory}); /undo, /rewind"
+    ]
 
 
 def rollback_lines(agent: Agent) -> list[str]:

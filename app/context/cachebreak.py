@@ -26,6 +26,7 @@ from app.model.edits import (
     ClearToolResults,
     ContextEdit,
     Restore,
+    Rewind,
     Summary,
     Supersede,
 )
@@ -251,6 +252,8 @@ def explain(block: PrefixBlock, edits: Sequence[ContextEdit]) -> str:
                 return "compression replaced earlier messages with a summary"
             case Restore(edit_ids=ids):
                 return f"/context restore brought back {len(ids)} edit(s)"
+            case Rewind():
+                return "/rewind took the conversation back to an earlier prompt"
             case ClearToolResults() | ClearThinking() | Supersede():
                 continue  # it changed something else
             case _:

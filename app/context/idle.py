@@ -51,6 +51,7 @@ from app.model.edits import (
     ClearToolResults,
     ContextEdit,
     Restore,
+    Rewind,
     Summary,
     Supersede,
     image_ref,
@@ -151,7 +152,7 @@ def gap_starts(
             case Restore(edit_ids=ids):
                 for kind in _kinds_of(by_id.get(i) for i in ids):
                     starts[kind] = edit.at
-            case ClearToolResults() | ClearThinking() | Summary() | Supersede():
+            case ClearToolResults() | ClearThinking() | Summary() | Supersede() | Rewind():
                 pass
             case _:
                 assert_never(edit)
@@ -233,7 +234,7 @@ def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
                 f"light step: replaced {_count(len(edit.call_ids), 'superseded tool output')} "
                 f"with pointers (~{edit.tokens_saved} tokens)"
             )
-        case Summary() | Restore():
+        case Summary() | Restore() | Rewind():
             return f"context edit: {edit.kind}"
         case _:
             assert_never(edit)

@@ -11,6 +11,7 @@ from app.model.edits import (
     ClearToolResults,
     ContextEdit,
     Restore,
+    Rewind,
     Summary,
     Supersede,
     image_ref,
@@ -78,6 +79,7 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
     """
     rewrites = _Rewrites()
     summary: Summary | None = None
+    hidden: list[Rewind] = []
     for edit in active_edits(edits):
         match edit:
             case ClearToolResults(call_ids=ids, images=images):
@@ -91,14 +93,33 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
                 summary = edit
             case Restore():
                 pass  # active_edits already applied it
+            case Rewind():
+                hidden.append(edit)
             case _:
                 assert_never(edit)
-    messages = list(transcript)
+    messages = _rewound(transcript, hidden) if hidden else list(transcript)
     if summary is not None:
         messages = _apply_summary(messages, summary)
     if not rewrites:
         return messages
     return [_apply_clears(m, rewrites) for m in messages]
+
+
+def without_rewound(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> list[Message]:
+    """The transcript without what ``/rewind`` hid (what front ends replay)."""
+    rewinds = [e for e in active_edits(edits) if isinstance(e, Rewind)]
+    return _rewound(transcript, rewinds) if rewinds else list(transcript)
+
+
+def _rewound(transcript: Sequence[Message], rewinds: Sequence[Rewind]) -> list[Message]:
+    """The transcript without the ranges ``/rewind`` hid."""
+    position = {m.id: i for i, m in enumerate(transcript)}
+    gone: set[int] = set()
+    for rewind in rewinds:
+        start, end = position.get(rewind.from_id), position.get(rewind.through_id)
+        if start is not None and end is not None:
+            gone.update(range(start, end + 1))
+    return [m for i, m in enumerate(transcript) if i not in gone]
 
 
 def _apply_summary(messages: list[Message], summary: Summary) -> list[Message]:

@@ -42,12 +42,14 @@ from app.engine.guardrails.turn import (
     TurnSetup,
     with_plan,
 )
+from app.engine.lifecycle import Lifecycle
 from app.engine.session import Session
 from app.engine.step_calls import run_step_calls
 from app.engine.tool_runner import ToolRunner
 from app.engine.waits import wait_notice
 from app.model import defaults
 from app.model.approvals import Approver
+from app.model.edits import Summary
 from app.model.events import (
     AssistantText,
     AssistantThinking,
@@ -142,6 +144,8 @@ class Agent:
             cache=CachePolicy(config.cache_ttl, config.vendor, config.idle),
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
+        self.lifecycle = Lifecycle(tools, session)
+        self.fitter.before_compress = self.lifecycle.pre_compact
         self.pipeline_ms = 0.0
         self.server_facts = ServerFacts()
 
@@ -189,7 +193,15 @@ class Agent:
             yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
         for event in self._tidy_on_idle():
             yield event
+        gate = await self.lifecycle.before_prompt(prompt)
+        for event in gate.events:
+            yield event
+        if gate.blocked is not None:
+            yield TurnFailed(gate.blocked, "permission")
+            return
         self.session.add(Message("user", (Text(prompt),), origin="user"))
+        self.tools.begin_turn(self.session)
+        self.lifecycle.add_context("user-prompt-submit-hook", gate.context)
         yield TurnStarted(prompt)
         try:
             async for event in self._tool_loop():
@@ -208,6 +220,14 @@ class Agent:
         self.fitter.guard.reset()
         async for event in self.fitter.compress(self.shape(), 0, "manual", focus):
             yield event
+            for after in await self._after_summary(event):
+                yield after
+
+    async def _after_summary(self, event: Event) -> list[Event]:
+        """After a compression, ``SessionStart`` hooks run again (source ``compact``)."""
+        if isinstance(event, ContextEdited) and isinstance(event.edit, Summary):
+            return await self.lifecycle.session_start("compact")
+        return []
 
     def _tidy_on_idle(self) -> list[Event]:
         """Idle cleanup: only here, when a user message starts a turn; each kind at most once
@@ -250,6 +270,11 @@ class Agent:
             calls = [p for p in reply.parts if isinstance(p, ToolCall)]
             if not calls:
                 text = "".join(p.text for p in reply.parts if isinstance(p, Text))
+                go_on, events = await self.lifecycle.stop(text)
+                for event in events:
+                    yield event
+                if go_on is not None:
+                    continue
                 yield TurnFinished(text, reply.stop_reason)
                 return
             ended = False
@@ -340,6 +365,8 @@ class Agent:
             started = time.perf_counter()
             async for fitted in self.fitter.fit(shape, index, overflow=overflow):
                 yield fitted
+                for after in await self._after_summary(fitted):
+                    yield after
             self.pipeline_ms = (time.perf_counter() - started) * 1000
             streamed: list[str] = []  # this attempt's answer text, until it is kept
             thought: list[str] = []

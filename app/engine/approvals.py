@@ -13,7 +13,7 @@ class DenyApprover:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
         """Always deny, with the configured reason."""
         return Approval("deny", self.reason)
 
@@ -21,6 +21,6 @@ class DenyApprover:
 class AllowApprover:
     """Allows everything (used in tests and by front ends after 'allow always')."""
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
         """Always allow."""
         return Approval("allow")

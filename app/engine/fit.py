@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -66,6 +66,9 @@ from app.model.messages import Message, ToolResult
 from app.model.provider import ModelRequest, Provider, ProviderError, Usage
 
 log = logging.getLogger("lull.compress")
+
+BeforeCompress = Callable[[SummaryReason, str | None], Awaitable[list[Event]]]
+"""Called before a summary is asked for (the PreCompact hooks); returns events to show."""
 
 OVERFLOW_BUMP = 1.25
 MIN_OUTPUT_TOKENS = 256
@@ -126,6 +129,7 @@ class ContextFitter:
         self.window_cap: int | None = None
         self.sent_local = 0
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
+        self.before_compress: BeforeCompress | None = None
         self.saved_counts = SavedCounts(session, self.counter, self.limiter)
         self.saved_counts.restore()
 
@@ -324,6 +328,9 @@ class ContextFitter:
             if reason == "manual":
                 yield Notice("info", "nothing to compress: the conversation is too short to split")
             return
+        if self.before_compress is not None:  # PreCompact hooks
+            for event in await self.before_compress(reason, focus):
+                yield event
         yield Notice(
             "info",
             f"compressing the context (~{estimate:,} tokens, {budget.percent(estimate)}% of the "

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.context.estimate import estimate_message_tokens
-from app.context.view import build_view
+from app.context.view import build_view, without_rewound
 from app.engine.pairing import unique_call_ids
 from app.engine.store import SessionRecord, SessionStore, SubagentRun, TokenCounts
 from app.engine.writer import SessionWriter
@@ -131,6 +131,10 @@ class Session:
     def view(self) -> list[Message]:
         """What the model sees: the transcript with the context edits applied."""
         return build_view(self.record.messages, self.record.edits)
+
+    def shown(self) -> list[Message]:
+        """The transcript as front ends replay it: without the messages /rewind hid."""
+        return without_rewound(self.record.messages, self.record.edits)
 
     def view_with(self, edit: ContextEdit) -> list[Message]:
         """The view if ``edit`` were recorded too (for checks before recording it)."""

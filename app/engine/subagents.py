@@ -154,11 +154,9 @@ class Subagent:
             provider=provider.name,
             model=provider.model,
         )
-        runner = ToolRunner(
+        runner = self.parent_runner.child(
             child_registry(profile.tools, self.parent_runner.registry),
             replace(self.ctx, call_id="", approved=False),
-            self.parent_runner.mode,
-            self.parent_runner.approver,
         )
         config = replace(setup.config, system=profile.prompt, max_turns=setup.max_turns)
         agent = Agent(session, provider, runner, config)

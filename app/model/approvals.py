@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
 from app.model.messages import ToolCall
+from app.model.permissions import SaveScope
 
 ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
 """default: ask before edits and shell commands; auto-edit: ask before shell commands;
@@ -21,15 +22,19 @@ Decision = Literal["allow", "allow_always", "deny"]
 
 @dataclass(frozen=True, slots=True)
 class Approval:
-    """The user's answer; ``reason`` (optional) is shown to the model on a denial."""
+    """The user's answer; ``reason`` (optional) is shown to the model on a denial;
+    ``remember`` says where an "allow always" answer is kept (this session, this workspace,
+    or everywhere)."""
 
     decision: Decision
     reason: str | None = None
+    remember: SaveScope = "session"
 
 
 class Approver(Protocol):
     """Something that can ask the user about one tool call."""
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
-        """Ask whether ``call`` may run; ``summary`` is its key argument."""
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
+        """Ask whether ``call`` may run; ``summary`` is its key argument, ``rules`` the allow
+        rules an "allow always" answer would save (empty: it covers this exact call only)."""
         ...

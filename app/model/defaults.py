@@ -45,6 +45,7 @@ CACHE_TTL: Final[CacheLifetime] = "5m"
 PROMPT_CACHE_KEY: Final = True
 # mcpServers.<name>.*
 MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server, and each call of one of its tools
+HOOK_TIMEOUT_SECONDS: Final = 60.0  # a hook command without its own "timeout" (Claude Code's)
 # the task tool (sub-agents)
 SUBAGENT_MAX_TURNS: Final = 30
 # guardrails.* (each guard on by default; a project may only make them stricter)

@@ -98,7 +98,20 @@ class Restore:
     kind: Literal["restore"] = "restore"
 
 
-ContextEdit = ClearToolResults | ClearThinking | Summary | Supersede | Restore
+@dataclass(frozen=True, slots=True)
+class Rewind:
+    """``/rewind``: hide the messages from ``from_id`` through ``through_id`` (the conversation
+    goes back to before that prompt; the session file keeps every message)."""
+
+    from_id: str
+    through_id: str
+    hidden: int = 0
+    id: str = field(default_factory=lambda: new_id("edit"))
+    at: float = field(default_factory=time.time)
+    kind: Literal["rewind"] = "rewind"
+
+
+ContextEdit = ClearToolResults | ClearThinking | Summary | Supersede | Restore | Rewind
 
 _KINDS: dict[str, type[Any]] = {
     "clear_tool_results": ClearToolResults,
@@ -106,6 +119,7 @@ _KINDS: dict[str, type[Any]] = {
     "summary": Summary,
     "supersede": Supersede,
     "restore": Restore,
+    "rewind": Rewind,
 }
 
 

@@ -34,7 +34,10 @@ from app.runtime.runtime import Runtime
 from app.runtime.wiring import (
     ProviderFactory,
     agent_config,
+    checkpoint_store,
+    hook_runner,
     mcp_manager,
+    rule_book,
     session_environment,
     subagent_profiles,
     subagent_providers,
@@ -45,6 +48,7 @@ from app.runtime.wiring import (
 from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
+from settings.workspaces import TrustCheck
 from tools.pending_writes import clean_stale
 
 
@@ -76,6 +80,10 @@ def build_runtime(
     registry = tool_registry(settings, loaded)
     context = tool_context(settings, options.workspace, loaded)
     runner = ToolRunner(registry, context, _mode(settings))
+    trusted = TrustCheck(options.workspace)
+    runner.rules = rule_book(settings, options.workspace, trusted)
+    runner.hooks = hook_runner(settings, context.workspace, trusted, notes)
+    runner.checkpoints = checkpoint_store(store)
     runner.images_allowed = accepts_images(config.model)
     servers = mcp_manager(settings, registry, options, config.provider, env)
     if servers is not None:
@@ -113,6 +121,7 @@ def build_runtime(
         provider_factory=provider_factory,
         start_notes=tuple(notes),
         mcp=servers,
+        trust=trusted,
     )
     return runtime
 

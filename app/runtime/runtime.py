@@ -14,9 +14,11 @@ from app.catalog.pricing import cost_by_model
 from app.catalog.vision import accepts_images
 from app.catalog.windows import context_window_for
 from app.engine.agent import Agent, AgentConfig
+from app.engine.rewind import rewind_conversation
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStorageError, SessionStore, load_notes
 from app.engine.writer import SessionLocked
+from app.model.messages import Message
 from app.model.provider import Provider
 from app.providers.config import (
     ProviderConfig,
@@ -32,6 +34,7 @@ from app.runtime.wiring import (
 )
 from settings.loader import LoadedSettings
 from settings.model import Settings
+from settings.workspaces import TrustCheck
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -57,6 +60,7 @@ class Runtime:
         provider_factory: ProviderFactory = create_provider,
         start_notes: tuple[str, ...] = (),
         mcp: McpManager | None = None,
+        trust: TrustCheck | None = None,
     ) -> None:
         self._agent = agent
         self._forked = forked
@@ -69,6 +73,7 @@ class Runtime:
         self._closing: set[asyncio.Task[None]] = set()
         self._unsaved: str | None = None
         self.mcp = mcp
+        self.trust = trust
 
     # --- what front ends read ---------------------------------------------------------------
 
@@ -155,6 +160,12 @@ class Runtime:
         cleanup would discard a warm cache. Front ends say these once at start."""
         return ttl_warnings(self.cache_setup())
 
+    def rewind_conversation(self, prompt: Message) -> str | None:
+        """``/rewind``'s conversation part: the model sees the session as it was before
+        ``prompt`` (a recorded context edit); None, or why it was refused."""
+        done = rewind_conversation(self._agent.session, prompt)
+        return done if isinstance(done, str) else None
+
     # --- switching ---------------------------------------------------------------------------
 
     def new_session(self) -> Session:
@@ -169,6 +180,7 @@ class Runtime:
         except SessionStorageError as error:
             raise SwitchError(str(error)) from error
         self._switch_session(fresh)
+        self._agent.lifecycle.source = "clear"
         self._resumed = False
         return fresh
 
@@ -224,7 +236,7 @@ class Runtime:
     def _switch_session(self, session: Session) -> None:
         old = self._agent
         self._unsaved = old.session.close()
-        old.tools.always_allowed.clear()
+        old.tools.rules.forget_session()
         environment = session_environment(session, self.workspace)
         config = dataclasses.replace(old.config, environment=environment)
         agent = self._rebuild(session, old.provider, old.summary_provider, config)
@@ -275,11 +287,19 @@ class Runtime:
             await self.mcp.aclose()
 
     def workspace_trusted(self) -> list[str]:
-        """The user trusted the workspace: its project MCP servers start now; returns their
-        names (empty when it names none)."""
+        """The user trusted the workspace: its project hooks and allow rules apply from now
+        on, its project MCP servers start now; returns their names (empty when it names
+        none)."""
+        self.trust_changed()
         if self.mcp is None:
             return []
         return self.mcp.trust_changed()
+
+    def trust_changed(self) -> None:
+        """The trusted list changed (``/trust``, ``/trust revoke``): project hooks and allow
+        rules follow it from the next tool call on."""
+        if self.trust is not None:
+            self.trust.refresh()
 
     def mcp_notes(self) -> list[str]:
         """What the user should know at start: project MCP servers that wait for /trust."""

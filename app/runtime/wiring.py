@@ -14,10 +14,14 @@ from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
 from app.engine.agent import Agent, AgentConfig, RequestHook
+from app.engine.checkpoints import CheckpointStore, prune
 from app.engine.guardrails.policy import GuardrailPolicy
+from app.engine.hooks import HookRunner
 from app.engine.session import Session
+from app.engine.store import SessionStore, workspace_key
 from app.engine.subagents import AgentProfile
 from app.model import defaults
+from app.model.permissions import SaveScope
 from app.model.provider import Provider, ThinkingConfig
 from app.providers.config import (
     ProviderConfig,
@@ -25,9 +29,10 @@ from app.providers.config import (
 )
 from settings.loader import LoadedSettings
 from settings.model import Settings
-from settings.paths import pending_writes_dir, tool_output_dir
+from settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
 from tools.registry import ToolRegistry, backoff_delays, default_registry
+from tools.rules import RuleBook, RuleNotSaved
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -107,6 +112,53 @@ def subagent_providers(
         return made[model]
 
     return provider_for
+
+
+def rule_book(settings: Settings, workspace: Path, trusted: Callable[[], bool]) -> RuleBook:
+    """The saved permission rules in force (a project's allow rules wait for ``trusted``),
+    saving "allow always" answers to the user's files."""
+    from settings.rule_files import save_rule
+    from settings.writer import WriteProblem
+
+    resolved = workspace.resolve()
+
+    def save(text: str, scope: SaveScope) -> str:
+        try:
+            return save_rule(text, resolved if scope == "workspace" else None)
+        except WriteProblem as problem:
+            raise RuleNotSaved(str(problem)) from None
+
+    return RuleBook(settings.permissions.rules(), trusted=trusted, saver=save)
+
+
+def checkpoint_store(store: SessionStore) -> CheckpointStore:
+    """The workspace's file checkpoints (under the data directory); those of sessions that
+    no longer exist are removed."""
+    root = checkpoints_dir() / workspace_key(store.workspace)
+    if root.is_dir():  # nothing to list on a start without checkpoints
+        prune(root, [path.stem for path in store.list_sessions()])
+    return CheckpointStore(root)
+
+
+def hook_runner(
+    settings: Settings, workspace: Path, trusted: Callable[[], bool], notes: list[str]
+) -> HookRunner:
+    """The ``hooks`` of the settings files; a project's run only in a trusted workspace (said
+    in ``notes`` when some wait)."""
+    runner = HookRunner(
+        settings.hooks,
+        workspace=workspace,
+        trusted=trusted,
+        env_passthrough=settings.tools.env_passthrough,
+    )
+    waiting = runner.waiting_for_trust()
+    if waiting:
+        shown = ", ".join(sorted({f"{hook.event}: {hook.command}" for hook in waiting}))
+        notes.append(
+            f"this workspace's project settings define hooks ({shown}); they run commands from "
+            "the repository, so they run only once you trust it: /trust"
+        )
+    return runner
 
 
 def summary_provider(

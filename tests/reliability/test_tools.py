@@ -233,7 +233,7 @@ class RecordingApprover:
         self.answers = list(answers)
         self.asked: list[str] = []
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
         """The next scripted answer."""
         self.asked.append(summary)
         return Approval(self.answers.pop(0))

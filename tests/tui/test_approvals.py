@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.widgets import Input
@@ -53,7 +54,7 @@ async def test_deny_with_a_reason_tells_the_model_why(
         await ready(pilot)
         await send(pilot, "write x")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
-        await pilot.press("tab", "tab", "tab")
+        await pilot.press("tab", "tab", "tab", "tab", "tab")
         reason = app.screen.query_one(Input)
         assert app.focused is reason
         reason.insert_text_at_cursor("use notes.md instead")
@@ -138,6 +139,28 @@ async def test_ctrl_c_while_asking_interrupts_the_turn_and_closes_the_modal(
         session = app.chat.runtime.agent.session  # type: ignore[union-attr]
         assert unanswered_calls(session.transcript) == []
     assert not (workspace / "z.txt").exists()
+
+
+async def test_always_for_this_workspace_saves_a_rule_in_the_users_config(
+    provider_env: FakeServer, workspace: Path, isolated_env: Path
+) -> None:
+    shell = [ToolUse("run_shell_command", {"command": "echo one"})]
+    again = [ToolUse("run_shell_command", {"command": "echo two"})]
+    provider_env.script(Reply(tool_calls=shell), Reply(tool_calls=again), Reply(text="Counted."))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "count")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        legend = str(app.screen.query_one("#approval-legend").render())
+        assert "always: allow run_shell_command(echo *)" in legend
+        await pilot.press("w")
+        await idle(pilot)
+        assert [b.state for b in app.query(ToolBlock)] == ["ok", "ok"]
+    saved = json.loads(
+        (isolated_env / "config" / "lull" / "workspace-permissions.json").read_text()
+    )
+    assert saved["workspaces"][str(workspace.resolve())] == {"allow": ["run_shell_command(echo *)"]}
 
 
 async def test_a_doom_loop_asks_in_the_modal_and_deny_stops_the_turn(

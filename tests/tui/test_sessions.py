@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 from app.runtime import RunOptions, Runtime, build_runtime
+from app.ui.tui.screens.choice_picker import ChoicePicker
 from app.ui.tui.screens.session_picker import SessionPicker
 from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.command_output import CommandOutput
@@ -86,3 +87,46 @@ async def test_clear_starts_an_empty_session_and_resume_picks_the_old_one(
         await pilot.press("enter")
         await until(pilot, lambda: texts(app, UserMessage) == ["first topic"], "the old session")
         assert app.chat.runtime.agent.session.id == first  # type: ignore[union-attr]
+
+
+async def test_rewind_redraws_the_conversation_before_that_prompt(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    write = ToolUse("write_file", {"path": "a.txt", "content": "hello\n"})
+    provider_env.script(Reply(tool_calls=[write]), Reply(text="Wrote it."), Reply(text="Sure."))
+    app = make_app(workspace, "--approval-mode", "yolo")
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await send(pilot, "write a")
+        await idle(pilot)
+        await send(pilot, "thanks")
+        await idle(pilot)
+        assert (workspace / "a.txt").exists()
+        await send(pilot, "/rewind")
+        await until(pilot, lambda: isinstance(app.screen, ChoicePicker), "the prompt picker")
+        await pilot.press("enter")  # 1. write a
+        await until(pilot, lambda: "Restore what" in app.screen.question, "the second picker")
+        await pilot.press("enter")  # the code and the conversation
+        await until(pilot, lambda: not isinstance(app.screen, ChoicePicker), "the pickers closed")
+        await idle(pilot)
+        assert texts(app, UserMessage) == []
+        assert app.prompt.text == "write a"  # to edit and send again
+        (output,) = app.query(CommandOutput)
+        assert any("deleted" in line and "a.txt" in line for line in output.lines)
+        assert not (workspace / "a.txt").exists()
+
+
+async def test_escape_twice_while_idle_opens_the_rewind_picker(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    provider_env.script(Reply(text="Hi."))
+    app = make_app(workspace)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, ChoicePicker), "the rewind picker")
+        await pilot.press("escape")  # cancel: nothing changes
+        await until(pilot, lambda: not isinstance(app.screen, ChoicePicker), "the picker closed")
+        assert texts(app, UserMessage) == ["hello"]

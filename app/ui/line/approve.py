@@ -1,4 +1,7 @@
-"""Approvals in the line mode: a y/n/a question before a tool call that needs one."""
+"""Approvals in the line mode: a y/n/a/w/e question before a tool call that needs one.
+
+"Always" keeps the allow rules the engine suggests (``run_shell_command(npm test *)``) for
+this session (a), this workspace (w) or everywhere (e)."""
 
 from __future__ import annotations
 
@@ -7,16 +10,30 @@ from collections.abc import Awaitable, Callable
 
 from app.model.approvals import Approval
 from app.model.messages import ToolCall
+from app.model.permissions import SaveScope
 from app.ui.line.render import EventPrinter
+from app.ui.shared.approvals import always_legend
 
-QUESTION = "Allow {name}({summary})? [y]es / [n]o (or type why not) / [a]lways this session: "
+QUESTION = (
+    "Allow {name}({summary})? [y]es / [n]o (or type why not) / always: [a] this session, "
+    "[w] this workspace, [e] everywhere: "
+)
 DENY_PREFIXES = ("no", "n")
+ALWAYS: dict[str, SaveScope] = {
+    "a": "session",
+    "always": "session",
+    "w": "workspace",
+    "workspace": "workspace",
+    "e": "user",
+    "everywhere": "user",
+}
 
 
 def parse_answer(answer: str) -> Approval:
     """The approval an answer stands for; any other text is a denial with that reason.
 
-    ``y``/``yes`` allow once, ``a``/``always`` allow the tool for the session,
+    ``y``/``yes`` allow once, ``a``/``always`` allow always for the session, ``w`` for this
+    workspace and ``e`` everywhere (the suggested rules are saved),
     empty, ``n`` or ``no`` deny; ``n, use X`` or ``no: not now`` deny with the
     text after the prefix as the reason the model sees.
     """
@@ -24,8 +41,8 @@ def parse_answer(answer: str) -> Approval:
     word = text.lower()
     if word in ("y", "yes"):
         return Approval("allow")
-    if word in ("a", "always"):
-        return Approval("allow_always")
+    if word in ALWAYS:
+        return Approval("allow_always", remember=ALWAYS[word])
     if word in ("", "n", "no"):
         return Approval("deny")
     for prefix in DENY_PREFIXES:
@@ -42,9 +59,11 @@ class TerminalApprover:
         self._ask = ask
         self._printer = printer
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
-        """Ask whether ``call`` may run."""
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
+        """Ask whether ``call`` may run (saying what "always" would allow)."""
         self._printer.end_stream()
+        legend = "  " + always_legend(call, rules)
+        self._printer.console.print(legend, markup=False, highlight=False)
         try:
             answer = await self._ask(QUESTION.format(name=call.name, summary=summary))
         except EOFError:

@@ -35,8 +35,9 @@ PICK_QUESTION = "resume which? number or id (Enter cancels): "
 class Reader(Protocol):
     """Where the line mode reads from (a terminal prompt, a pipe, a test script)."""
 
-    async def read(self, prompt: str) -> str:
-        """One message; EOFError ends the chat, KeyboardInterrupt drops the input."""
+    async def read(self, prompt: str, default: str = "") -> str:
+        """One message (``default``: text already in the input, to edit); EOFError ends the
+        chat, KeyboardInterrupt drops the input."""
         ...
 
     async def ask(self, question: str) -> str:
@@ -58,6 +59,7 @@ class LineChat:
         self._turn: asyncio.Task[None] | None = None
         self._main: asyncio.Task[object] | None = None
         self._interrupted = False
+        self.prefill = ""
         self.hung_up = False
 
     @property
@@ -75,8 +77,9 @@ class LineChat:
     async def step(self) -> bool:
         """Read one input and act on it; False when the user quits."""
         self.status = toolbar_fragments(self.runtime)
+        default, self.prefill = self.prefill, ""
         try:
-            text = await self.reader.read(PROMPT)
+            text = await self.reader.read(PROMPT, default)
         except KeyboardInterrupt:
             self.printer.note("Ctrl+D or /quit leaves lull")
             return True
@@ -98,15 +101,32 @@ class LineChat:
     async def show(self, result: CommandResult) -> None:
         """Render a command result generically (lines, events, picker, stream, redraw)."""
         self.printer.lines(result.lines, error=result.error)
+        self.prefill = result.prefill or self.prefill
         for event in result.events:
             self.printer.render(event)
         if result.sessions:
             await self.pick(result.sessions)
+        if result.follow_ups:
+            await self.follow_up(result)
         if result.stream is not None:
             await self.drive(result.stream)
         if result.session_changed:
             for line in recap_lines(self.agent.session):
                 self.printer.line(line, "dim")
+
+    async def follow_up(self, result: CommandResult) -> None:
+        """Offer a command's choices by number; run the chosen one's command."""
+        for number, choice in enumerate(result.follow_ups, 1):
+            self.printer.line(f"  {number}) {choice.label}")
+        question = f"{result.question or 'which?'} number (Enter cancels): "
+        try:
+            answer = (await self.reader.ask(question)).strip()
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if not answer.isdigit() or not 1 <= int(answer) <= len(result.follow_ups):
+            self.printer.note("cancelled" if not answer else f"no choice {answer!r}; cancelled")
+            return
+        await self.command(result.follow_ups[int(answer) - 1].command)
 
     async def pick(self, choices: tuple[SessionChoice, ...]) -> None:
         """Ask which listed session to resume (a number or an id prefix)."""

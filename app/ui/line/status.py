@@ -72,7 +72,7 @@ def turn_summary(runtime: Runtime, printer: EventPrinter) -> str:
 
 def recap_lines(session: Session) -> list[str]:
     """A reminder of where a session stands: its size and the last exchange."""
-    messages = session.transcript
+    messages = session.shown()
     if not messages:
         return []
     lines = [f"session {session.id}: {len(messages)} messages"]

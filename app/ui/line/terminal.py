@@ -86,9 +86,9 @@ class PromptInput:
         )
         self._questions: PromptSession[str] | None = None
 
-    async def read(self, prompt: str) -> str:
-        """One message (may span lines)."""
-        return await self._prompt(self.session, prompt)
+    async def read(self, prompt: str, default: str = "") -> str:
+        """One message (may span lines), starting from ``default``."""
+        return await self._prompt(self.session, prompt, default)
 
     async def ask(self, question: str) -> str:
         """A one-line answer (no history, no completion)."""
@@ -96,9 +96,9 @@ class PromptInput:
             self._questions = PromptSession()
         return await self._prompt(self._questions, question)
 
-    async def _prompt(self, session: PromptSession[str], text: str) -> str:
+    async def _prompt(self, session: PromptSession[str], text: str, default: str = "") -> str:
         try:
-            return await session.prompt_async(text, handle_sigint=False)
+            return await session.prompt_async(text, handle_sigint=False, default=default)
         except (EOFError, OSError):  # OSError: EIO, the terminal went away
             if self.at_end is not None:
                 self.at_end()
@@ -112,8 +112,8 @@ class PlainInput:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
 
-    async def read(self, prompt: str) -> str:
-        """The next line (without its newline)."""
+    async def read(self, prompt: str, default: str = "") -> str:
+        """The next line (without its newline); a pipe cannot be pre-filled."""
         if self.stdout.isatty():
             self.stdout.write(prompt)
             self.stdout.flush()

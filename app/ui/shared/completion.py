@@ -15,6 +15,8 @@ SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy
 SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "context": ("restore",),
     "notes": ("add", "delete"),
+    "permissions": ("allow", "ask", "deny"),
+    "undo": ("force",),
 }
 
 CommandTable = Sequence[tuple[str, str]]

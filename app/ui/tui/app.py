@@ -90,6 +90,7 @@ class LullApp(App[None]):
         self._clock = clock
         self._bench_file = bench_file
         self._last_ctrl_c = -DOUBLE_PRESS_SECONDS
+        self._last_escape = -DOUBLE_PRESS_SECONDS
         self.fatal: Fatal | None = None
         self.setup: SetupPanel | None = None
         self._commands: CommandTable | None = None
@@ -273,9 +274,17 @@ class LullApp(App[None]):
     # --- actions ----------------------------------------------------------------------
 
     def action_interrupt(self) -> None:
-        """Esc: stop the running turn (partial text stays, marked interrupted)."""
-        if self._chat is not None:
-            self._chat.interrupt()
+        """Esc: stop the running turn (partial text stays, marked interrupted); with nothing
+        running, Esc twice within 2 s opens /rewind (as in Claude Code)."""
+        chat = self._chat
+        if chat is None or chat.interrupt() or chat.runtime is None:
+            return
+        now = time.monotonic()
+        if now - self._last_escape < DOUBLE_PRESS_SECONDS:
+            self._last_escape = -DOUBLE_PRESS_SECONDS
+            self.run_worker(chat.command("/rewind"), group="command")
+            return
+        self._last_escape = now
 
     async def action_ctrl_c(self) -> None:
         """Ctrl+C: interrupt or clear the prompt; a second press within 2 s quits."""

@@ -26,7 +26,7 @@ class ModalApprover:
         self.app = app
         self.on_ask = on_ask  # told the call when a question opens, None when it closes
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
         """Ask the user about ``call``; a closed modal without an answer counts as deny."""
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
 
@@ -34,7 +34,7 @@ class ModalApprover:
             if not future.done():
                 future.set_result(approval or Approval("deny"))
 
-        screen = ApprovalScreen(call, summary)
+        screen = ApprovalScreen(call, summary, rules)
         self._tell(call)
         self.app.push_screen(screen, callback=answered)
         try:

@@ -46,6 +46,7 @@ from app.ui.tui.approver import ModalApprover
 from app.ui.tui.renderer import TurnRenderer, transcript_widgets
 from app.ui.tui.widgets.command_output import CommandOutput
 from app.ui.tui.widgets.conversation import Conversation
+from app.ui.tui.widgets.prompt_input import PromptInput
 from app.ui.tui.widgets.status_bar import StatusBar
 from app.ui.tui.widgets.user_message import UserMessage
 
@@ -118,7 +119,7 @@ class Chat:
         """Show the agent's session from scratch (after resume, /clear, /resume)."""
         if self.runtime is None:
             return
-        messages = self.runtime.agent.session.transcript
+        messages = self.runtime.agent.session.shown()
         await self.conversation.reset()
         if len(messages) > REPLAY_LIMIT:
             hidden = len(messages) - REPLAY_LIMIT
@@ -202,6 +203,8 @@ class Chat:
             await self.redraw()
         if result.lines:
             await self.conversation.add(CommandOutput(title, result.lines, error=result.error))
+        if result.prefill:
+            self.app.query_one(PromptInput).offer(result.prefill)
         for event in result.events:
             await self.renderer.handle(event)
             self._follow(event)
@@ -212,8 +215,17 @@ class Chat:
             from app.ui.tui.screens.session_picker import SessionPicker
 
             self.app.push_screen(SessionPicker(result.sessions), callback=self._picked)
+        elif result.follow_ups:
+            from app.ui.tui.screens.choice_picker import ChoicePicker
+
+            picker = ChoicePicker(result.question, result.follow_ups)
+            self.app.push_screen(picker, callback=self._followed)
         elif result.stream is not None:
             self.start(result.stream)
+
+    async def _followed(self, command: str | None) -> None:
+        if command is not None and self.runtime is not None:
+            await self.command(command)
 
     async def _picked(self, session_id: str | None) -> None:
         from app.commands import resume_session

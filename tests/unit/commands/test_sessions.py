@@ -14,6 +14,9 @@ from app.commands import (
 from app.runtime import Runtime
 from tests.fakes import FakeServer, Reply
 from tests.support import run
+from tools.shell import ShellTool
+
+SHELL = ShellTool()
 
 
 async def test_clear_starts_an_empty_session_and_keeps_the_old_one(
@@ -22,13 +25,13 @@ async def test_clear_starts_an_empty_session_and_keeps_the_old_one(
     fake.script(Reply(text="remember 42"), Reply(text="fresh"))
     await run(runtime.agent, "the number is 42")
     old = runtime.agent.session
-    runtime.agent.tools.always_allowed.add("run_shell_command")
+    runtime.agent.tools.rules.remember(SHELL, {"command": "ls"}, ("run_shell_command",), "session")
 
     result = run_command(runtime, "/clear")
     assert result.session_changed
     assert result.lines[1] == f"the previous one is saved: lull --resume {old.id}"
     assert runtime.agent.session.id != old.id and not runtime.agent.session.transcript
-    assert not runtime.agent.tools.always_allowed
+    assert not runtime.agent.tools.rules.session
     assert runtime.store.path_for(old.id).is_file()
 
     await run(runtime.agent, "what number?")

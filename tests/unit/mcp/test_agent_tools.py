@@ -25,7 +25,7 @@ class Recorder:
         self.answers = list(answers)
         self.asked: list[str] = []
 
-    async def ask(self, call: ToolCall, summary: str) -> Approval:
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
         self.asked.append(call.name)
         return Approval(self.answers.pop(0))  # type: ignore[arg-type]
 

@@ -25,6 +25,9 @@ from app.runtime import (
     session_environment,
 )
 from tests.support import run
+from tools.shell import ShellTool
+
+SHELL = ShellTool()
 
 
 def _saved_session(tmp_path: Path, workspace: Path) -> tuple[SessionStore, str]:
@@ -88,11 +91,11 @@ async def test_new_session_and_resume_replace_the_agent_and_keep_the_tools(
     runtime = _demo(workspace)
     first, tools = runtime.agent, runtime.agent.tools
     await run(first, "remember tangerine")
-    tools.always_allowed.add("run_shell_command")
+    tools.rules.remember(SHELL, {"command": "ls"}, ("run_shell_command",), "session")
 
     fresh = runtime.new_session()
     assert runtime.agent is not first and runtime.agent.session is fresh
-    assert runtime.agent.tools is tools and not tools.always_allowed
+    assert runtime.agent.tools is tools and not tools.rules.session
     assert not fresh.transcript and not runtime.resumed
     assert runtime.store.path_for(first.session.id).is_file()
 
@@ -217,4 +220,24 @@ def test_keep_zero_and_the_stage_thresholds_reach_the_agent(workspace: Path) -> 
     assert (policy.watch_threshold, policy.light_threshold, policy.threshold) == (0.3, 0.45, 0.8)
     assert policy.emergency_threshold == 0.95
     assert runtime.loaded.diagnostics == []
+    runtime.close()
+
+
+async def test_a_projects_hooks_wait_for_trust(workspace: Path) -> None:
+    from settings.workspaces import trust
+
+    marker = workspace / "hook-ran"
+    hook = {"type": "command", "command": f"echo ran >> '{marker}'"}
+    (workspace / ".lull").mkdir()
+    (workspace / ".lull" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}})
+    )
+    runtime = _demo(workspace)
+    assert any("define hooks" in n and "/trust" in n for n in runtime.start_notes)
+    await run(runtime.agent, "hello")
+    assert not marker.exists()
+    trust(workspace)
+    runtime.workspace_trusted()  # what /trust does after saving
+    await run(runtime.agent, "again")
+    assert marker.read_text() == "ran\n"
     runtime.close()

@@ -70,7 +70,7 @@ def defaults_document(obj: Any = None) -> dict[str, Any]:
         if dataclasses.is_dataclass(value):
             value = defaults_document(value)
         elif isinstance(value, tuple):
-            value = {} if field.name == "mcp_servers" else list(value)
+            value = {} if field.name in ("mcp_servers", "hooks") else list(value)
         doc[_camel(field.name)] = value
     return doc
 
@@ -157,6 +157,7 @@ def test_every_key_says_what_a_project_file_may_do_with_it() -> None:
         assert leaf[PROJECT_KEYWORD] == rule, key
         sentence = {"yes": "Project files may set it.", "narrow": "Project files may only narrow",
                     "trusted": "may add entries; they apply only in a workspace the user trusts",
+                    "adds": "Project files may add entries: added to yours",
                     "no": "Ignored in project files"}[rule]  # fmt: skip
         assert sentence in leaf["description"], key
 

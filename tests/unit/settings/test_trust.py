@@ -39,6 +39,9 @@ DECIDED: dict[str, ProjectRule] = {
     "context.compression.threshold": "yes",
     "context.compression.keepRecentFraction": "yes",
     "context.toolOutput.maxTokens": "yes",
+    "permissions.allow": "adds",
+    "permissions.ask": "adds",
+    "permissions.deny": "adds",
 }
 
 

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from app.model.permissions import PermissionRule
 from tools.base import ApprovalNeed
 from tools.permissions import ApprovalMode, decide, denial_message
 from tools.registry import default_registry
+from tools.rules import RuleMatch
 
 REGISTRY = default_registry()
 
@@ -71,3 +73,29 @@ def test_denial_of_a_call_with_a_need_says_why_and_how_to_allow() -> None:
         "needs the user's approval, and the user denied it. Reason: no -p. "
         "Set tools.allowPrivateNetwork."
     )
+
+
+def _rule(effect: str, text: str) -> RuleMatch:
+    return RuleMatch(effect, PermissionRule(effect, text, "/u/settings.json"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", list(MATRIX))
+def test_saved_rules_come_before_the_mode(mode: ApprovalMode) -> None:
+    shell = next(t for t in REGISTRY if t.name == "run_shell_command")
+    read = next(t for t in REGISTRY if t.name == "read_file")
+    assert decide(shell, mode, None, _rule("deny", "run_shell_command(rm *)")) == "deny"
+    assert decide(read, mode, None, _rule("deny", "read_file(.env)")) == "deny"
+    assert decide(shell, mode, None, _rule("ask", "run_shell_command(git push *)")) == "ask"
+    allowed = decide(shell, mode, None, _rule("allow", "run_shell_command(make *)"))
+    assert allowed == ("deny" if mode == "plan" else "allow")  # a rule never widens plan mode
+
+
+def test_a_denied_call_names_the_rule() -> None:
+    shell = next(t for t in REGISTRY if t.name == "run_shell_command")
+    text = denial_message(shell, "yolo", None, None, _rule("deny", "run_shell_command(rm *)"))
+    assert text.startswith(
+        'run_shell_command was not run: the user\'s deny rule "run_shell_command(rm *)" from '
+        "/u/settings.json denies it."
+    )
+    asked = denial_message(shell, "yolo", "not now", None, _rule("ask", "Bash(git push *)"))
+    assert 'ask rule "Bash(git push *)"' in asked and asked.endswith("Reason: not now")

@@ -1,8 +1,9 @@
 """The approval modal: may this tool call run?
 
-Allow once (y), allow this tool for the rest of the session (a), or deny (n /
-Esc) with an optional reason the model is shown. The call itself is shown so
-the user knows what they approve: a diff for edits, the command for shell.
+Allow once (y); allow always, keeping the suggested rules (``run_shell_command(npm test *)``)
+for this session (a), this workspace (w) or everywhere (e); or deny (n / Esc) with an
+optional reason the model is shown. The call itself is shown so the user knows what they
+approve: a diff for edits, the command for shell.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from textual.widgets import Button, Input, Static
 
 from app.model.approvals import Approval
 from app.model.messages import ToolCall
+from app.model.permissions import SaveScope
+from app.ui.shared.approvals import always_legend
 from app.ui.tui.widgets.diff_view import render_diff, write_as_diff
 
 PREVIEW_LINES = 30
@@ -49,15 +52,18 @@ class ApprovalScreen(ModalScreen[Approval]):
     CSS_PATH = Path(__file__).with_name("approval.tcss")
     BINDINGS = [  # noqa: RUF012 (Textual's class-level binding table)
         Binding("y", "allow", "allow once"),
-        Binding("a", "allow_always", "allow always"),
+        Binding("a", "allow_always('session')", "always (session)"),
+        Binding("w", "allow_always('workspace')", "always (workspace)"),
+        Binding("e", "allow_always('user')", "always (everywhere)"),
         Binding("n", "deny", "deny"),
         Binding("escape", "deny", "deny", show=False),
     ]
 
-    def __init__(self, call: ToolCall, summary: str) -> None:
+    def __init__(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.call = call
         self.summary = summary
+        self.rules = rules
 
     def compose(self) -> ComposeResult:
         """Title, the call's preview, the buttons and the reason box."""
@@ -69,12 +75,19 @@ class ApprovalScreen(ModalScreen[Approval]):
             yield Static(title, id="approval-title", markup=False)
             with VerticalScroll(id="approval-preview"):
                 yield Static(call_preview(self.call, self.summary), markup=False)
-            with Horizontal(id="approval-buttons"):
+            with Horizontal(id="approval-buttons", classes="approval-row"):
                 yield Button(Text("Allow once (y)"), variant="success", id="allow", compact=True)
-                yield Button(Text("Always (a)"), variant="primary", id="always", compact=True)
                 yield Button(Text("Deny (n)"), variant="error", id="deny", compact=True)
-            legend = f"always: allow every {self.call.name} call for the rest of this session"
-            yield Static(Text(legend), id="approval-legend", markup=False)
+            with Horizontal(id="approval-always", classes="approval-row"):  # fits 60 columns
+                yield Button(
+                    Text("Always: session (a)"), variant="primary", id="always", compact=True
+                )
+                yield Button(Text("workspace (w)"), id="workspace", compact=True)
+                yield Button(Text("everywhere (e)"), id="everywhere", compact=True)
+            legend = (
+                always_legend(self.call, self.rules) + " (a: session, w: workspace, e: everywhere)"
+            )
+            yield Static(Text(legend), id="approval-legend")
             yield Input(
                 placeholder="reason to deny (optional, the model sees it); Enter denies",
                 id="approval-reason",
@@ -87,9 +100,18 @@ class ApprovalScreen(ModalScreen[Approval]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A button was clicked."""
         event.stop()
-        {"allow": self.action_allow, "always": self.action_allow_always}.get(
-            event.button.id or "", self.action_deny
-        )()
+        scopes: dict[str, SaveScope] = {
+            "always": "session",
+            "workspace": "workspace",
+            "everywhere": "user",
+        }
+        button = event.button.id or ""
+        if button == "allow":
+            self.action_allow()
+        elif button in scopes:
+            self.action_allow_always(scopes[button])
+        else:
+            self.action_deny()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the reason box denies with that reason."""
@@ -100,9 +122,10 @@ class ApprovalScreen(ModalScreen[Approval]):
         """Run this call."""
         self.dismiss(Approval("allow"))
 
-    def action_allow_always(self) -> None:
-        """Run this call and every later call of this tool in this session."""
-        self.dismiss(Approval("allow_always"))
+    def action_allow_always(self, scope: SaveScope = "session") -> None:
+        """Run this call and keep the suggested rules for ``scope`` (session, workspace or
+        user: everywhere)."""
+        self.dismiss(Approval("allow_always", remember=scope))
 
     def action_deny(self) -> None:
         """Do not run it; the reason typed (if any) goes to the model."""

@@ -165,6 +165,10 @@ class PromptInput(TextArea):
         self._show(entries[index])
         return True
 
+    def offer(self, text: str) -> None:
+        """Put ``text`` in the box (cursor at the end), to edit and send again."""
+        self._show(text)
+
     def _show(self, text: str) -> None:
         self._recalled = text
         self.load_text(text)

@@ -23,6 +23,9 @@ CALL = ToolCall("c1", "run_shell_command", {"command": "rm -rf build"})
         (" YES ", Approval("allow")),
         ("a", Approval("allow_always")),
         ("always", Approval("allow_always")),
+        ("w", Approval("allow_always", remember="workspace")),
+        ("e", Approval("allow_always", remember="user")),
+        ("everywhere", Approval("allow_always", remember="user")),
         ("", Approval("deny")),
         ("n", Approval("deny")),
         ("no, use make clean", Approval("deny", "use make clean")),
@@ -35,7 +38,9 @@ def test_answers(answer: str, expected: Approval) -> None:
     assert parse_answer(answer) == expected
 
 
-def _approver(answer: str | BaseException) -> tuple[TerminalApprover, list[str]]:
+def _approver(
+    answer: str | BaseException, out: io.StringIO | None = None
+) -> tuple[TerminalApprover, list[str]]:
     asked: list[str] = []
 
     async def ask(question: str) -> str:
@@ -44,7 +49,7 @@ def _approver(answer: str | BaseException) -> tuple[TerminalApprover, list[str]]
             raise answer
         return answer
 
-    console = Console(file=io.StringIO(), color_system=None)
+    console = Console(file=out or io.StringIO(), color_system=None)
     return TerminalApprover(ask, EventPrinter(console)), asked
 
 
@@ -63,3 +68,12 @@ async def test_ctrl_c_at_the_question_cancels_the_turn() -> None:
     approver, _ = _approver(KeyboardInterrupt())
     with pytest.raises(asyncio.CancelledError):
         await approver.ask(CALL, "rm -rf build")
+
+
+async def test_the_question_says_what_always_would_allow() -> None:
+    out = io.StringIO()
+    approver, asked = _approver("w", out)
+    approval = await approver.ask(CALL, "rm -rf build", ("run_shell_command(rm *)",))
+    assert approval == Approval("allow_always", remember="workspace")
+    assert "always: allow run_shell_command(rm *)" in out.getvalue()
+    assert "[a] this session, [w] this workspace, [e] everywhere" in asked[0]

@@ -29,9 +29,11 @@ class Script:
     def __init__(self, *items: Item) -> None:
         self.items = list(items)
         self.prompts: list[str] = []
+        self.defaults: list[str] = []
 
-    async def read(self, prompt: str) -> str:
+    async def read(self, prompt: str, default: str = "") -> str:
         self.prompts.append(prompt)
+        self.defaults.append(default)
         if not self.items:
             raise EOFError
         item = self.items.pop(0)
@@ -208,3 +210,33 @@ async def test_a_doom_loop_goes_on_when_the_user_says_yes(
     chat = Chat(runtime, workspace, "look", "y")
     await chat.run()
     assert "the loop ended well" in chat.text
+
+
+async def test_rewind_offers_numbered_choices_and_runs_the_chosen_one(
+    fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    from app.engine.checkpoints import CheckpointStore
+
+    runtime = fake_runtime(fake, workspace, tmp_path, mode="yolo")
+    runtime.agent.tools.checkpoints = CheckpointStore(tmp_path / "checkpoints")
+    write = ToolUse("write_file", {"path": "a.txt", "content": "hello\n"})
+    fake.script(Reply(tool_calls=[write]), Reply(text="Wrote it."))
+    chat = Chat(runtime, workspace, "write a", "/rewind", "1", "3", "/rewind", "")
+    await chat.run()
+    assert not (workspace / "a.txt").exists()  # 3) the code only
+    assert "  1) 1. write a" in chat.text
+    assert "  3) restore the code (the conversation stays)" in chat.text
+    assert f"deleted {workspace.resolve() / 'a.txt'}" in chat.text
+    assert "Rewind to before which prompt? number (Enter cancels): " in chat.script.prompts
+    assert "· cancelled" in chat.text
+    assert len(runtime.agent.session.view()) > 1  # the conversation stayed
+
+
+async def test_a_conversation_rewind_puts_the_prompt_back_in_the_input(
+    runtime: Runtime, workspace: Path, fake: FakeServer
+) -> None:
+    fake.script(Reply(text="Hello."))
+    chat = Chat(runtime, workspace, "say hello", "/rewind 1 conversation", "")
+    await chat.run()
+    assert "the conversation is back to before prompt 1" in chat.text
+    assert chat.script.defaults == ["", "", "say hello", ""]

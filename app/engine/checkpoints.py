@@ -1,0 +1,288 @@
+"""Checkpoints: what files held before lull changed them, so ``/undo`` and ``/rewind`` can put
+them back.
+
+Before a file-changing tool call (``write_file``, ``edit``) runs, the file's bytes (or the fact
+that it did not exist) are stored content-addressed under the data directory, one directory
+per session (``<data>/checkpoints/<workspace>/<session id>/``: ``objects/<sha256>`` and
+``log.jsonl``), never in the user's repository. After the call the new content's hash is
+recorded too, so a restore can tell when a file was changed outside lull since (and refuses,
+naming the file, unless forced). Shell commands' changes are not tracked.
+
+Every change belongs to the user prompt (turn) it happened in; ``/undo`` restores the last
+turn that changed files, ``/rewind`` every turn from a chosen prompt on. Undone changes are
+marked in the log (nothing is deleted), and a session's checkpoints are removed with it
+(:func:`prune`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+log = logging.getLogger("lull.checkpoints")
+
+LOG_NAME = "log.jsonl"
+RestoreAction = Literal["restored", "deleted", "recreated"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file one tool call changed: its hash before (None: it did not exist) and after
+    (None: it does not exist; ``finished`` False: the call never reported back)."""
+
+    id: str
+    turn: int
+    prompt: str
+    call_id: str
+    path: str
+    before: str | None
+    after: str | None = None
+    finished: bool = False
+
+
+@dataclass
+class RestoreReport:
+    """What a restore did (``changed``: path and action) or, refused, the files changed
+    outside lull since (``conflicts``)."""
+
+    changed: list[tuple[str, RestoreAction]] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        """True when nothing was restored because of outside changes."""
+        return bool(self.conflicts) and not self.changed
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes, or None when there is no regular file."""
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+class SessionCheckpoints:
+    """One session's checkpoints: the object store and the change log."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.turn = 0
+        self.prompt = ""
+        self._changes: dict[str, FileChange] = {}
+        self._undone: set[str] = set()
+        self._load()
+
+    # --- recording -------------------------------------------------------------------------
+
+    def begin_turn(self, turn: int, prompt: str) -> None:
+        """Changes from now on belong to user prompt number ``turn`` (message id ``prompt``)."""
+        self.turn, self.prompt = turn, prompt
+
+    def capture(self, call_id: str, path: Path) -> str:
+        """Store ``path``'s content before a call changes it; returns the change's id."""
+        data = _read(path)
+        return self._begin(call_id, path, None if data is None else self.store(data))
+
+    def record(self, call_id: str, path: Path, before: str | None) -> None:
+        """A change found after the call (a shell command's): ``before`` is the stored
+        content's hash (:meth:`store`), None when the file did not exist."""
+        self.finish(self._begin(call_id, path, before))
+
+    def _begin(self, call_id: str, path: Path, before: str | None) -> str:
+        change = FileChange(
+            f"{call_id}:{len(self._changes)}", self.turn, self.prompt, call_id, str(path), before
+        )
+        self._append({"kind": "change", **_as_record(change)})  # on disk first
+        self._changes[change.id] = change
+        return change.id
+
+    def finish(self, change_id: str) -> None:
+        """Record what the file holds after the call (for the outside-change check)."""
+        change = self._changes.get(change_id)
+        if change is None:
+            return
+        data = _read(Path(change.path))
+        after = None if data is None else _digest(data)
+        self._changes[change_id] = replace(change, after=after, finished=True)
+        self._append({"kind": "after", "id": change_id, "after": after})
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def changes(self) -> list[FileChange]:
+        """The changes not undone yet, oldest first."""
+        return [c for c in self._changes.values() if c.id not in self._undone]
+
+    def turns(self) -> list[int]:
+        """The turns that changed files (and are not undone)."""
+        return sorted({c.turn for c in self.changes()})
+
+    def size(self) -> tuple[int, int]:
+        """How many changes are kept, and the bytes of the stored contents."""
+        objects = self.directory / "objects"
+        total = 0
+        with contextlib.suppress(OSError):
+            total = sum(entry.stat().st_size for entry in os.scandir(objects))
+        return len(self.changes()), total
+
+    # --- restoring -------------------------------------------------------------------------
+
+    def undo_last(self, *, force: bool = False) -> RestoreReport:
+        """Put back the files the last turn that changed any changed."""
+        turns = self.turns()
+        if not turns:
+            return RestoreReport()
+        return self.restore([c for c in self.changes() if c.turn == turns[-1]], force=force)
+
+    def rewind(self, turn: int, *, force: bool = False) -> RestoreReport:
+        """Put back the files every turn from ``turn`` on changed."""
+        return self.restore([c for c in self.changes() if c.turn >= turn], force=force)
+
+    def restore(self, changes: Sequence[FileChange], *, force: bool = False) -> RestoreReport:
+        """Each file of ``changes`` back to its content before the first of them; refused
+        (nothing touched) when one was changed outside lull since, unless ``force``."""
+        first: dict[str, FileChange] = {}
+        last: dict[str, FileChange] = {}
+        for change in changes:
+            first.setdefault(change.path, change)
+            last[change.path] = change
+        report = RestoreReport()
+        for path, change in last.items():
+            data = _read(Path(path))
+            now = None if data is None else _digest(data)
+            if not change.finished or now != change.after:
+                report.conflicts.append(path)
+        if report.conflicts and not force:
+            return report
+        for path, change in first.items():
+            report.changed.append((path, self._put_back(Path(path), change.before)))
+        self._undone.update(c.id for c in changes)
+        self._append({"kind": "undone", "ids": [c.id for c in changes]})
+        return report
+
+    def _put_back(self, path: Path, digest: str | None) -> RestoreAction:
+        if digest is None:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            return "deleted"
+        import shutil  # here: restoring is rare, and lull starts faster without these
+        import tempfile
+
+        existed = path.exists()
+        data = (self.directory / "objects" / digest).read_bytes()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".lull")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            if existed:
+                shutil.copymode(path, temporary)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        return "restored" if existed else "recreated"
+
+    # --- storage ---------------------------------------------------------------------------
+
+    def holds(self, path: Path, digest: str | None) -> bool:
+        """Whether ``path`` holds the content ``digest`` names (None: it does not exist)."""
+        data = _read(path)
+        return (None if data is None else _digest(data)) == digest
+
+    def store(self, data: bytes) -> str:
+        """Keep ``data`` in the object store; its hash."""
+        digest = _digest(data)
+        target = self.directory / "objects" / digest
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_suffix(".tmp")
+            temporary.write_bytes(data)
+            os.replace(temporary, target)
+        return digest
+
+    def _append(self, record: dict[str, Any]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with (self.directory / LOG_NAME).open("a", encoding="ascii") as out:
+            out.write(json.dumps(record) + "\n")  # ASCII: any path survives as \\u escapes
+
+    def _load(self) -> None:
+        try:
+            lines = (self.directory / LOG_NAME).read_text("ascii", errors="replace").splitlines()
+        except OSError:
+            return
+        for number, line in enumerate(lines, 1):
+            try:
+                self._take(json.loads(line))
+            except (ValueError, KeyError, TypeError):
+                log.warning("%s line %d: not a checkpoint record; skipped", LOG_NAME, number)
+
+    def _take(self, record: dict[str, Any]) -> None:
+        match record["kind"]:
+            case "change":
+                change = FileChange(
+                    str(record["id"]),
+                    int(record["turn"]),
+                    str(record["prompt"]),
+                    str(record["call_id"]),
+                    str(record["path"]),
+                    record["before"],
+                )
+                self._changes[change.id] = change
+                self.turn = max(self.turn, change.turn)
+            case "after":
+                found = self._changes[str(record["id"])]
+                self._changes[found.id] = replace(found, after=record["after"], finished=True)
+            case "undone":
+                self._undone.update(str(i) for i in record["ids"])
+
+
+def _as_record(change: FileChange) -> dict[str, Any]:
+    return {
+        "id": change.id,
+        "turn": change.turn,
+        "prompt": change.prompt,
+        "call_id": change.call_id,
+        "path": change.path,
+        "before": change.before,
+    }
+
+
+class CheckpointStore:
+    """The checkpoints of one workspace's sessions (``root``: under the data directory)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._open: dict[str, SessionCheckpoints] = {}
+
+    def session(self, session_id: str) -> SessionCheckpoints:
+        """The checkpoints of ``session_id`` (loaded once, kept across resumes)."""
+        if session_id not in self._open:
+            self._open[session_id] = SessionCheckpoints(self.root / session_id)
+        return self._open[session_id]
+
+
+def prune(root: Path, live: Iterable[str]) -> list[str]:
+    """Remove the checkpoints of sessions that no longer exist; returns their ids."""
+    import shutil
+
+    keep = set(live)
+    removed: list[str] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root):
+            if entry.is_dir(follow_symlinks=False) and entry.name not in keep:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.name)
+    return removed

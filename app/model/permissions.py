@@ -1,0 +1,107 @@
+"""Saved permission rules: ``tool`` or ``tool(pattern)`` strings that allow, ask about or
+deny tool calls, where each came from, and how a rule is written.
+
+A rule names a tool (lull's name, a Claude Code name such as ``Bash`` or ``Edit``, or a
+``*`` pattern such as ``mcp__github__*``) and optionally a pattern in parentheses, whose
+meaning depends on the tool (``tools/rules.py`` matches them): a command prefix for
+``run_shell_command(npm test*)``, a path glob for ``read_file(src/**)`` and ``edit(docs/**)``,
+``domain:HOST`` for ``web_fetch``. Precedence is deny > ask > allow > the approval mode.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+RuleEffect = Literal["allow", "ask", "deny"]
+"""What a matching rule does to a call."""
+RULE_EFFECTS: tuple[RuleEffect, ...] = ("deny", "ask", "allow")
+"""The effects in order of precedence: the first that matches decides."""
+RuleScope = Literal["user", "workspace", "project", "session"]
+"""Where a rule came from: the user settings file, the user's rules for this workspace (kept
+in the user's config directory), the repository's ``.lull/settings.json`` (its ``allow``
+rules apply only in a trusted workspace), or an "allow always" answer for this session."""
+SaveScope = Literal["session", "workspace", "user"]
+"""Where an "allow always" answer is kept: this session, this workspace, or everywhere."""
+SAVE_SCOPES: tuple[SaveScope, ...] = get_args(SaveScope)
+
+CLAUDE_CODE_NAMES: dict[str, tuple[str, ...]] = {
+    "run_shell_command": ("Bash",),
+    "read_file": ("Read",),
+    "edit": ("Edit", "MultiEdit"),
+    "write_file": ("Write",),
+    "web_fetch": ("WebFetch",),
+    "grep_search": ("Grep",),
+    "glob": ("Glob",),
+    "list_directory": ("LS",),
+    "task": ("Task", "Agent"),
+}
+"""lull's built-in tools by the names Claude Code users write in rules and hook matchers."""
+
+_RULE_ALIASES: dict[str, tuple[str, ...]] = {
+    alias: (tool,) for tool, aliases in CLAUDE_CODE_NAMES.items() for alias in aliases
+}
+_RULE_ALIASES["Edit"] = ("edit", "write_file")  # as in Claude Code: every file-editing tool
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.*-]+")
+
+
+def rule_tools(name: str) -> tuple[str, ...]:
+    """The lull tool names (or name patterns) a rule's tool part stands for."""
+    return _RULE_ALIASES.get(name, (name,))
+
+
+def parse_rule(text: str) -> tuple[str, str | None]:
+    """``(tool, pattern)`` of a rule: ``"run_shell_command(npm test*)"`` ->
+    ``("run_shell_command", "npm test*")``, ``"edit"`` -> ``("edit", None)``.
+
+    Raises ``ValueError`` with a message saying what is wrong with the rule.
+    """
+    rule = text.strip()
+    if not rule:
+        raise ValueError("a rule is empty; write TOOL or TOOL(PATTERN)")
+    name, opening, rest = rule.partition("(")
+    name = name.strip()
+    if not _TOOL_NAME.fullmatch(name):
+        raise ValueError(
+            f"rule {text!r}: {name!r} is no tool name (letters, digits, _ - . and *; "
+            "write TOOL or TOOL(PATTERN))"
+        )
+    if not opening:
+        return name, None
+    if not rest.endswith(")"):
+        raise ValueError(f"rule {text!r} has no closing parenthesis; write TOOL(PATTERN)")
+    pattern = rest[:-1].strip()
+    if not pattern:
+        raise ValueError(f"rule {text!r} has an empty pattern; write {name} for every call")
+    return name, pattern
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRule:
+    """One saved rule: its effect, its text as written, where it came from.
+
+    ``source`` is a file path or "this session"; ``scope`` says which kind of place that is
+    (a project file's ``allow`` rules apply only once the workspace is trusted).
+    """
+
+    effect: RuleEffect
+    text: str
+    source: str = ""
+    scope: RuleScope = "user"
+
+    @property
+    def tool(self) -> str:
+        """The tool part as written (``Bash``, ``run_shell_command``, ``mcp__github__*``)."""
+        return parse_rule(self.text)[0]
+
+    @property
+    def pattern(self) -> str | None:
+        """The pattern in parentheses, or None for a rule about every call of the tool."""
+        return parse_rule(self.text)[1]
+
+    def described(self) -> str:
+        """How a message names this rule: ``deny rule "run_shell_command(rm *)" from FILE``."""
+        where = f" from {self.source}" if self.source else ""
+        return f'{self.effect} rule "{self.text}"{where}'

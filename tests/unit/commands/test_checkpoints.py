@@ -1,0 +1,142 @@
+"""/undo and /rewind on a real runtime (scripted model, real tools and files): the files of
+the last turn put back, the prompts listed, code and conversation rewound, an outside change
+refused until forced, checkpoints kept across --resume and listed in /context."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.commands import run_command
+from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from app.runtime import RunOptions, Runtime, build_runtime
+from tests.support import run
+
+PROMPTS = ("create the notes", "fix the config")
+
+
+def _write(path: str, content: str) -> ScriptedReply:
+    call = ScriptedCall("write_file", {"path": path, "content": content})
+    return ScriptedReply(tool_calls=(call,))
+
+
+def _edit(path: str, old: str, new: str) -> ScriptedReply:
+    call = ScriptedCall("edit", {"path": path, "old_string": old, "new_string": new})
+    return ScriptedReply(tool_calls=(call,))
+
+
+async def _two_turns(workspace: Path, runtime: Runtime | None = None) -> Runtime:
+    """Prompt 1 creates notes.md; prompt 2 edits config.toml (which existed) in yolo mode."""
+    (workspace / "config.toml").write_text("debug = false\n")
+    runtime = runtime or build_runtime(
+        RunOptions(workspace=workspace, demo=True, approval_mode="yolo"), env={}
+    )
+    provider = runtime.agent.provider
+    assert isinstance(provider, ScriptedProvider)
+    provider.script(_write("notes.md", "# notes\n"), ScriptedReply(text="created"))
+    await run(runtime.agent, PROMPTS[0])
+    provider.script(_edit("config.toml", "false", "true"), ScriptedReply(text="fixed"))
+    await run(runtime.agent, PROMPTS[1])
+    assert (workspace / "config.toml").read_text() == "debug = true\n"
+    return runtime
+
+
+async def test_undo_reverts_the_last_turn_and_says_which_files(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    lines = run_command(runtime, "/undo").lines
+    assert lines[0] == "/undo (the changes of prompt 2): 1 file(s):"
+    assert lines[1] == f"  restored {workspace.resolve() / 'config.toml'}"
+    assert lines[-1].startswith("shell commands' file changes are tracked only in a git")
+    assert (workspace / "config.toml").read_text() == "debug = false\n"
+    assert (workspace / "notes.md").exists()
+    second = run_command(runtime, "/undo").lines
+    assert second[1] == f"  deleted {workspace.resolve() / 'notes.md'}"
+    assert not (workspace / "notes.md").exists()
+    assert run_command(runtime, "/undo").lines[0].startswith("nothing to undo")
+    runtime.close()
+
+
+async def test_rewind_lists_prompts_then_restores_code_and_conversation(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    listing = run_command(runtime, "/rewind")
+    assert listing.lines[1] == "    1. create the notes  [1 file(s) changed]"
+    assert listing.lines[2] == "    2. fix the config  [1 file(s) changed]"
+    assert [(f.label, f.command) for f in listing.follow_ups] == [
+        ("1. create the notes", "/rewind 1"),
+        ("2. fix the config", "/rewind 2"),
+    ]
+    asked = run_command(runtime, "/rewind 1")
+    assert asked.lines[1].startswith("lull changed 2 file(s) since;")
+    assert [f.command for f in asked.follow_ups] == [
+        "/rewind 1 both",
+        "/rewind 1 conversation",
+        "/rewind 1 code",
+    ]
+    assert (workspace / "notes.md").exists()  # asking changed nothing
+    result = run_command(runtime, asked.follow_ups[0].command)
+    assert not result.error and result.session_changed
+    assert not (workspace / "notes.md").exists()
+    assert (workspace / "config.toml").read_text() == "debug = false\n"
+    assert any("the conversation is back to before prompt 1" in line for line in result.lines)
+    provider = runtime.agent.provider
+    assert isinstance(provider, ScriptedProvider)
+    await run(runtime.agent, "start over")
+    sent = [m.text for m in provider.requests[-1].messages]
+    assert not any(p in text for p in PROMPTS for text in sent)
+    assert len(runtime.agent.session.transcript) > 2  # the session file keeps everything
+    assert any("/rewind hid" in line for line in run_command(runtime, "/context").lines)
+    runtime.close()
+
+
+async def test_rewind_code_only_keeps_the_conversation(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    before = len(runtime.agent.session.view())
+    result = run_command(runtime, "/rewind 2 code")
+    assert not result.session_changed
+    assert (workspace / "config.toml").read_text() == "debug = false\n"
+    assert len(runtime.agent.session.view()) == before
+    assert run_command(runtime, "/rewind 9").error
+    assert run_command(runtime, "/rewind 1 everything").error
+    runtime.close()
+
+
+async def test_an_outside_change_refuses_until_forced(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    (workspace / "config.toml").write_text("debug = maybe\n")
+    refused = run_command(runtime, "/undo")
+    assert refused.error
+    assert refused.lines[0] == (
+        f"/undo (the changes of prompt 2) refused: changed outside lull since: "
+        f"{workspace.resolve() / 'config.toml'}; /undo force overwrites them"
+    )
+    assert [f.command for f in refused.follow_ups] == ["/undo force"]
+    assert (workspace / "config.toml").read_text() == "debug = maybe\n"
+    rewind = run_command(runtime, "/rewind 1 both")
+    assert rewind.error and (workspace / "notes.md").exists()  # nothing touched
+    assert len(runtime.agent.session.view()) > 2  # nor the conversation
+    run_command(runtime, "/undo force")
+    assert (workspace / "config.toml").read_text() == "debug = false\n"
+    runtime.close()
+
+
+async def test_checkpoints_survive_resume_and_show_in_context(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    session_id = runtime.agent.session.id
+    context = run_command(runtime, "/context").lines
+    assert any(line.startswith("checkpoints: 2 file change(s) to 2 file(s)") for line in context)
+    runtime.close()
+    resumed = build_runtime(RunOptions(workspace=workspace, demo=True, resume=session_id), env={})
+    lines = run_command(resumed, "/undo").lines
+    assert lines[1] == f"  restored {workspace.resolve() / 'config.toml'}"
+    resumed.close()
+
+
+async def test_checkpoints_go_with_their_session(workspace: Path) -> None:
+    runtime = await _two_turns(workspace)
+    log = runtime.agent.tools.checkpoint_log
+    assert log is not None and log.directory.is_dir()
+    session_file = runtime.agent.session.path
+    runtime.close()
+    assert session_file is not None
+    session_file.unlink()  # the session is deleted
+    build_runtime(RunOptions(workspace=workspace, demo=True), env={}).close()
+    assert not log.directory.exists()
