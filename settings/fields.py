@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from app.model import defaults
 from app.model.approvals import APPROVAL_MODES
-from app.model.provider import CACHE_TTLS, PROVIDERS, VENDORS
+from app.model.provider import CACHE_LIFETIMES, PROVIDERS, VENDORS
 from settings.checks import (
     AdditiveList,
     Boolean,
@@ -183,6 +183,10 @@ _TABLE = (
           "Full compression (an LLM summary) when the prompt exceeds this fraction of the "
           "context window.",
           project="yes"),
+    Field("context.compression.coldThreshold", Number(0, 1, exclusive_minimum=True),
+          "Full compression already from this fraction of the window when the prompt cache "
+          "is cold anyway (the user is back after it expired); on a warm cache compression "
+          "waits past threshold, until just under emergencyThreshold.", project="yes"),
     Field("context.compression.emergencyThreshold", Number(0, 1, exclusive_minimum=True),
           "Safety net: clear the oldest tool outputs (never errors or notes) when the prompt "
           "still reaches this fraction of the window after compression.", project="yes"),
@@ -199,9 +203,12 @@ _TABLE = (
           "Ask the provider to cache the prompt prefix (Anthropic cache_control markers, "
           "OpenAI prompt_cache_key); false sends neither, e.g. to measure what caching saves.",
           env="LULL_PROMPT_CACHING", project="no"),
-    Field("context.cache.ttl", Choice(CACHE_TTLS),
-          "Anthropic prompt-cache lifetime of every cache marker: 5m (default) or 1h (cache "
-          "writes cost 2x input instead of 1.25x; keep idle thresholds >= 60 min with 1h).",
+    Field("context.cache.ttl", Choice(CACHE_LIFETIMES),
+          "Anthropic prompt-cache lifetime: 5m or 1h on every marker (1h writes cost 2x "
+          "input instead of 1.25x), or auto: the moving tail on 5m and the stable part "
+          "(tools, system prompt, history through the latest user message) on 1h when the "
+          "session's pauses and the prices make it pay. Idle cleanup waits for the part it "
+          "changes to go cold.",
           project="no"),
     Field("context.cache.promptCacheKey", Boolean(),
           "Send the session id as OpenAI's prompt_cache_key (better cache routing).",

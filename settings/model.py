@@ -14,10 +14,10 @@ from app.model.approvals import ApprovalMode
 from app.model.hooks import HookCommand
 from app.model.mcp import McpServerConfig
 from app.model.permissions import PermissionRule
-from app.model.provider import CacheTtl, ProviderName, Vendor
+from app.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
 from app.model.search import WebSearchConfig
 
-__all__ = ["ApprovalMode", "CacheTtl", "ProviderName", "Settings", "Vendor"]
+__all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,7 @@ class CompressionSettings:
     watch_threshold: float = defaults.WATCH_THRESHOLD
     light_threshold: float = defaults.LIGHT_THRESHOLD
     emergency_threshold: float = defaults.EMERGENCY_THRESHOLD
+    cold_threshold: float = defaults.COLD_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class CacheSettings:
     """Provider prompt caching (``context.cache.*``)."""
 
     enabled: bool = defaults.PROMPT_CACHING
-    ttl: CacheTtl = defaults.CACHE_TTL
+    ttl: CacheLifetime = defaults.CACHE_TTL
     prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
 
 

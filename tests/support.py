@@ -125,3 +125,7 @@ def fake_runtime(
 ) -> Runtime:
     """A Runtime whose agent talks to ``fake`` (Anthropic API) and saves under ``data_dir``."""
     return runtime_for(build_agent(fake, workspace, data_dir, "anthropic", **agent_options), fake)
+
+
+CLEARED_PREFIX = "[Old tool result content cleared"
+"""How every cleared-result sentinel starts (the recall id follows)."""

@@ -1,10 +1,13 @@
-"""How idle cleanup lines up with prompt-cache lifetimes, and the warnings when it does not.
+"""How idle cleanup lines up with prompt-cache lifetimes, and the notes when it does not.
 
 A prompt cache entry lives 5 minutes (Anthropic default, OpenAI in-memory retention) or one
-hour (``context.cache.ttl = "1h"``, Anthropic), refreshed by every hit. An idle cleanup
-rewrites the conversation, so the next request pays for writing it to the cache again; that
-is free only when the cache has expired anyway. So each idle threshold should be at least the
-cache TTL in use: the defaults (thinking 5 min, tool results 60 min) both are, for 5m.
+hour (``context.cache.ttl = "1h"``, Anthropic), refreshed by every hit; with ``"auto"`` the
+moving tail lives 5 minutes and the stable part 5 minutes or an hour, as the session's pauses
+make it pay. An idle cleanup rewrites the conversation, so the next request pays for writing
+it to the cache again; that is free only when the cache has expired anyway. So lull waits for
+the cache clock (``app/context/cache_clock.py``) to say the part a cleanup changes is cold,
+whatever the threshold: a threshold shorter than the lifetime in use has no effect below it,
+which these lines say once at start.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.model import defaults
-from app.model.provider import CacheTtl, ProviderName
+from app.model.provider import CacheLifetime, CacheTtl, ProviderName, tail_ttl
 
 TTL_MINUTES: dict[CacheTtl, float] = {"5m": 5.0, "1h": 60.0}
 _IDLE_KEY = "context.clearContextOnIdle"
@@ -25,7 +28,7 @@ class CacheSetup:
 
     provider: ProviderName | None = None
     enabled: bool = defaults.PROMPT_CACHING
-    ttl: CacheTtl = defaults.CACHE_TTL
+    ttl: CacheLifetime = defaults.CACHE_TTL
     thinking_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
     tool_results_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
 
@@ -33,17 +36,17 @@ class CacheSetup:
 def cache_ttl_minutes(setup: CacheSetup) -> float:
     """The prompt-cache lifetime in minutes.
 
-    ``context.cache.ttl`` applies to Anthropic; OpenAI-compatible caches are not configurable
-    and live about 5 minutes.
+    ``context.cache.ttl`` applies to Anthropic (``auto``: the tail's 5 minutes, the shortest
+    lifetime it uses); OpenAI-compatible caches are not configurable and live about 5 minutes.
     """
     if setup.provider == "openai":
         return TTL_MINUTES["5m"]  # what OpenAI-compatible servers keep, not a setting
-    return TTL_MINUTES[setup.ttl]
+    return TTL_MINUTES[tail_ttl(setup.ttl)]
 
 
 def ttl_warnings(setup: CacheSetup) -> list[str]:
     """One line per idle threshold that is shorter than the cache TTL in use (none if fine,
-    or if prompt caching is off: then no warm cache can be discarded)."""
+    or if prompt caching is off: then there is no warm cache to wait for)."""
     if not setup.enabled:
         return []
     ttl = cache_ttl_minutes(setup)
@@ -56,8 +59,8 @@ def ttl_warnings(setup: CacheSetup) -> list[str]:
         if 0 <= minutes < ttl:
             warnings.append(
                 f"{_IDLE_KEY}.{name} is {minutes:g} min, shorter than the {ttl:g} min "
-                f"prompt-cache lifetime: a cleanup after {minutes:g} idle minutes discards a "
-                f"cache that is still warm and pays to write it again; set it to {ttl:g} or "
-                "more (or < 0 to disable)"
+                f"prompt-cache lifetime: the cleanup waits until the cache has gone cold "
+                f"({ttl:g} idle minutes), since clearing a warm cache would pay to write it "
+                f"again; set it to {ttl:g} or more (or < 0 to disable)"
             )
     return warnings

@@ -44,8 +44,9 @@ fixing bugs, adding features, refactoring, running tests and commands.
   Markdown for code and lists. Refer to code as `path:line`.
 - When the task is done, say briefly what you changed and how you verified it.
 - If something is ambiguous or risky (deleting data, large rewrites), ask before acting.
-- Some old tool results may read "[Old tool result content cleared]": their content was removed
-  to save context; run the tool again if you need it.
+- Some old tool results may read "[Old tool result content cleared — recall id <id>]": their
+  content was removed to save context; call `recall` with that id to get it back (a summary of
+  earlier messages names a recall id too).
 """
 
 

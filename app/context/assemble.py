@@ -22,6 +22,15 @@ few new blocks. Two jobs live here:
   4. the environment (per-session facts after the static prompt): stays cached when the
      conversation changes under a warm cache (a compression, a restore).
 
+  With a lifetime per block (``context.cache.ttl: "auto"`` choosing the one-hour cache for
+  the stable part) a fifth candidate comes first: the **stable** marker, on the latest user
+  prompt (the conversation up to it changes only when the cache is cold). The stable part
+  (static prompt, environment, conversation through that prompt) is then cached for one
+  hour and the moving tail for five minutes; at its first request a turn writes the new
+  one-hour entry for only the few tokens past the previous tail. The longer lifetime always
+  comes first, as the provider requires; the environment marker is the first to go when
+  there are more than four candidates.
+
   A marker whose prefix is shorter than the model's minimum cacheable length is dropped
   rather than wasted (the provider would silently not cache it).
 """
@@ -34,9 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.model import defaults
 from app.model.messages import Message, ToolResult, part_to_dict
-from app.model.provider import CacheTtl, ModelRequest, ToolSpec
+from app.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ToolSpec
 from app.model.text import text_bytes
 
 MAX_BREAKPOINTS = 4
@@ -45,7 +53,7 @@ MAX_BREAKPOINTS = 4
 SAFE_LOOKBACK = 10
 BlockKind = Literal["model", "tool", "system", "environment", "options", "message"]
 Section = Literal["tools", "system", "messages"]
-Reason = Literal["tail", "previous tail", "static", "environment"]
+Reason = Literal["stable", "tail", "previous tail", "static", "environment"]
 
 
 def stable_json(value: Any) -> str:
@@ -154,6 +162,22 @@ def message_blocks(
     return blocks
 
 
+def prefix_chain(request: ModelRequest, digests: MessageDigests | None = None) -> list[str]:
+    """Names of the request's prefixes at each message boundary: ``chain[k]`` stands for the
+    model, tools, system prompt, environment, thinking settings and the first ``k`` messages
+    (``len(messages) + 1`` names). Equal names mean byte-equal prefixes: what the cache
+    clock (``cache_clock.py``) keys its entries by."""
+    head = [request.model, [tool_content(t) for t in request.tools], request.system]
+    current = digest([*head, request.environment, repr(request.thinking)])
+    chain = [current]
+    cache = digests or MessageDigests()
+    for message in request.messages:
+        current = hashlib.sha256(f"{current}{cache.of(message)}".encode()).hexdigest()[:16]
+        chain.append(current)
+    cache.done()
+    return chain
+
+
 # --- breakpoint planning ---------------------------------------------------------------------
 
 
@@ -164,7 +188,9 @@ class WireBlock:
     ``tokens`` is an estimate, used only to compare prefixes with the cache minimum (so a
     caller may stop counting, and pass 0, once the prefix is past it). ``message`` is the
     index of the wire message holding it (-1 outside the conversation); ``cacheable`` is
-    False for blocks that cannot carry a marker (thinking, empty text).
+    False for blocks that cannot carry a marker (thinking, empty text); ``prompt`` is True
+    for text the user side wrote (a user message, not a tool result): the stable part of a
+    conversation ends with the latest one.
     """
 
     tokens: int
@@ -172,6 +198,7 @@ class WireBlock:
     message: int = -1
     role: str = ""
     cacheable: bool = True
+    prompt: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,16 +216,21 @@ def plan_breakpoints(
     static_end: int | None,
     environment_end: int | None,
     min_tokens: int,
-    ttl: CacheTtl = defaults.CACHE_TTL,
+    ttl: CacheTtl = SHORT_TTL,
+    stable_ttl: CacheTtl | None = None,
     limit: int = MAX_BREAKPOINTS,
     lookback: int = SAFE_LOOKBACK,
 ) -> list[Breakpoint]:
     """Where the cache markers go, in block order (see the module docstring for the rules).
 
     ``static_end`` / ``environment_end`` index the last block of the static part and of the
-    environment (None when absent). Every marker gets ``ttl`` (so a 1h marker never follows
-    a 5m one); markers whose cumulative prefix is under ``min_tokens`` are dropped; the
-    previous tail is marked only when the tail is ``lookback`` or more blocks after it.
+    environment (None when absent). Every marker gets ``ttl``, unless ``stable_ttl`` is given:
+    then the static part, the environment and the stable part (the conversation through the
+    latest user prompt, its own marker) get ``stable_ttl`` and only the moving tail gets
+    ``ttl``. A marker with a shorter lifetime never precedes a longer one (the provider
+    refuses that): such a marker is left out. Markers whose cumulative prefix is under
+    ``min_tokens`` are dropped; the previous tail is marked only when the tail is
+    ``lookback`` or more blocks after it.
     """
     cumulative: list[int] = []
     running = 0
@@ -209,19 +241,43 @@ def plan_breakpoints(
     previous = _previous_tail(blocks)
     if tail is None or previous is None or tail - previous < lookback:
         previous = None
-    candidates: list[tuple[int | None, Reason]] = [
-        (tail, "tail"),
-        (previous, "previous tail"),
-        (static_end, "static"),
-        (environment_end, "environment"),
+    stable = _stable_end(blocks) if stable_ttl is not None else None
+    if stable is not None and previous is not None and previous <= stable:
+        previous = None  # the stable marker reads the same entry, and later
+    fixed = stable_ttl or ttl
+    candidates: list[tuple[int | None, Reason, CacheTtl]] = [
+        (stable, "stable", fixed),
+        (tail, "tail", ttl),
+        (previous, "previous tail", ttl),
+        (static_end, "static", fixed),
+        (environment_end, "environment", fixed),
     ]
     chosen: dict[int, Breakpoint] = {}
-    for index, reason in candidates:
+    for index, reason, lifetime in candidates:
         if len(chosen) >= limit or index is None or index in chosen:
             continue
         if blocks[index].cacheable and cumulative[index] >= min_tokens:
-            chosen[index] = Breakpoint(index, ttl, reason)
-    return [chosen[i] for i in sorted(chosen)]
+            chosen[index] = Breakpoint(index, lifetime, reason)
+    points = [chosen[i] for i in sorted(chosen)]
+    return _longest_first(points)
+
+
+def _longest_first(points: list[Breakpoint]) -> list[Breakpoint]:
+    """``points`` without any marker that a marker with a longer lifetime follows."""
+    if len({p.ttl for p in points}) < 2:
+        return points
+    last_long = max(i for i, p in enumerate(points) if p.ttl == "1h")
+    return [p for i, p in enumerate(points) if p.ttl == "1h" or i > last_long]
+
+
+def _stable_end(blocks: Sequence[WireBlock]) -> int | None:
+    """The last cacheable block of the wire message holding the latest user prompt."""
+    prompts = [b.message for b in blocks if b.section == "messages" and b.prompt]
+    if not prompts:
+        return None
+    newest = prompts[-1]
+    indexes = [i for i, b in enumerate(blocks) if b.message == newest and b.cacheable]
+    return indexes[-1] if indexes else None
 
 
 def _last_cacheable(blocks: Sequence[WireBlock], end: int) -> int | None:

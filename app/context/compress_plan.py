@@ -26,7 +26,7 @@ from typing import Literal
 
 from app.context.tiers import Tiers, classify
 from app.model import defaults
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import Message, Text, ToolResult, cleared_result_text, is_cleared_text
 
 SAFETY_MARGIN = 0.05
 GROWTH_FRACTION = 0.05
@@ -42,7 +42,8 @@ Decision = Literal["none", "compress", "emergency"]
 @dataclass(frozen=True)
 class CompressionPolicy:
     """``context.compression``: the staged thresholds (fractions of the window: watch, light
-    step, full compression, emergency clear), the kept tail fraction, the summary model."""
+    step, full compression, emergency clear, and full compression on a cold cache), the kept
+    tail fraction, the summary model."""
 
     threshold: float = defaults.COMPRESSION_THRESHOLD
     keep_recent_fraction: float = defaults.KEEP_RECENT_FRACTION
@@ -50,6 +51,7 @@ class CompressionPolicy:
     watch_threshold: float = defaults.WATCH_THRESHOLD
     light_threshold: float = defaults.LIGHT_THRESHOLD
     emergency_threshold: float = defaults.EMERGENCY_THRESHOLD
+    cold_threshold: float = defaults.COLD_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Budget:
     watch: int = 0
     light: int = 0
     emergency: int = 0
+    cold: int = 0
 
     def over_limit(self, estimate: int) -> bool:
         """True when ``estimate`` plus the safety margin does not fit the input limit."""
@@ -108,6 +111,7 @@ def make_budget(window: int, policy: CompressionPolicy, max_output_tokens: int) 
         watch=_line(policy.watch_threshold, window),
         light=_line(policy.light_threshold, window),
         emergency=_line(policy.emergency_threshold, window),
+        cold=_line(policy.cold_threshold, window),
     )
 
 
@@ -273,7 +277,8 @@ def min_head_tokens(total: int) -> int:
 
 def clear_result(result: ToolResult) -> ToolResult:
     """``result`` with its content replaced by the cleared sentinel."""
-    return ToolResult(result.call_id, result.name, CLEARED_TOOL_RESULT, result.is_error, True)
+    sentinel = cleared_result_text(result.call_id)
+    return ToolResult(result.call_id, result.name, sentinel, result.is_error, True)
 
 
 def fit_head(
@@ -359,7 +364,7 @@ def plan_emergency_clear(
                     return ids, freed
                 if tiers.result(result.call_id) != wanted or result.is_error:
                     continue
-                if result.cleared or result.content == CLEARED_TOOL_RESULT:
+                if result.cleared or is_cleared_text(result.content):
                     continue
                 gain = saving(result)
                 if gain > 0:

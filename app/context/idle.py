@@ -25,6 +25,10 @@ Rules (DESIGN.md §3), where they go beyond the reference design:
   never from the tool loop the view ends inside (an interrupted turn: the API
   still needs that loop's reasoning).
 * Planning on a view that already has the edits applied yields no edit.
+* Only what is cold: messages before ``cold_from`` lie in a prompt prefix the provider still
+  caches (the cache clock, ``cache_clock.py``); nothing in them is cleared (they still count
+  for the keep rule), so a cleanup never discards a warm cache — with a one-hour stable part
+  it waits for that part to go cold.
 * One cleanup per kind and gap: each kind (tool results, thinking) is cleared at
   most once per idle gap, and a kind not handled yet in a gap (its threshold was
   not reached when an earlier message of the gap failed or was cancelled) still
@@ -55,12 +59,13 @@ from app.model.edits import (
     image_ref,
 )
 from app.model.messages import (
-    CLEARED_TOOL_RESULT,
     Image,
     Message,
     Text,
     ToolResult,
     cleared_image_text,
+    cleared_result_text,
+    is_cleared_text,
 )
 from app.model.notes import NOTE_TOOL
 
@@ -88,6 +93,7 @@ DEFAULT_COMPACTABLE: frozenset[str] = frozenset(
         "web_search",
         "edit",
         "write_file",
+        "recall",
     }
 )
 DEFAULT_NUM_TO_KEEP = defaults.TOOL_RESULTS_NUM_TO_KEEP
@@ -181,24 +187,26 @@ def plan_idle_cleanup(
     now: float,
     thinking_rule: ThinkingRule,
     edits: Sequence[ContextEdit] = (),
+    cold_from: int = 0,
 ) -> list[ContextEdit]:
     """The idle edits to record before a new user message is appended to ``view``.
 
     Returns 0..2 edits: a :class:`ClearToolResults` when the kind's gap reaches the
     tool-results threshold and a :class:`ClearThinking` when it reaches the thinking
     threshold — each only if it would change something. ``edits`` are the session's edits
-    so far: they say which kinds this gap already handled (:func:`gap_starts`).
+    so far: they say which kinds this gap already handled (:func:`gap_starts`);
+    ``cold_from`` is the first message outside the warm cached prefix (0: all cold).
     """
     starts = gap_starts(edits, last_response_at)
     planned: list[ContextEdit] = []
     gap = _gap(starts["tool_results"], now)
     if gap is not None and _reached(gap, policy.tool_results_threshold_minutes):
-        tool_edit = _plan_tool_results(view, policy, gap, now)
+        tool_edit = _plan_tool_results(view, policy, gap, now, cold_from)
         if tool_edit is not None:
             planned.append(tool_edit)
     gap = _gap(starts["thinking"], now)
     if gap is not None and _reached(gap, policy.thinking_threshold_minutes):
-        thinking_edit = plan_thinking(view, thinking_rule, gap, now)
+        thinking_edit = plan_thinking(view, thinking_rule, gap, now, cold_from)
         if thinking_edit is not None:
             planned.append(thinking_edit)
     return planned
@@ -247,25 +255,25 @@ def describe_edit(edit: ContextEdit, policy: IdlePolicy) -> str:
 
 
 def _plan_tool_results(
-    view: Sequence[Message], policy: IdlePolicy, gap: float, now: float
+    view: Sequence[Message], policy: IdlePolicy, gap: float, now: float, cold_from: int = 0
 ) -> ClearToolResults | None:
     keep = _keep_count(policy.tool_results_num_to_keep)
-    clearable: list[ToolResult] = []
+    clearable: list[tuple[int, ToolResult]] = []
     protected: set[str] = set()
-    for message in view:
+    for index, message in enumerate(view):
         for part in message.parts:
             if not isinstance(part, ToolResult):
                 continue
             if _is_clearable(part, policy.compactable):
-                clearable.append(part)
+                clearable.append((index, part))
             else:
                 protected.add(part.call_id)
     newest = clearable[len(clearable) - keep :] if keep else []
     older = clearable[: len(clearable) - len(newest)]
     # A call id shared with a kept or protected result (malformed history) is never cleared.
-    protected.update(p.call_id for p in newest)
-    targets = [p for p in older if p.call_id not in protected]
-    images, image_tokens = _plan_images(view, keep)
+    protected.update(p.call_id for _, p in newest)
+    targets = [p for index, p in older if p.call_id not in protected and index >= cold_from]
+    images, image_tokens = _plan_images(view, keep, cold_from)
     if not targets and not images:
         return None
     return ClearToolResults(
@@ -279,18 +287,21 @@ def _plan_tool_results(
     )
 
 
-def _plan_images(view: Sequence[Message], keep: int) -> tuple[tuple[str, ...], int]:
-    """Refs of the inline images older than the newest ``keep``, and the tokens freed."""
-    found: list[tuple[str, int]] = []
-    for message in view:
+def _plan_images(
+    view: Sequence[Message], keep: int, cold_from: int = 0
+) -> tuple[tuple[str, ...], int]:
+    """Refs of the inline images older than the newest ``keep`` (outside the warm prefix that
+    ends at ``cold_from``), and the tokens freed."""
+    found: list[tuple[str, int, bool]] = []
+    for index, message in enumerate(view):
         images = [p for p in message.parts if isinstance(p, Image)]
         for ordinal, image in enumerate(images):
             saved = estimate_part_tokens(image) - estimate_part_tokens(
                 Text(cleared_image_text(image.media_type))
             )
-            found.append((image_ref(message.id, ordinal), saved))
+            found.append((image_ref(message.id, ordinal), saved, index >= cold_from))
     older = found[: len(found) - keep] if keep else found
-    cleared = [(ref, saved) for ref, saved in older if saved > 0]
+    cleared = [(ref, saved) for ref, saved, cold in older if saved > 0 and cold]
     return tuple(ref for ref, _ in cleared), sum(saved for _, saved in cleared)
 
 
@@ -300,7 +311,7 @@ def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
     return (
         not result.is_error
         and not result.cleared
-        and result.content != CLEARED_TOOL_RESULT
+        and not is_cleared_text(result.content)
         and is_compactable(result.name, compactable)
         and result.name != NOTE_TOOL
         and _clear_saving(result) > 0
@@ -317,7 +328,8 @@ def is_compactable(name: str, compactable: Collection[str]) -> bool:
 
 def _clear_saving(result: ToolResult) -> int:
     """Estimated tokens saved by replacing ``result``'s content with the sentinel."""
-    cleared = ToolResult(result.call_id, result.name, CLEARED_TOOL_RESULT, result.is_error, True)
+    sentinel = cleared_result_text(result.call_id)
+    cleared = ToolResult(result.call_id, result.name, sentinel, result.is_error, True)
     return estimate_part_tokens(result) - estimate_part_tokens(cleared)
 
 

@@ -36,15 +36,16 @@ def thinking_rule_for(vendor: str) -> ThinkingRule:
 
 
 def plan_thinking(
-    view: Sequence[Message], rule: ThinkingRule, gap: float, now: float
+    view: Sequence[Message], rule: ThinkingRule, gap: float, now: float, cold_from: int = 0
 ) -> ClearThinking | None:
-    """The thinking to clear from ``view`` after a ``gap``-minute break (None: nothing)."""
+    """The thinking to clear from ``view`` after a ``gap``-minute break (None: nothing);
+    messages before ``cold_from`` lie in a warm cached prefix and keep theirs."""
     if rule not in ("all", "keep_tool_calls"):
         return None
     protected = _open_tool_loop_ids(view)
     message_ids: list[str] = []
     saved = 0
-    for message in view:
+    for message in view[cold_from:]:
         if message.role != "assistant" or message.id in protected:
             continue
         thinking = [p for p in message.parts if isinstance(p, Thinking)]

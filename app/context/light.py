@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 from app.context.tiers import READ_TOOLS, WRITE_TOOLS, calls_by_id, file_path
 from app.model.edits import Supersede
-from app.model.messages import CLEARED_TOOL_RESULT, Message, ToolCall, ToolResult
+from app.model.messages import Message, ToolCall, ToolResult, is_cleared_text
 from app.model.notes import NOTE_TOOL
 
 Saving = Callable[[ToolResult, str], int]
@@ -81,7 +81,7 @@ def _eligible(result: ToolResult) -> bool:
     return (
         not result.is_error
         and not result.cleared
-        and result.content != CLEARED_TOOL_RESULT
+        and not is_cleared_text(result.content)
         and result.name != NOTE_TOOL
     )
 

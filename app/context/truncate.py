@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.context.tokens import TokenCounter
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Part, ToolResult
+from app.model.messages import Message, Part, ToolResult, is_cleared_text
 
 log = logging.getLogger("lull.truncate")
 
@@ -155,7 +155,7 @@ class ToolOutputLimiter:
     def _result(self, result: ToolResult) -> ToolResult | None:
         """The truncated copy of ``result``, or None when it fits."""
         content = result.content
-        if result.cleared or content == CLEARED_TOOL_RESULT:
+        if result.cleared or is_cleared_text(content):
             return None
         if utf8_length(content) <= self.max_tokens:
             return None  # a token is at least one UTF-8 byte: it surely fits

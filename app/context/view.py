@@ -19,7 +19,6 @@ from app.model.edits import (
 )
 from app.model.media import cleared_media_text
 from app.model.messages import (
-    CLEARED_TOOL_RESULT,
     Image,
     Message,
     Part,
@@ -27,6 +26,7 @@ from app.model.messages import (
     Thinking,
     ToolResult,
     cleared_image_text,
+    cleared_result_text,
 )
 
 SUMMARY_PREFIX = "This session is being continued from an earlier conversation. Summary so far:\n\n"
@@ -50,7 +50,14 @@ def live_summary(edits: Sequence[ContextEdit]) -> Summary | None:
 def summary_text(summary: Summary) -> str:
     """The text the model sees for ``summary``: the prefix, the summary, the pinned block."""
     text = SUMMARY_PREFIX + summary.text
+    text = f"{text}\n\n{summary_recall_line(summary.id)}"
     return f"{text}\n\n{summary.pinned}" if summary.pinned else text
+
+
+def summary_recall_line(summary_id: str) -> str:
+    """The line under a summary that names the id the ``recall`` tool brings the replaced
+    messages back with."""
+    return f"[Earlier messages summarised \u2014 recall id {summary_id}]"
 
 
 @dataclass
@@ -173,5 +180,5 @@ def _apply_clears(message: Message, rewrites: _Rewrites) -> Message:
 def _result_text(call_id: str, rewrites: _Rewrites) -> str | None:
     """What a result's content becomes: the sentinel, a pointer, or None (unchanged)."""
     if call_id in rewrites.cleared_calls:
-        return CLEARED_TOOL_RESULT
+        return cleared_result_text(call_id)
     return rewrites.pointers.get(call_id)

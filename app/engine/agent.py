@@ -18,7 +18,14 @@ from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from app.context.compress_plan import CompressionPolicy
-from app.context.idle import IdlePolicy, describe_edit, plan_idle_cleanup, thinking_rule_for
+from app.context.idle import (
+    IdlePolicy,
+    describe_edit,
+    idle_gap_minutes,
+    plan_idle_cleanup,
+    thinking_rule_for,
+)
+from app.engine.cache_keeper import CachePolicy
 from app.engine.fit import ContextFitter, FitSettings
 from app.engine.guardrails.calls import CallLedger
 from app.engine.guardrails.policy import GuardrailPolicy
@@ -58,7 +65,7 @@ from app.model.events import (
 )
 from app.model.messages import Image, Message, Text, ToolCall
 from app.model.provider import (
-    CacheTtl,
+    CacheLifetime,
     Completed,
     ModelRequest,
     Provider,
@@ -69,6 +76,7 @@ from app.model.provider import (
     ThinkingDelta,
     ToolCallStarted,
     Vendor,
+    tail_ttl,
 )
 
 log = logging.getLogger("lull.loop")
@@ -96,7 +104,7 @@ class AgentConfig:
     idle: IdlePolicy = field(default_factory=IdlePolicy)
     vendor: Vendor = "anthropic"
     prompt_caching: bool = defaults.PROMPT_CACHING
-    cache_ttl: CacheTtl = defaults.CACHE_TTL
+    cache_ttl: CacheLifetime = defaults.CACHE_TTL
     prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
     context_window: int | None = None
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
@@ -136,6 +144,7 @@ class Agent:
             compression=config.compression,
             tool_output_max_tokens=config.tool_output_max_tokens,
             media_keep=config.media_keep,
+            cache=CachePolicy(config.cache_ttl, config.vendor, config.idle),
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
         self.lifecycle = Lifecycle(tools, session)
@@ -151,6 +160,12 @@ class Agent:
     def context_window(self) -> int:
         """The model's context window in tokens."""
         return self.fitter.context_window
+
+    def cache_warm_until(self) -> float | None:
+        """When the provider's cache of the next request's prefix goes cold if nothing reads
+        it (the cache clock; None: cold or caching off), for "cache warm 4m" displays."""
+        cache = self.fitter.warmth(self.shape())
+        return cache.until if cache is not None else None
 
     def estimate_context(self) -> int:
         """Estimated prompt tokens of the next request (for "context N%" displays)."""
@@ -168,7 +183,7 @@ class Agent:
             session_id=self.session.id,
             model=self.provider.model,
             prompt_caching=self.config.prompt_caching,
-            cache_ttl=self.config.cache_ttl,
+            cache_ttl=tail_ttl(self.config.cache_ttl),
             prompt_cache_key=self.config.prompt_cache_key,
         )
 
@@ -227,15 +242,22 @@ class Agent:
 
     def _tidy_on_idle(self) -> list[Event]:
         """Idle cleanup: only here, when a user message starts a turn; each kind at most once
-        per idle gap (``context/idle.gap_starts``)."""
+        per idle gap (``context/idle.gap_starts``), and only where the cache is cold."""
         rule = thinking_rule_for(self.config.vendor)
+        now, last = self.clock(), self.session.last_response_at
+        shape = self.shape()
+        cache = self.fitter.warmth(shape)
+        view = self.session.view()
+        fixed = self.fitter.counter.prefix(shape.system, shape.environment, shape.tools)
+        self.fitter.cache.turn_started(idle_gap_minutes(last, now), view, fixed)
         edits = plan_idle_cleanup(
-            self.session.view(),
+            view,
             policy=self.config.idle,
-            last_response_at=self.session.last_response_at,
-            now=self.clock(),
+            last_response_at=last,
+            now=now,
             thinking_rule=rule,
             edits=self.session.edits,
+            cold_from=cache.cold_from if cache is not None else 0,
         )
         events: list[Event] = []
         for edit in edits:

@@ -63,6 +63,13 @@ class CompressionJob:
     summary request is derived from; ``input_limit`` is the largest prompt the
     summary request may have. Token figures are local counts, except what
     ``estimate`` returns (the calibrated whole-prompt size of a message list).
+
+    ``read_cache`` says the conversation is warm in the provider's cache: the summary
+    request then sends the whole view (read from the cache at a tenth of the price, only
+    the instruction is new) rather than the older part alone, whose prefix the cache
+    holds no entry for. On a cold cache it sends the older part without cache markers
+    (writing an entry nobody reads again would cost 1.25x instead of 1x). ``prepare`` is
+    applied to every summary request before it is sent (the cache clock records it).
     """
 
     view: Sequence[Message]
@@ -76,6 +83,8 @@ class CompressionJob:
     other_model: bool = False
     pinned: str = ""
     important: tuple[str, ...] = ()
+    read_cache: bool = False
+    prepare: Callable[[ModelRequest], ModelRequest] = lambda request: request
 
 
 @dataclass(frozen=True)
@@ -158,7 +167,7 @@ class Compressor:
         self, job: CompressionJob, plan: SplitPlan, before: int, reminder: str | None
     ) -> AsyncIterator[Retrying | Attempt]:
         """One summary request and its verdict."""
-        request = self._request(job, job.view[: plan.split], reminder)
+        request = job.prepare(self._request(job, job.view[: plan.split], reminder))
         local = self.counter.prefix(request.system, request.environment, request.tools)
         local += self.counter.messages(request.messages)
         completed: Completed | None = None
@@ -228,8 +237,9 @@ class Compressor:
     def _request(
         self, job: CompressionJob, head: Sequence[Message], reminder: str | None = None
     ) -> ModelRequest:
-        """The summary request: the session's request with ``head`` and the instruction
-        (with ``reminder``, why the previous answer was rejected, on the one retry)."""
+        """The summary request: the session's request with ``head`` (the whole view when it
+        is cached and fits: ``read_cache``) and the instruction (with ``reminder``, why the
+        previous answer was rejected, on the one retry)."""
         base = job.base
         if job.other_model:
             head = [_without_thinking(m) for m in head]
@@ -239,10 +249,17 @@ class Compressor:
         )
         fixed = self.counter.prefix(base.system, base.environment, base.tools)
         room = job.input_limit - fixed - self.counter.text(instruction)
+        max_output = max(1, min(base.max_output_tokens, job.summary_tokens))
+        if job.read_cache and not job.other_model:
+            whole = list(job.view)
+            if sum(self.counter.message(m) for m in whole) <= room:
+                messages = summary_messages(whole, instruction)
+                return replace(base, messages=messages, max_output_tokens=max_output)
+        elif not job.other_model:
+            base = replace(base, prompt_caching=False)
         fitted = fit_head(head, self.counter.message, max(room, 1))
         if len(fitted) != len(head) or any(a is not b for a, b in zip(fitted, head, strict=False)):
             log.info("compression: summary input shrunk to fit (%d tokens of room)", room)
-        max_output = max(1, min(base.max_output_tokens, job.summary_tokens))
         messages = summary_messages(fitted, instruction)
         return replace(base, messages=messages, max_output_tokens=max_output)
 

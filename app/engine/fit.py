@@ -37,6 +37,7 @@ from pathlib import Path
 
 from app.catalog.cache_policy import TTL_MINUTES
 from app.catalog.windows import context_window_for, parse_context_overflow
+from app.context.cache_clock import Warmth
 from app.context.compress_plan import (
     SAFETY_MARGIN,
     Budget,
@@ -52,6 +53,7 @@ from app.context.stages import StageSchedule
 from app.context.tiers import classify
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
+from app.engine.cache_keeper import CacheKeeper, CachePolicy
 from app.engine.compressor import Attempt, CompressionJob, Compressor
 from app.engine.exact_counts import SavedCounts, tokenizer_needed
 from app.engine.outputs import FullTextStore
@@ -90,6 +92,7 @@ class FitSettings:
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
     media_keep: int = defaults.MEDIA_KEEP
+    cache: CachePolicy = field(default_factory=CachePolicy)
 
 
 class ContextFitter:
@@ -124,6 +127,7 @@ class ContextFitter:
             FullTextStore(settings.output_dir).save,
         )
         self.compressor = Compressor(self.counter, clock)
+        self.cache = CacheKeeper(settings.cache, provider.model)
         self.window_cap: int | None = None
         self.sent_local = 0
         self._edits_sent = len(session.edits)  # edits recorded when the last request went
@@ -190,29 +194,43 @@ class ContextFitter:
         thinking = shape.thinking
         if thinking.budget_tokens is not None and thinking.budget_tokens >= limit:
             thinking = replace(thinking, budget_tokens=limit // 2)
-        return replace(
+        request = replace(
             shape, messages=self.model_view(), max_output_tokens=limit, thinking=thinking
         )
+        return self.cache.prepare(request, self.clock())
 
     def observe(self, usage: Usage) -> None:
         """Note the usage the provider reported for the request last sent (unreported usage
         teaches nothing: the local estimate stays as it was)."""
+        self.cache.answered(usage)
         if usage.reported:
             self.calibration.observe(usage.prompt_tokens, self.sent_local)
+
+    def warmth(self, shape: ModelRequest) -> Warmth | None:
+        """How much of the next request's prefix the provider still caches (the cache
+        clock); None when prompt caching is off (no cache to wait for)."""
+        if not shape.prompt_caching:
+            return None
+        request = replace(shape, messages=self.model_view())
+        self.cache.seed(request, self.session.last_response_at)
+        return self.cache.warmth(request, self.clock())
 
     # --- before a request -------------------------------------------------------------------
 
     def decision_points(self, shape: ModelRequest) -> tuple[int, ...]:
         """The prompt sizes (provider tokens) at which something is decided before a request:
-        the light line, the compression trigger, the emergency line, the input limit (with
-        its margin), and where the output limit starts to be clamped. (The watch line only
-        colours the status, an estimate is good enough for it.)"""
+        the light line, the compression triggers (cold line, full line, hot-cache bypass),
+        the emergency line, the input limit (with its margin), and where the output limit
+        starts to be clamped. (The watch line only colours the status, an estimate is good
+        enough for it.)"""
         budget = self.budget(shape)
         over = budget.input_limit / (1 + SAFETY_MARGIN)
         room = (budget.window - shape.max_output_tokens) / (1 + SAFETY_MARGIN)
         return (
             budget.light,
+            budget.cold,
             budget.trigger,
+            budget.emergency - budget.growth,
             budget.emergency,
             math.floor(over),
             max(0, math.floor(room)),
@@ -248,15 +266,21 @@ class ContextFitter:
     async def fit(
         self, shape: ModelRequest, index: int, *, overflow: bool = False
     ) -> AsyncIterator[Event]:
-        """The steps the schedule calls for: light step, compression, emergency clear."""
+        """The steps the schedule calls for: light step, compression, emergency clear (when
+        each runs depends on whether the cache is warm: ``context/stages.py``)."""
         self.count_exactly_if_near(shape)
         budget = self.budget(shape)
         estimate = self.estimate(shape)
+        cache = self.warmth(shape)
         self.stages.seen(estimate, budget)
         log.debug(
-            "context: ~%d tokens (%d%% of %d)", estimate, budget.percent(estimate), budget.window
+            "context: ~%d tokens (%d%% of %d), cache %s",
+            estimate,
+            budget.percent(estimate),
+            budget.window,
+            "off" if cache is None else "warm" if cache.conversation_warm else "cold",
         )
-        if self.stages.light_due(estimate, budget):
+        if self.stages.light_due(estimate, budget, cache):
             self.stages.light_ran()
             view, now = self.model_view(), self.clock()
             for event in light_step(
@@ -265,9 +289,10 @@ class ContextFitter:
                 yield event
             estimate = self.estimate(shape)
             self.stages.seen(estimate, budget)
-        if self.stages.compress_due(estimate, budget, overflow=overflow):
+        if self.stages.compress_due(estimate, budget, overflow=overflow, cache=cache):
             reason: SummaryReason = "overflow" if overflow else "auto"
-            async for event in self.compress(shape, index, reason, None):
+            lines = self.stages.compress_budget(budget, cache)
+            async for event in self.compress(shape, index, reason, None, lines):
                 yield event
             estimate = self.estimate(shape)
         if self.stages.emergency_due(estimate, budget):
@@ -292,9 +317,15 @@ class ContextFitter:
         return self.estimate(shape, view)
 
     async def compress(
-        self, shape: ModelRequest, index: int, reason: SummaryReason, focus: str | None
+        self,
+        shape: ModelRequest,
+        index: int,
+        reason: SummaryReason,
+        focus: str | None,
+        lines: Budget | None = None,
     ) -> AsyncIterator[Event]:
-        """One compression attempt (reason "auto", "overflow" or "manual"), with its events."""
+        """One compression attempt (reason "auto", "overflow" or "manual"), with its events;
+        ``lines`` is the budget with the trigger the schedule used (its anti-thrash floor)."""
         self.count_exactly(shape)
         budget = self.budget(shape)
         view = self.model_view()
@@ -322,6 +353,12 @@ class ContextFitter:
             f"{budget.window:,}-token window)",
         )
         job = self._job(shape, view, plan.split, plan.head_tokens, reason, focus)
+        cache = self.warmth(shape)
+        job = replace(
+            job,
+            read_cache=cache is not None and cache.conversation_warm,
+            prepare=lambda request: self.cache.prepare(request, self.clock(), summary=True),
+        )
         attempt: Attempt | None = None
         async for step in self.compressor.run(job, plan):
             if isinstance(step, Attempt):
@@ -333,7 +370,7 @@ class ContextFitter:
         assert attempt is not None  # run() always ends with its Attempt
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
-            self.guard.succeeded(self.estimate(shape), budget)
+            self.guard.succeeded(self.estimate(shape), lines or budget)
             self.stages.compressed()
             log.info(attempt.detail)
             yield ContextEdited(attempt.edit, attempt.detail)
@@ -352,6 +389,7 @@ class ContextFitter:
         """Note one summary request's usage (and say so when its answer is asked again)."""
         events: list[Event] = []
         if attempt.usage is not None:
+            self.cache.answered(attempt.usage)
             self.session.record_response(
                 self.clock(), attempt.usage, attempt.model, attempt.local_prompt
             )

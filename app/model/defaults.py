@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from app.model.approvals import ApprovalMode
-    from app.model.provider import CacheTtl
+    from app.model.provider import CacheLifetime
 
 # model.*
 MAX_OUTPUT_TOKENS: Final = 8192  # model.maxOutputTokens when null (the model's own default)
@@ -28,13 +28,14 @@ SHELL_TIMEOUT_SECONDS: Final = 120
 ALLOW_PRIVATE_NETWORK: Final = False
 # context.clearContextOnIdle.*
 THINKING_THRESHOLD_MINUTES: Final = 5.0
-TOOL_RESULTS_THRESHOLD_MINUTES: Final = 60.0
+TOOL_RESULTS_THRESHOLD_MINUTES: Final = 5.0
 TOOL_RESULTS_NUM_TO_KEEP: Final = 5
 # context.compression.*
 COMPRESSION_THRESHOLD: Final = 0.8  # full compression (an LLM summary)
 WATCH_THRESHOLD: Final = 0.4  # the status bar shows the context in a warning colour
 LIGHT_THRESHOLD: Final = 0.5  # the light step: superseded outputs become pointers
 EMERGENCY_THRESHOLD: Final = 0.9  # the safety net: the oldest outputs are cleared
+COLD_THRESHOLD: Final = 0.5  # full compression already from here when the cache is cold
 KEEP_RECENT_FRACTION: Final = 0.3
 # context.media.*
 MEDIA_KEEP: Final = 2  # the media window: messages with images that keep them
@@ -42,7 +43,7 @@ MEDIA_KEEP: Final = 2  # the media window: messages with images that keep them
 TOOL_OUTPUT_MAX_TOKENS: Final = 12_000
 # context.cache.*
 PROMPT_CACHING: Final = True
-CACHE_TTL: Final[CacheTtl] = "5m"
+CACHE_TTL: Final[CacheLifetime] = "5m"
 PROMPT_CACHE_KEY: Final = True
 # mcpServers.<name>.*
 MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server, and each call of one of its tools

@@ -17,6 +17,18 @@ Role = Literal["user", "assistant"]
 Origin = Literal["user", "model", "tool", "synthetic", "summary"]
 
 CLEARED_TOOL_RESULT = "[Old tool result content cleared]"
+"""What a cleared result read before it named its call (sessions saved by older versions)."""
+
+
+def cleared_result_text(call_id: str) -> str:
+    """What a cleared tool result reads: the sentinel names the call, so the model can ask
+    the ``recall`` tool for the original output."""
+    return f"[Old tool result content cleared \u2014 recall id {call_id}]"
+
+
+def is_cleared_text(content: str) -> bool:
+    """True for a cleared-result sentinel (with or without a recall id)."""
+    return content.startswith(CLEARED_TOOL_RESULT[:-1])
 
 
 def cleared_image_text(media_type: str) -> str:

@@ -37,8 +37,21 @@ ToolChoice = Literal["auto", "none"]
 """Whether the model may call the tools it is offered ("none": answer in text only)."""
 
 CacheTtl = Literal["5m", "1h"]
-"""Prompt-cache lifetimes a request can ask for (``context.cache.ttl``)."""
+"""Prompt-cache lifetimes a request can ask for."""
 CACHE_TTLS: tuple[CacheTtl, ...] = get_args(CacheTtl)
+CacheLifetime = Literal["5m", "1h", "auto"]
+"""``context.cache.ttl``: one lifetime for every marker, or ``auto``: the stable part of the
+prompt on the one-hour cache when the session's pauses make it pay, the moving tail on five
+minutes (``app/context/cache_lifetime.py``)."""
+CACHE_LIFETIMES: tuple[CacheLifetime, ...] = get_args(CacheLifetime)
+SHORT_TTL: CacheTtl = "5m"
+"""The provider's default lifetime, and the moving tail's under ``auto``."""
+
+
+def tail_ttl(lifetime: CacheLifetime) -> CacheTtl:
+    """The lifetime of the moving tail (and of every marker, unless ``auto`` gives the stable
+    part another one) for the ``context.cache.ttl`` setting."""
+    return "1h" if lifetime == "1h" else SHORT_TTL
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +80,10 @@ class ModelRequest:
     ``model`` names the model it is for (informational: each provider sends
     its own). ``prompt_caching`` False asks for no provider caching at all (no markers,
     no cache key); ``cache_ttl`` and ``prompt_cache_key`` tune it when on.
+    ``cache_stable_ttl`` (None: ``cache_ttl`` everywhere) is the lifetime of the stable
+    part: tools, system prompt, environment and the conversation through the latest user
+    message; the moving tail after it keeps ``cache_ttl`` (Anthropic allows both in one
+    request, the longer first).
 
     ``continue_final`` says the last message is a partial assistant answer the model is to
     continue (Anthropic prefill; vLLM/SGLang ``continue_final_message``); ``tool_choice``
@@ -84,8 +101,9 @@ class ModelRequest:
     session_id: str = ""
     model: str = ""
     prompt_caching: bool = defaults.PROMPT_CACHING
-    cache_ttl: CacheTtl = defaults.CACHE_TTL
+    cache_ttl: CacheTtl = SHORT_TTL
     prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
+    cache_stable_ttl: CacheTtl | None = None
     continue_final: bool = False
     tool_choice: ToolChoice = "auto"
     request_only: int = 0

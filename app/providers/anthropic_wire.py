@@ -4,9 +4,10 @@ Layout of a request: tools, then the system prompt as text blocks (static
 ``system`` first, ``environment`` second), then the messages. Prompt-cache
 markers are planned by :func:`app.context.assemble.plan_breakpoints`: on the
 conversation tail, on the previous request's tail (when the provider's lookback
-would not reach it), after the static prompt and after the environment, each
-only if its prefix reaches the model's minimum cacheable length
-(:func:`min_cacheable_tokens`).
+would not reach it), after the static prompt and after the environment, and, with
+a lifetime per block, on the latest user prompt (the stable part on the one-hour
+cache, the tail on five minutes), each only if its prefix reaches the model's
+minimum cacheable length (:func:`min_cacheable_tokens`).
 
 A request that continues a partial answer (``continue_final``, a prefill) ends with that
 assistant message, its trailing whitespace removed (the API rejects it). ``tool_choice``
@@ -23,9 +24,8 @@ from typing import Any, assert_never
 from app.catalog.vision import accepts_images, provider_image_limits
 from app.context.assemble import WireBlock, plan_breakpoints
 from app.context.media import sendable_images
-from app.model import defaults
 from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
+from app.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
 
 PROVIDER_NAME = "anthropic"
 MIN_THINKING_BUDGET = 1024
@@ -67,7 +67,9 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
             messages,
             min_tokens=min_cacheable_tokens(model),
             ttl=request.cache_ttl,
+            stable_ttl=request.cache_stable_ttl,
             has_environment=bool(request.environment),
+            shared_blocks=_shared_blocks(request),
         )
     if system:
         params["system"] = system
@@ -79,6 +81,15 @@ def build_params(request: ModelRequest, model: str) -> dict[str, Any]:
         params["thinking"] = thinking
     params["messages"] = messages
     return params
+
+
+def _shared_blocks(request: ModelRequest) -> int | None:
+    """How many leading message blocks the next request repeats (None: all): the trailing
+    ``request_only`` messages (a note, a partial answer) never end the stable part."""
+    if not request.request_only:
+        return None
+    shared = request.messages[: len(request.messages) - request.request_only]
+    return sum(len(m["content"]) for m in message_params(shared))
 
 
 def _strip_final_whitespace(messages: list[dict[str, Any]]) -> None:
@@ -241,16 +252,28 @@ def add_cache_markers(
     messages: list[dict[str, Any]],
     *,
     min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
-    ttl: CacheTtl = defaults.CACHE_TTL,
+    ttl: CacheTtl = SHORT_TTL,
+    stable_ttl: CacheTtl | None = None,
     has_environment: bool = False,
+    shared_blocks: int | None = None,
 ) -> int:
     """Put ``cache_control`` markers in place; returns how many were set (at most 4).
 
     ``has_environment`` says the last system block is the environment (not the
-    static prompt). Thinking blocks never get a marker.
+    static prompt); ``stable_ttl`` gives the stable part its own lifetime (see
+    :func:`~app.context.assemble.plan_breakpoints`); ``shared_blocks`` (None: all) is how
+    many leading message blocks are not for this request only (only they may end the stable
+    part). Thinking blocks never get a marker.
     """
     points = plan_cache_markers(
-        tools, system, messages, min_tokens=min_tokens, ttl=ttl, has_environment=has_environment
+        tools,
+        system,
+        messages,
+        min_tokens=min_tokens,
+        ttl=ttl,
+        stable_ttl=stable_ttl,
+        has_environment=has_environment,
+        shared_blocks=shared_blocks,
     )
     dicts: list[dict[str, Any]] = [*tools, *system]
     dicts += [block for message in messages for block in message["content"]]
@@ -265,20 +288,25 @@ def plan_cache_markers(
     messages: Sequence[dict[str, Any]],
     *,
     min_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
-    ttl: CacheTtl = defaults.CACHE_TTL,
+    ttl: CacheTtl = SHORT_TTL,
+    stable_ttl: CacheTtl | None = None,
     has_environment: bool = False,
     earlier: Iterable[dict[str, Any]] = (),
+    shared_blocks: int | None = None,
 ) -> list[tuple[int, dict[str, str]]]:
     """Where :func:`add_cache_markers` puts its markers, without touching the blocks: (index
     in tools + system + every message's blocks, the ``cache_control`` value).
 
     ``earlier`` are the blocks of messages sent before ``messages`` that get no marker (a
     long conversation's settled part): they only count towards the cache minimum, as far as
-    needed, and indexes skip them.
+    needed, and indexes skip them. ``stable_ttl`` and ``shared_blocks`` (counted over
+    ``messages``) as for :func:`add_cache_markers`: the stable marker goes on the latest user
+    prompt among ``messages``.
     """
     counter = _PrefixCounter(min_tokens)
     wire = [WireBlock(counter.add(t), "tools") for t in tools]
     wire += [WireBlock(counter.add(b), "system") for b in system]
+    ordinal = 0
     skipped = 0
     for block in earlier:
         if counter.total >= counter.minimum:
@@ -290,7 +318,10 @@ def plan_cache_markers(
         role = message["role"]
         for block in message["content"]:
             cacheable = block["type"] not in _UNCACHEABLE
-            wire.append(WireBlock(counter.add(block), "messages", number, role, cacheable))
+            shared = shared_blocks is None or ordinal < shared_blocks
+            ordinal += 1
+            prompt = shared and role == "user" and block["type"] == "text"
+            wire.append(WireBlock(counter.add(block), "messages", number, role, cacheable, prompt))
     prefix_end = len(tools) + len(system) - 1
     environment_end = prefix_end if has_environment and system else None
     static_end = prefix_end - 1 if environment_end is not None else prefix_end
@@ -300,6 +331,7 @@ def plan_cache_markers(
         environment_end=environment_end,
         min_tokens=min_tokens,
         ttl=ttl,
+        stable_ttl=stable_ttl,
     )
     shift = 1 if skipped else 0
     prefix = len(tools) + len(system)

@@ -261,8 +261,10 @@ class AnthropicBody:
             wire,
             min_tokens=anthropic_wire.min_cacheable_tokens(self.model),
             ttl=request.cache_ttl,
+            stable_ttl=request.cache_stable_ttl,
             has_environment=bool(request.environment),
             earlier=(block for group in older for block in group.content),
+            shared_blocks=self._shared_blocks(request, wire),
         )
         prefix = [*tools, *system]
         starts, start = [], len(prefix)
@@ -277,6 +279,16 @@ class AnthropicBody:
             number = bisect_right(starts, index) - 1
             marked.setdefault(number, []).append((index - starts[number], marker))
         return marked
+
+    def _shared_blocks(self, request: ModelRequest, wire: list[dict[str, Any]]) -> int | None:
+        """How many blocks of the tail's ``wire`` messages the next request repeats (None:
+        all): a trailing ``request_only`` message (a note, a partial answer) never ends the
+        stable part."""
+        if not request.request_only:
+            return None
+        only = request.messages[len(request.messages) - request.request_only :]
+        extra = sum(len(self._message_blocks(m)) for m in only)
+        return max(0, sum(len(m["content"]) for m in wire) - extra)
 
     def _message_blocks(self, message: Message) -> list[dict[str, Any]]:
         """A message's blocks, made once per id and parts (never changed afterwards)."""

@@ -11,6 +11,7 @@ from app.catalog.local_servers import list_models
 from app.catalog.vision import accepts_images
 from app.context.cachebreak import CacheBreakDetector
 from app.engine.agent import Agent
+from app.engine.recall import RecallTool
 from app.engine.session import Session
 from app.engine.store import SessionNotFound, SessionStorageError, SessionStore
 from app.engine.subagents import SubagentSetup, TaskTool
@@ -102,6 +103,7 @@ def build_runtime(
     setup = SubagentSetup(store, subagent_providers(config, provider_factory, current), configured)
     task = TaskTool(setup, lambda: current().tools, lambda: current().session, profiles)
     registry.add(task)
+    registry.add(RecallTool(lambda: current().session))
     agent = Agent(
         session,
         provider,

@@ -340,6 +340,7 @@ def agent_config(
             watch_threshold=compression.watch_threshold,
             light_threshold=compression.light_threshold,
             emergency_threshold=compression.emergency_threshold,
+            cold_threshold=compression.cold_threshold,
         ),
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
         media_keep=settings.context.media.keep,

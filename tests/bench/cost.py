@@ -21,7 +21,13 @@ tokens of superseded outputs they replaced by pointers; ``main`` also replays (c
 light step turned off and prints what the light step saves (``rereads.json`` is the workload
 made for it: the same files read again and again). Asserts nothing.
 
-Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload).
+Below each report, one row per step of the cost engine (issue 14): (c) with the step changed
+(``context.cache.ttl: auto``, no cold line, tool results after 60 minutes), so each step's
+share shows; each row also gives the summary requests' cache hit ratio, and the ``goal`` lines
+check issue 14's goal (at most 0.5x of (a+), below every other policy).
+
+Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload);
+``python -m tests.bench.cost --readme`` prints the README's table for the bundled workload.
 """
 
 from __future__ import annotations
@@ -40,9 +46,10 @@ from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import IdlePolicy
 from app.engine.guardrails.policy import OFF as GUARDS_OFF
+from app.model import defaults
 from app.model.edits import ClearThinking, ClearToolResults, Summary, Supersede
 from app.model.events import ToolFinished
-from app.model.provider import ModelRequest, ThinkingConfig, Usage
+from app.model.provider import CacheLifetime, ModelRequest, ThinkingConfig, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import FakeTime, build_agent, run, summary_of
 from tools.registry import default_registry
@@ -64,19 +71,33 @@ class Policy:
     idle: IdlePolicy
     caching: bool = True
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
+    cache_ttl: CacheLifetime = defaults.CACHE_TTL
 
 
 NO_CLEANUP = IdlePolicy(-1, -1)
-ONLY_WHEN_FULL = CompressionPolicy(threshold=1.0, light_threshold=1.0, emergency_threshold=1.0)
-NO_STAGES = CompressionPolicy(light_threshold=1.0, emergency_threshold=1.0)
-"""The baselines have no light step and clear only when the prompt would not fit."""
+ONLY_WHEN_FULL = CompressionPolicy(
+    threshold=1.0, light_threshold=1.0, emergency_threshold=1.0, cold_threshold=1.0
+)
+NO_STAGES = CompressionPolicy(light_threshold=1.0, emergency_threshold=1.0, cold_threshold=1.0)
+"""The baselines have no light step, no cold-cache compression, and clear only when the
+prompt would not fit."""
 POLICIES = (
     Policy("(a) no context management", NO_CLEANUP, False, ONLY_WHEN_FULL),
     Policy("(a+) (a) with lull's cache markers", NO_CLEANUP, True, ONLY_WHEN_FULL),
     Policy("(b) reference: tools 60 min, keep 5", IdlePolicy(-1, 60, 5), True, NO_STAGES),
     Policy("(c) lull defaults", IdlePolicy()),
 )
+STEPS = (
+    Policy("(c) with context.cache.ttl auto", IdlePolicy(), cache_ttl="auto"),
+    Policy(
+        "(c) without the cold line", IdlePolicy(), compression=CompressionPolicy(cold_threshold=1.0)
+    ),
+    Policy("(c) tool results after 60 min", IdlePolicy(tool_results_threshold_minutes=60)),
+)
+"""One row per step of the cost engine: (c) with that step changed, so its share shows."""
 TARGET_VS_A = 0.35
+GOAL_VS_CACHED = 0.5
+"""Issue 14's goal: (c) at most half of caching alone (a+) on the bundled workload."""
 DEFAULT_WINDOW = 200_000
 #: A second replay with a smaller window, so compression is part of the measured pipeline.
 SMALL_WINDOW = 100_000
@@ -271,6 +292,12 @@ class Outcome:
         """The session's cost in USD at the benchmark's prices."""
         return cost_usd(self.total, PRICED_AS) or 0.0
 
+    def summary_hit_ratio(self) -> float | None:
+        """Cache reads / prompt tokens over the summary requests (None: no compression)."""
+        asked = [u for u, k in zip(self.usages, self.kinds, strict=True) if k == "summary"]
+        prompt = sum(u.prompt_tokens for u in asked)
+        return sum(u.cache_read for u in asked) / prompt if prompt else None
+
     def active_hit_ratio(self) -> float:
         """Cache reads / prompt tokens over the warm requests (the active stretches)."""
         warm = [u for u, k in zip(self.usages, self.kinds, strict=True) if k == "warm"]
@@ -335,7 +362,7 @@ async def replay(
         agent = build_agent(
             fake, workspace, root, "anthropic", clock=clock, idle=policy.idle,
             thinking=ThinkingConfig(True, 4096), prompt_caching=policy.caching,
-            compression=policy.compression, context_window=window,
+            compression=policy.compression, context_window=window, cache_ttl=policy.cache_ttl,
             system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT,
             guardrails=GUARDS_OFF,  # a fixed script: its generated, cycling text is no loop
         )  # fmt: skip
@@ -401,12 +428,27 @@ def report(
     lines += [_row(name, outcome, baseline) for name, outcome in outcomes]
     for name, o in outcomes:
         label = name.split(" ", 1)[0]
+        summary_hit = o.summary_hit_ratio()
         lines.append(
-            f"  {label} idle cleanups {o.cleanups}, compressions {o.compressions}, "
-            f"light steps {o.light_steps} (~{o.light_saved:,} tokens replaced by pointers), "
-            f"tool errors {o.tool_errors}"
+            f"  {label} idle cleanups {o.cleanups}, compressions {o.compressions}"
+            + (f" (summary hit {summary_hit:.3f})" if summary_hit is not None else "")
+            + f", light steps {o.light_steps} (~{o.light_saved:,} tokens replaced by "
+            f"pointers), tool errors {o.tool_errors}"
         )
-    return lines + targets(outcomes)
+    return lines + targets(outcomes[:4])
+
+
+def step_rows(outcomes: list[tuple[str, Outcome]], steps: list[tuple[str, Outcome]]) -> list[str]:
+    """Each step's share: (c) against (c) with that step changed, priced against (a+)."""
+    cached, lull = outcomes[1][1], outcomes[3][1]
+    lines = [f"steps (cost vs (a+) ${cached.cost:.2f}; (c) is {lull.cost / cached.cost:.2f}x):"]
+    for name, o in steps:
+        lines.append(
+            f"  {name:<36}${o.cost:>7.2f} {o.cost / cached.cost:.2f}x of (a+), "
+            f"(c) {lull.cost - o.cost:+.2f}$ against it, hit {o.active_hit_ratio():.3f}, "
+            f"compressions {o.compressions}, cleanups {o.cleanups}"
+        )
+    return lines
 
 
 def targets(outcomes: list[tuple[str, Outcome]]) -> list[str]:
@@ -414,11 +456,17 @@ def targets(outcomes: list[tuple[str, Outcome]]) -> list[str]:
     (_, a), (_, cached), (_, b), (_, c) = outcomes
     ratio = c.cost / a.cost if a.cost else 0.0
     hit = c.active_hit_ratio()
+    vs_cached = c.cost / cached.cost if cached.cost else 0.0
+    cheapest_other = min(a.cost, cached.cost, b.cost)
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "MISSED"
 
     return [
+        f"goal (c) <= {GOAL_VS_CACHED}x (a+): {vs_cached:.2f}x, "
+        f"{verdict(vs_cached <= GOAL_VS_CACHED)}",
+        f"goal (c) below every other policy: ${c.cost:.2f} vs ${cheapest_other:.2f}, "
+        f"{verdict(c.cost < cheapest_other)}",
         f"target (c) <= {TARGET_VS_A}x (a): {ratio:.2f}x, {verdict(ratio <= TARGET_VS_A)}",
         f"target (c) below (b): ${c.cost:.2f} vs ${b.cost:.2f}, {verdict(c.cost < b.cost)}",
         f"target active-stretch cache hit ratio >= {TARGET_HIT_RATIO}: {hit:.3f}, "
@@ -464,11 +512,49 @@ def run_workload(
         if compare_light:
             without = asyncio.run(replay(workload, NO_LIGHT, Path(tmp) / "no-light", window))
             extra = light_savings(outcomes[-1][1], without)
+            steps = [
+                (p.name, asyncio.run(replay(workload, p, Path(tmp) / f"step{n}", window)))
+                for n, p in enumerate(STEPS)
+            ]
+            extra += step_rows(outcomes, steps)
     return report(workload, outcomes, window) + extra
 
 
+BUNDLED = WORKLOADS / "three_hour_session.json"
+"""The workload the README's table and issue 14's goal are about."""
+
+
+def readme_table(path: Path = BUNDLED) -> list[str]:
+    """The README's cost table (Markdown) for ``path`` at 200k, from a fresh replay."""
+    workload = load_workload(path)
+    lines = [
+        "| policy | prompt tokens | cache read | cache write | cost | vs (a) | vs (a+) "
+        "| active hit ratio | largest request |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [
+            (p, asyncio.run(replay(workload, p, Path(tmp) / str(n))))
+            for n, p in enumerate((*POLICIES, *STEPS))
+        ]
+    plain, cached = rows[0][1].cost, rows[1][1].cost
+    for policy, o in rows:
+        total = o.total
+        largest = max(u.prompt_tokens for u in o.usages)
+        lines.append(
+            f"| {policy.name} | {total.prompt_tokens / 1e6:.2f} M | {total.cache_read / 1e6:.2f} M "
+            f"| {total.cache_write / 1e6:.2f} M | ${o.cost:.2f} | {o.cost / plain:.2f}× "
+            f"| {o.cost / cached:.2f}× | {o.active_hit_ratio():.3f} | {largest / 1e3:.1f} k |"
+        )
+    return lines
+
+
 def main(paths: list[str] | None = None) -> None:
-    """Print the report for the given workload files (default: every bundled one)."""
+    """Print the report for the given workload files (default: every bundled one);
+    ``--readme``: only the README's table for the bundled workload."""
+    if paths and paths[0] == "--readme":
+        print("\n".join(readme_table()))
+        return
     files = [Path(p) for p in paths] if paths else sorted(WORKLOADS.glob("*.json"))
     for path in files:
         for window in (None, SMALL_WINDOW):

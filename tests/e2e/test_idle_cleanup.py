@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.model.messages import CLEARED_TOOL_RESULT
+from app.model.messages import is_cleared_text
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 
@@ -47,6 +47,8 @@ def test_resume_after_an_idle_gap_clears_old_results_and_thinking(
         "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.02",
         "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1",
         "LULL_THINKING_THRESHOLD_MINUTES": "0.02",
+        # a cleanup waits for a warm cache to expire (5 min); without caching none is warm
+        "LULL_PROMPT_CACHING": "false",
     }
     second = lull.run(
         "-p", "anything new?", "--resume", session_id, "--output-format", "json", env=env
@@ -60,8 +62,8 @@ def test_resume_after_an_idle_gap_clears_old_results_and_thinking(
     body = fake.requests[-1]
     results = [b["content"] for b in _blocks(body, "tool_result")]
     texts = [r if isinstance(r, str) else "".join(x["text"] for x in r) for r in results]
-    assert texts[:2] == [CLEARED_TOOL_RESULT, CLEARED_TOOL_RESULT]
-    assert texts[2] != CLEARED_TOOL_RESULT and "c c c" in texts[2]
+    assert is_cleared_text(texts[0]) and is_cleared_text(texts[1])
+    assert not is_cleared_text(texts[2]) and "c c c" in texts[2]
     assert _blocks(body, "thinking") == []
     # call ids and arguments are intact: every tool_use still has its result
     uses = _blocks(body, "tool_use")
@@ -89,7 +91,11 @@ def test_debug_log_records_the_cleanup(lull: Lull, fake: FakeServer) -> None:
     )
     assert lull.run("-p", "read").returncode == 0
     time.sleep(0.8)
-    env = {"LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.01", "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1"}
+    env = {
+        "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.01",
+        "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1",
+        "LULL_PROMPT_CACHING": "false",  # nothing warm to wait for
+    }
     done = lull.run("-p", "again", "--continue", "--debug", env=env)
     assert done.returncode == 0, done.stderr
     assert "idle cleanup: gap" in done.stderr and "cleared 1 tool result" in done.stderr

@@ -234,3 +234,51 @@ async def test_openai_compatible_requests_carry_the_session_as_cache_key(
     fake.script(answer())
     await run(agent, "hi")
     assert fake.requests[-1]["prompt_cache_key"] == agent.session.id
+
+
+def marker_ttls(body: dict[str, Any]) -> list[str]:
+    """The lifetimes of a request's cache markers, in the order the API processes them."""
+    found: list[str] = []
+    blocks = [*body.get("tools", []), *body.get("system", [])]
+    blocks += [b for m in body["messages"] for b in m["content"]]
+    for block in blocks:
+        marker = block.get("cache_control")
+        if marker is not None:
+            found.append(marker.get("ttl", "5m"))
+    return found
+
+
+async def test_auto_ttl_puts_the_stable_part_on_the_hour_cache_after_medium_pauses(
+    fake: FakeServer, workspace: Path
+) -> None:
+    clock = FakeTime(fake)
+    agent = agent_for(fake, workspace, clock, cache_ttl="auto", idle=IdlePolicy(-1, -1))
+    fake.script(reads("src/mod0.py", "src/mod1.py"), reads("src/mod2.py"), answer())
+    await run(agent, "Read three modules.")
+    assert all(set(marker_ttls(b)) == {"5m"} for b in fake.requests)  # no pause seen yet
+    for n in range(4):  # 20-minute pauses: a five-minute cache is cold after each
+        clock.advance_minutes(20)
+        fake.script(*(reads(f"src/mod{3 + n + k}.py") for k in range(3)), answer())
+        await run(agent, f"Modules {3 + n} to {5 + n}, please.")
+    mixed = [marker_ttls(b) for b in fake.requests if len(set(marker_ttls(b))) == 2]
+    assert mixed, "the stable part never went on the one-hour cache"
+    for ttls in mixed:  # accepted by the strict fake: 1h first, at most four
+        assert len(ttls) <= 4 and ttls == sorted(ttls, key=lambda t: t != "1h")
+    before, after = usages(fake)[-5], usages(fake)[-4]  # across the last 20-minute pause
+    assert after["cache_read_input_tokens"] > 0.5 * prompt_size(before)
+    assert usages(fake)[-3]["cache_creation"]["ephemeral_5m_input_tokens"] > 0  # the tail
+
+
+async def test_the_fake_refuses_a_five_minute_marker_before_a_one_hour_one(
+    fake: FakeServer,
+) -> None:
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key="test", base_url=fake.url)
+    five, hour = {"type": "ephemeral"}, {"type": "ephemeral", "ttl": "1h"}
+    system = [{"type": "text", "text": "a" * 5000, "cache_control": five}]
+    message = {"role": "user", "content": [{"type": "text", "text": "b", "cache_control": hour}]}
+    with pytest.raises(anthropic.BadRequestError, match="must not come after"):
+        await client.messages.create(
+            model="claude-test", max_tokens=10, system=system, messages=[message]
+        )

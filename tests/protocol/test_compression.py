@@ -17,12 +17,12 @@ from app.engine.session import Session
 from app.engine.store import SessionStore, load_session
 from app.model.edits import ClearToolResults, Summary
 from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFailed, TurnFinished
-from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
+from app.model.messages import unanswered_calls
 from app.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 from tests.protocol.conftest import AgentFactory, Clock, run
-from tests.support import summary_of
+from tests.support import CLEARED_PREFIX, summary_of
 
 WINDOW = 10_000
 SUMMARY = summary_of("Read every file.", "Keep reading.")
@@ -204,7 +204,7 @@ async def test_prompt_too_long_with_a_failing_summary_clears_oldest_outputs(
     emergency = edits_of(events, ClearToolResults)
     assert emergency and emergency[0].reason == "emergency"
     sent = json.dumps(fake.requests[-1])
-    assert CLEARED_TOOL_RESULT in sent
+    assert CLEARED_PREFIX in sent
     assert_session_valid(agent)
 
 

@@ -14,10 +14,10 @@ from app.engine.session import Session
 from app.engine.store import SessionStore
 from app.model.edits import ClearThinking, ClearToolResults
 from app.model.events import ContextEdited, RequestFinished
-from app.model.messages import CLEARED_TOOL_RESULT
+from app.model.messages import is_cleared_text
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.protocol.conftest import AgentFactory, Clock, run
-from tests.support import runtime_for
+from tests.support import CLEARED_PREFIX, runtime_for
 
 POLICY = IdlePolicy(
     thinking_threshold_minutes=5, tool_results_threshold_minutes=60, tool_results_num_to_keep=1
@@ -82,13 +82,11 @@ async def test_clock_restored_on_resume_tidies_the_first_request(
     edits = [e for e in events if isinstance(e, ContextEdited)]
     assert len(edits) == 1 and isinstance(edits[0].edit, ClearToolResults)
     assert edits[0].description.startswith("idle cleanup: gap 840.0 min >= 60 min, cleared 2 tool")
-    assert _result_texts(fake.requests[-1]) == [
-        CLEARED_TOOL_RESULT,
-        CLEARED_TOOL_RESULT,
-        _result_texts(fake.requests[-2])[-1],
-    ]
+    first, second, last = _result_texts(fake.requests[-1])
+    assert is_cleared_text(first) and is_cleared_text(second)
+    assert last == _result_texts(fake.requests[-2])[-1]
     # the transcript still holds every original
-    assert all(r.content != CLEARED_TOOL_RESULT for m in resumed.transcript for r in m.tool_results)
+    assert all(not is_cleared_text(r.content) for m in resumed.transcript for r in m.tool_results)
 
 
 async def test_once_per_idle_episode_then_append_only(
@@ -136,7 +134,7 @@ async def test_never_inside_a_tool_loop(
     agent = make_agent("anthropic", clock=clock, idle=POLICY)
     events = await run(agent, "read")
     assert not any(isinstance(e, ContextEdited) for e in events)
-    assert CLEARED_TOOL_RESULT not in json.dumps(fake.requests)
+    assert CLEARED_PREFIX not in json.dumps(fake.requests)
 
 
 @pytest.mark.parametrize("vendor", ["anthropic", "deepseek", "kimi"])
@@ -205,9 +203,9 @@ async def test_token_count_drops_at_once_and_restore_brings_content_back(
     assert "restored" in result.lines[0]
     clock.advance_minutes(1)  # the restore starts the gap afresh: no re-clear right after
     await run(agent, "use the originals")
-    assert CLEARED_TOOL_RESULT not in json.dumps(fake.requests[-1])
+    assert CLEARED_PREFIX not in json.dumps(fake.requests[-1])
     assert len(_result_texts(fake.requests[-1])) == 3
     clock.advance_minutes(75)  # a later, longer gap still does what its threshold says
     events = await run(agent, "back again")
     assert any(isinstance(e, ContextEdited) for e in events)
-    assert CLEARED_TOOL_RESULT in json.dumps(fake.requests[-1])
+    assert CLEARED_PREFIX in json.dumps(fake.requests[-1])

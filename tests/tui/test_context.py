@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.model.messages import CLEARED_TOOL_RESULT
 from app.ui.tui.widgets.notice_line import NoticeLine
 from app.ui.tui.widgets.thinking_block import ThinkingBlock
 from tests.fakes import FakeServer, Reply, ToolUse
+from tests.support import CLEARED_PREFIX
 from tests.tui.harness import idle, make_app, ready, send
 
 
@@ -37,6 +37,7 @@ async def test_idle_cleanup_shows_a_notice_and_the_status_counts_down(
 ) -> None:
     monkeypatch.setenv("LULL_TOOL_RESULTS_THRESHOLD_MINUTES", "0.005")  # 0.3 s
     monkeypatch.setenv("LULL_TOOL_RESULTS_NUM_TO_KEEP", "1")
+    monkeypatch.setenv("LULL_PROMPT_CACHING", "false")  # no warm cache for the cleanup to wait for
     for name in ("old", "new"):
         (workspace / f"{name}.txt").write_text(f"{name} " * 400)
     provider_env.script(
@@ -55,7 +56,7 @@ async def test_idle_cleanup_shows_a_notice_and_the_status_counts_down(
         edits = [n for n in app.query(NoticeLine) if n.level == "edit"]
         assert len(edits) == 1 and "cleared 1 tool result" in edits[0].text
         assert "tidy in" in app.status.line  # the countdown restarts from the new answer
-    assert CLEARED_TOOL_RESULT in json.dumps(provider_env.requests[-1]["messages"])
+    assert CLEARED_PREFIX in json.dumps(provider_env.requests[-1]["messages"])
 
 
 async def test_an_idle_threshold_below_the_cache_lifetime_is_a_warning_at_start(

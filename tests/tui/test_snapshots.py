@@ -45,8 +45,15 @@ def colour(monkeypatch: pytest.MonkeyPatch) -> None:
 def _pin_status(app: LullApp) -> None:
     """Replace the machine-dependent status figures with fixed ones (the rest stays real)."""
     facts = app.status.facts
+    last = NOW - 42  # the cache clock's five-minute entry is written at the last response
     app.status.show(
-        replace(facts, context_tokens=3_456, last_response_at=NOW - 42, cost_usd=0.0123)
+        replace(
+            facts,
+            context_tokens=3_456,
+            last_response_at=last,
+            cache_warm_until=last + 300,
+            cost_usd=0.0123,
+        )
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.ui.shared.status import TTL_SECONDS, StatusFacts
+from app.ui.shared.status import StatusFacts
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -46,7 +46,7 @@ def facts_for(runtime: Runtime, state: str, context_tokens: int | None = None) -
         last_response_at=session.last_response_at,
         idle_handled=idle_handled(runtime),
         prompt_caching=settings.context.cache.enabled,
-        cache_ttl_seconds=TTL_SECONDS[settings.context.cache.ttl],
+        cache_warm_until=runtime.agent.cache_warm_until(),
         thinking_minutes=idle.thinking_threshold_minutes,
         tool_results_minutes=idle.tool_results_threshold_minutes,
         cost_usd=runtime.session_cost(),

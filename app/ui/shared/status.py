@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.catalog.cache_policy import TTL_MINUTES
 from app.model import defaults
 from app.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 SEPARATOR = " │ "
 DEFAULT_WINDOW = 128_000  # shown until the runtime knows the model's window
-TTL_SECONDS = {ttl: minutes * 60 for ttl, minutes in TTL_MINUTES.items()}
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,8 @@ class StatusFacts:
     last_response_at: float | None = None
     idle_handled: bool = False
     prompt_caching: bool = True
-    cache_ttl_seconds: float = TTL_SECONDS[defaults.CACHE_TTL]
+    cache_warm_until: float | None = None
+    """When the provider's cache of the next prompt goes cold (the cache clock; None: cold)."""
     thinking_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
     tool_results_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
     cost_usd: float | None = None
@@ -107,12 +106,10 @@ def cache_part(facts: StatusFacts, now: float) -> Part | None:
     ``cache off`` when prompt caching is turned off."""
     if not facts.prompt_caching:
         return Part("cache off", "no cache", 2) if facts.model else None
-    if facts.last_response_at is None:
-        return Part("cache cold", "cold", 2) if facts.model else None
-    left = facts.last_response_at + facts.cache_ttl_seconds - now
+    left = (facts.cache_warm_until or now) - now
     if left > 0:
         return Part(f"cache warm {duration(left)}", f"warm {duration(left)}", 2)
-    return Part("cache cold", "cold", 2)
+    return Part("cache cold", "cold", 2) if facts.model else None
 
 
 def hit_part(facts: StatusFacts) -> Part | None:
@@ -124,7 +121,8 @@ def hit_part(facts: StatusFacts) -> Part | None:
 
 
 def idle_part(facts: StatusFacts, now: float) -> Part | None:
-    """When idle cleanup will apply: ``tidy in 58m``, ``tidy on next message``, ``tidied``."""
+    """When idle cleanup will apply: ``tidy in 58m``, ``tidy on next message``, ``tidied``
+    (a cleanup waits for its threshold and for the cache to go cold)."""
     if facts.last_response_at is None:
         return None
     thresholds = [t * 60 for t in (facts.thinking_minutes, facts.tool_results_minutes) if t >= 0]
@@ -133,9 +131,10 @@ def idle_part(facts: StatusFacts, now: float) -> Part | None:
     if facts.idle_handled:
         return Part("tidied", "tidied", 3)
     elapsed = now - facts.last_response_at
-    upcoming = [t - elapsed for t in thresholds if t > elapsed]
-    if len(upcoming) == len(thresholds):
-        left = duration(min(upcoming))
+    cold_in = max(0.0, (facts.cache_warm_until or now) - now) if facts.prompt_caching else 0.0
+    wait = min(max(t - elapsed, cold_in) for t in thresholds)
+    if wait > 0:
+        left = duration(wait)
         return Part(f"tidy in {left}", f"tidy {left}", 3)
     return Part("tidy on next message", "tidy next", 3)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from typing import Any
 
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
@@ -136,8 +137,8 @@ def test_after_idle_cleanup_markers_follow_the_same_rules() -> None:
     check_rules(params)
     tools = len(params["tools"])
     assert marked(params) == [tools, tools + 1, len(flat(params)) - 1]
-    cleared = [b for b in flat(params) if b.get("content") == "[Old tool result content cleared]"]
-    assert cleared
+    cleared = [b for b in flat(params) if str(b.get("content")).startswith("[Old tool result")]
+    assert cleared and cleared[0]["content"].endswith(f"recall id {cleared[0]['tool_use_id']}]")
 
 
 def test_after_compression_the_summary_starts_the_conversation() -> None:
@@ -147,7 +148,9 @@ def test_after_compression_the_summary_starts_the_conversation() -> None:
     params = build_params(request(view), MODEL)
     check_rules(params)
     first = params["messages"][0]["content"][0]["text"]
-    assert first.endswith("Read a and b.")
+    assert first.endswith(
+        f"Read a and b.\n\n[Earlier messages summarised \u2014 recall id {summary.id}]"
+    )
     tools = len(params["tools"])
     # static prompt, environment, and the tail: the summary is new, so nothing after the
     # environment can be read from the cache and no previous-tail marker is spent
@@ -240,6 +243,47 @@ def test_tools_and_static_prompt_are_byte_identical_across_processes() -> None:
         for seed in ("1", "2")
     ]
     assert runs == [mine, mine]
+
+
+def test_a_lifetime_per_block_puts_the_stable_part_on_the_hour_cache_first() -> None:
+    history = [user("Start."), *step("a", 2), assistant(Text("Done.")), user("Next.")]
+    history += [*step("b", 1), *step("c", 1)]
+    one = replace(request(history), cache_stable_ttl="1h")
+    params = build_params(one, MODEL)
+    blocks = flat(params)
+    points = [(i, blocks[i]["cache_control"].get("ttl", "5m")) for i in marked(params)]
+    check_rules(params)
+    assert [ttl for _, ttl in points] == ["1h", "1h", "1h", "5m"]  # static, env, stable, tail
+    stable = points[2][0]
+    assert blocks[stable] == {**blocks[stable], "type": "text", "text": "Next."}
+
+
+def test_mixed_lifetimes_never_put_a_five_minute_marker_before_an_hour_one() -> None:
+    blocks = [WireBlock(2000, "tools"), WireBlock(100, "system")]
+    blocks += [WireBlock(50, "messages", 0, "user", prompt=True)]
+    blocks += [
+        WireBlock(50, "messages", 1 + n // 2, ("assistant", "user")[n % 2]) for n in range(24)
+    ]
+    blocks += [WireBlock(50, "messages", 13, "user", prompt=True)]
+    blocks += [
+        WireBlock(50, "messages", 14 + n // 2, ("assistant", "user")[n % 2]) for n in range(4)
+    ]
+    points = plan_breakpoints(
+        blocks, static_end=0, environment_end=1, min_tokens=1024, stable_ttl="1h"
+    )
+    ttls = [p.ttl for p in points]
+    assert len(points) <= 4 and ttls == sorted(ttls, key=lambda t: t != "1h")
+    assert [p.reason for p in points] == ["static", "environment", "stable", "tail"]
+
+
+def test_a_corrective_note_never_ends_the_stable_part() -> None:
+    history = [user("Start."), *step("a", 2)]
+    note = Message("user", (Text("Your last reply was empty; answer again."),), origin="synthetic")
+    one = replace(request([*history, note]), cache_stable_ttl="1h", request_only=1)
+    blocks = flat(build_params(one, MODEL))
+    stable = [b for b in blocks if b.get("cache_control", {}).get("ttl") == "1h"]
+    assert all(b.get("text") != note.parts[0].text for b in stable)  # type: ignore[union-attr]
+    assert any(b.get("text") == "Start." for b in stable)
 
 
 def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:

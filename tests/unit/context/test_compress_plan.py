@@ -20,7 +20,14 @@ from app.context.compress_plan import (
     split_points,
     with_margin,
 )
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import (
+    CLEARED_TOOL_RESULT,
+    Message,
+    Text,
+    ToolResult,
+    cleared_result_text,
+    is_cleared_text,
+)
 from tests.unit.context.builders import assistant, call, result, results, tool_step, user
 
 POLICY = CompressionPolicy()
@@ -226,7 +233,7 @@ def test_fit_head_clears_oldest_tool_outputs_first() -> None:
     head = [user("go"), *tool_step("c1", content="a" * 3000), *tool_step("c2", content="b" * 300)]
     fitted = fit_head(head, _size, limit=100)
     contents = [r.content for m in fitted for r in m.tool_results]
-    assert contents == [CLEARED_TOOL_RESULT, "b" * 300]
+    assert contents == [cleared_result_text("c1"), "b" * 300]
     assert len(fitted) == len(head)
 
 
@@ -288,5 +295,5 @@ def test_fit_head_clears_standard_outputs_before_important_ones() -> None:
     head += [user("q3"), *tool_step("newest", content="c" * 300)]
     fitted = fit_head(head, _size, limit=100)
     contents = {r.call_id: r.content for m in fitted for r in m.tool_results}
-    assert contents["old"] == CLEARED_TOOL_RESULT  # standard, though the smallest
-    assert contents["recent"] == CLEARED_TOOL_RESULT and contents["newest"] == "c" * 300
+    assert is_cleared_text(contents["old"])  # standard, though the smallest
+    assert is_cleared_text(contents["recent"]) and contents["newest"] == "c" * 300

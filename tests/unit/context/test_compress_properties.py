@@ -25,7 +25,14 @@ from app.context.estimate import estimate_message_tokens, estimate_part_tokens, 
 from app.context.tiers import classify
 from app.context.view import SUMMARY_PREFIX, build_view
 from app.model.edits import ClearToolResults, ContextEdit, Summary
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import (
+    Message,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    is_cleared_text,
+)
 
 CONTENT = st.integers(0, 3000).map(lambda n: ("output line\n" * 300)[:n])
 SHORT = st.sampled_from(["do it", "now the tests", "and fix the bug please", "ok"])
@@ -157,7 +164,7 @@ def test_compressed_view_is_valid_and_fits(
         estimate = fixed + tokens(view)
         critical = classify(view)
         everything_cleared = all(
-            r.content == CLEARED_TOOL_RESULT
+            is_cleared_text(r.content)
             or saving(r) <= 0
             or r.is_error
             or critical.result(r.call_id) == "critical"

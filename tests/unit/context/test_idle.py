@@ -18,7 +18,14 @@ from app.context.idle import (
 )
 from app.context.view import build_view
 from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolResult
+from app.model.messages import (
+    CLEARED_TOOL_RESULT,
+    Message,
+    Text,
+    ToolResult,
+    cleared_result_text,
+    is_cleared_text,
+)
 from tests.unit.context.builders import (
     NOW,
     REF,
@@ -125,7 +132,7 @@ def test_clears_old_compactable_results_and_keeps_recent() -> None:
     view = build_view(history, edits)
     for cleared_id in ("a", "b"):
         cleared = result_by_id(view, cleared_id)
-        assert cleared.content == CLEARED_TOOL_RESULT
+        assert is_cleared_text(cleared.content)
         assert cleared.cleared
     assert result_by_id(view, "c") == result_by_id(history, "c")
     assert tool_edit(edits).kept == 1
@@ -173,7 +180,7 @@ def test_other_parts_of_a_cleared_message_are_preserved() -> None:
     view = build_view(history, plan(history))
     parts = view[2].parts
     assert parts[1] == Text("the user typed this alongside")
-    assert isinstance(parts[0], ToolResult) and parts[0].content == CLEARED_TOOL_RESULT
+    assert isinstance(parts[0], ToolResult) and is_cleared_text(parts[0].content)
 
 
 def test_clearing_keeps_call_ids_names_and_arguments() -> None:
@@ -222,14 +229,15 @@ def test_error_results_are_never_cleared() -> None:
 
 
 def test_tokens_saved_counts_what_the_sentinel_gives_back() -> None:
-    # The reference reports 400 chars -> 100 tokens; the sentinel itself costs 9 back.
+    # The reference reports 400 chars -> 100 tokens; the sentinel (with its recall id for
+    # call "a") costs 12 back.
     assert estimate_tokens("x" * 400) == 100
-    assert estimate_tokens(CLEARED_TOOL_RESULT) == 9
+    assert estimate_tokens(cleared_result_text("a")) == 12
     history = reads("a", "b")
     edits = plan(history)
-    assert tool_edit(edits).tokens_saved == 91
+    assert tool_edit(edits).tokens_saved == 88
     before = estimate_messages_tokens(history)
-    assert before - estimate_messages_tokens(build_view(history, edits)) == 91
+    assert before - estimate_messages_tokens(build_view(history, edits)) == 88
 
 
 # --- where the reference was wrong: what takes a keep slot ----------------------------------
@@ -242,7 +250,7 @@ def reference_cleared(history: Sequence[Message], keep: int) -> list[str]:
     return [
         r.call_id
         for r in refs
-        if r not in window and not r.is_error and r.content != CLEARED_TOOL_RESULT
+        if r not in window and not r.is_error and not is_cleared_text(r.content)
     ]
 
 
@@ -321,7 +329,8 @@ def test_describe_tool_results_line() -> None:
     edit = ClearToolResults(
         call_ids=tuple(f"c{i}" for i in range(12)), tokens_saved=8400, kept=5, gap_minutes=65.0
     )
-    assert describe_edit(edit, IdlePolicy()) == (
+    policy = IdlePolicy(tool_results_threshold_minutes=60)
+    assert describe_edit(edit, policy) == (
         "idle cleanup: gap 65.0 min >= 60 min, cleared 12 tool results (~8400 tokens), kept 5"
     )
 
@@ -347,10 +356,10 @@ def test_describe_fractional_thresholds_and_singulars() -> None:
 
 def test_describe_a_planned_edit_end_to_end() -> None:
     history = reads("a", "b", "c", "d", "e", "f", "g")
-    policy = IdlePolicy()
+    policy = IdlePolicy(tool_results_threshold_minutes=60)
     edits = plan(history, policy, idle=90)
     assert [describe_edit(e, policy) for e in edits] == [
-        "idle cleanup: gap 90.0 min >= 60 min, cleared 2 tool results (~182 tokens), kept 5"
+        "idle cleanup: gap 90.0 min >= 60 min, cleared 2 tool results (~176 tokens), kept 5"
     ]
 
 
@@ -405,3 +414,19 @@ def test_a_later_longer_gap_still_clears_after_an_earlier_partial_cleanup() -> N
         edits=earlier,
     )
     assert [type(e) for e in later] == [ClearToolResults]
+
+
+def test_nothing_inside_the_warm_cached_prefix_is_cleared() -> None:
+    history = reads("a", "b", "c", "d")  # messages: prompt, then (call, result) per id
+    everything = tool_edit(plan(history, REF))
+    assert everything.call_ids == ("a", "b", "c")
+    warm_through_b = 5  # the one-hour stable part still cached: prompt, a, b
+    edits = plan_idle_cleanup(
+        history,
+        policy=REF,
+        last_response_at=ago(10),
+        now=NOW,
+        thinking_rule="all",
+        cold_from=warm_through_b,
+    )
+    assert tool_edit(edits).call_ids == ("c",)  # a and b still count for the keep rule

@@ -20,6 +20,8 @@ from app.model.messages import (
     Thinking,
     ToolCall,
     ToolResult,
+    cleared_result_text,
+    is_cleared_text,
 )
 from tests.unit.context.builders import NOW, ago
 
@@ -107,14 +109,13 @@ def all_results(view: Sequence[Message]) -> list[ToolResult]:
 
 def clearable(view: Sequence[Message], policy: IdlePolicy) -> list[ToolResult]:
     """Results the design says may be cleared: successful, compactable, uncleared, not tiny."""
-    sentinel = estimate_tokens(CLEARED_TOOL_RESULT)
     return [
         r
         for r in all_results(view)
         if r.name in policy.compactable
         and not r.is_error
         and not r.cleared
-        and estimate_tokens(r.content) > sentinel
+        and estimate_tokens(r.content) > estimate_tokens(cleared_result_text(r.call_id))
     ]
 
 
@@ -166,7 +167,7 @@ def assert_tool_result_rule(
         if original.is_error or original.name not in policy.compactable:
             assert after[original.call_id] == original
         elif after[original.call_id] != original:
-            assert after[original.call_id].content == CLEARED_TOOL_RESULT
+            assert is_cleared_text(after[original.call_id].content)
             assert after[original.call_id].cleared
     if policy.tool_results_threshold_minutes >= 0:
         assert len(clearable(cleaned, policy)) <= keep

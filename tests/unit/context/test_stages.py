@@ -3,6 +3,7 @@ light and full steps at most once per crossing of their line."""
 
 from __future__ import annotations
 
+from app.context.cache_clock import COLD, Warmth
 from app.context.compress_plan import CompressionPolicy, make_budget
 from app.context.stages import StageSchedule
 
@@ -53,3 +54,32 @@ def test_full_compression_follows_the_guard_and_emergency_is_at_nine_tenths() ->
     assert not stages.emergency_due(179_999, large)
     assert stages.emergency_due(180_000, large)  # 0.9, before the prompt would not fit
     assert stages.emergency_due(88_000, BUDGET)  # a smaller window: it would not fit first
+
+
+WARM = Warmth(messages=12, until=1_000.0)
+
+
+def test_a_cold_cache_compresses_from_the_cold_line() -> None:
+    stages = StageSchedule()
+    assert BUDGET.cold == 50_000
+    assert not stages.compress_due(55_000, BUDGET, overflow=False)  # no caching: 0.8 applies
+    assert stages.compress_due(55_000, BUDGET, overflow=False, cache=COLD)
+    assert not stages.compress_due(49_000, BUDGET, overflow=False, cache=COLD)
+
+
+def test_a_warm_cache_defers_compression_but_never_past_the_emergency_line() -> None:
+    stages = StageSchedule()
+    hot = StageSchedule.compress_budget(BUDGET, WARM).trigger
+    assert BUDGET.trigger < hot < BUDGET.emergency  # the hot-cache bypass: 0.85 of the window
+    assert not stages.compress_due(82_000, BUDGET, overflow=False, cache=WARM)
+    assert stages.compress_due(86_000, BUDGET, overflow=False, cache=WARM)
+    assert stages.emergency_due(90_000, BUDGET)  # whatever the cache
+
+
+def test_the_light_step_waits_for_a_cold_cache_or_the_full_line() -> None:
+    stages = StageSchedule()
+    stages.seen(55_000, BUDGET)
+    assert not stages.light_due(55_000, BUDGET, WARM)
+    assert stages.light_due(55_000, BUDGET, COLD)
+    assert stages.light_due(80_000, BUDGET, WARM)
+    assert stages.light_due(55_000, BUDGET)  # no caching: nothing to wait for

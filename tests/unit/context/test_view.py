@@ -5,7 +5,6 @@ from __future__ import annotations
 from app.context.view import SUMMARY_PREFIX, build_view
 from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
 from app.model.messages import (
-    CLEARED_TOOL_RESULT,
     Image,
     Message,
     Text,
@@ -13,6 +12,7 @@ from app.model.messages import (
     ToolCall,
     ToolResult,
     cleared_image_text,
+    is_cleared_text,
 )
 
 
@@ -34,7 +34,7 @@ def test_clear_tool_results_replaces_content_and_keeps_pairing() -> None:
     history = _history()
     view = build_view(history, [ClearToolResults(("c1",))])
     result = view[2].tool_results[0]
-    assert result.content == CLEARED_TOOL_RESULT
+    assert is_cleared_text(result.content)
     assert result.cleared and result.call_id == "c1" and result.name == "read_file"
     assert view[1].tool_calls == history[1].tool_calls
     assert view[0] is history[0]

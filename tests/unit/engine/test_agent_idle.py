@@ -12,7 +12,13 @@ from app.context.idle import IdlePolicy
 from app.engine.restore import restore_context
 from app.model.edits import ClearThinking, ClearToolResults
 from app.model.events import ContextEdited, Event, TurnFailed
-from app.model.messages import CLEARED_TOOL_RESULT, Image, Message, Text, cleared_image_text
+from app.model.messages import (
+    Image,
+    Message,
+    Text,
+    cleared_image_text,
+    is_cleared_text,
+)
 from app.model.provider import ModelRequest, ProviderError, Usage
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import Clock, run
@@ -44,16 +50,16 @@ def edits(events: list[Event], kind: type) -> list[object]:
 
 
 def cleared_results(request: ModelRequest) -> int:
-    return sum(
-        1 for m in request.messages for r in m.tool_results if r.content == CLEARED_TOOL_RESULT
-    )
+    return sum(1 for m in request.messages for r in m.tool_results if is_cleared_text(r.content))
 
 
 async def test_a_failed_request_does_not_block_a_later_longer_gap(
     provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    agent = make_agent(clock=clock, idle=IdlePolicy(tool_results_num_to_keep=1))
+    agent = make_agent(
+        clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=60, tool_results_num_to_keep=1)
+    )
     provider.script(*reads(files))
     await run(agent, "read the files")
 
@@ -75,7 +81,9 @@ async def test_a_cancelled_turn_does_not_block_a_later_longer_gap(
     provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    agent = make_agent(clock=clock, idle=IdlePolicy(tool_results_num_to_keep=1))
+    agent = make_agent(
+        clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=60, tool_results_num_to_keep=1)
+    )
     provider.script(*reads(files))
     await run(agent, "read the files")
 
@@ -113,7 +121,9 @@ async def test_a_restore_does_not_block_a_later_longer_gap(
     provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
 ) -> None:
     clock = Clock()
-    agent = make_agent(clock=clock, idle=IdlePolicy(tool_results_num_to_keep=1))
+    agent = make_agent(
+        clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=60, tool_results_num_to_keep=1)
+    )
     provider.script(*reads(files))
     await run(agent, "read the files")
     clock.advance_minutes(10)
@@ -161,7 +171,7 @@ async def test_a_tiny_newest_result_takes_no_keep_slot(
     provider.script(ScriptedReply(text="ok"))
     await run(agent, "back")
     results = [r for m in provider.requests[-1].messages for r in m.tool_results]
-    kept = [r.content for r in results if r.content != CLEARED_TOOL_RESULT]
+    kept = [r.content for r in results if not is_cleared_text(r.content)]
     assert len(kept) == 2  # c.txt keeps the slot; tiny.txt is never cleared and takes none
     assert any("c.txt" in text for text in kept) and any("ok" in text for text in kept)
 

@@ -11,7 +11,7 @@ from app.context.view import SUMMARY_PREFIX
 from app.engine.fit import MIN_OUTPUT_TOKENS, output_limit
 from app.model.edits import ClearToolResults, Summary
 from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFinished
-from app.model.messages import CLEARED_TOOL_RESULT, unanswered_calls
+from app.model.messages import is_cleared_text, unanswered_calls
 from app.model.provider import ModelRequest, ProviderError
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import run, summary_of
@@ -113,9 +113,7 @@ async def test_an_unusable_summary_leaves_the_view_and_the_emergency_net_clears(
     assert emergency and isinstance(emergency[0], ClearToolResults)
     assert emergency[0].reason == "emergency"
     assert any(
-        r.content == CLEARED_TOOL_RESULT
-        for m in provider.requests[-1].messages
-        for r in m.tool_results
+        is_cleared_text(r.content) for m in provider.requests[-1].messages for r in m.tool_results
     )
 
 
@@ -169,8 +167,9 @@ async def test_the_tokenizer_loads_once_counting_exactly_could_change_a_decision
     agent = make_agent(context_window=20_000, max_output_tokens=1_000)
     exact_at_request: list[bool] = []
     agent.request_hooks.append(lambda _r, _i: exact_at_request.append(agent.fitter.counter.exact))
-    # light line, compression trigger, emergency line, input limit, output clamp
-    points = (10_000, 16_000, 18_000, 18_095, 18_095)
+    # light line, cold line, compression trigger, hot-cache bypass, emergency line, input
+    # limit, output clamp
+    points = (10_000, 10_000, 16_000, 17_000, 18_000, 18_095, 18_095)
     assert agent.fitter.decision_points(agent.shape()) == points
     await run(agent, "hello")
     assert exact_at_request == [False]  # ~2k tokens: even 4 times that is under 10k

@@ -8,7 +8,12 @@ from app.context.idle import IdlePolicy
 from app.engine.notes import record_user_note, session_notes
 from app.engine.session import Session
 from app.engine.store import load_session
-from app.model.messages import CLEARED_TOOL_RESULT, Message, ToolCall, unanswered_calls
+from app.model.messages import (
+    Message,
+    ToolCall,
+    is_cleared_text,
+    unanswered_calls,
+)
 from app.model.provider import ModelRequest
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import Clock, run, summary_of
@@ -38,7 +43,7 @@ async def test_notes_survive_idle_cleanup_compression_and_resume(
     clock.advance_minutes(90)
     await run(agent, "back " * 100)
     results = [r for m in provider.requests[-1].messages for r in m.tool_results]
-    assert results and results[0].content != CLEARED_TOOL_RESULT  # a note is never cleared
+    assert results and not is_cleared_text(results[0].content)  # a note is never cleared
 
     for n in range(3):
         await run(agent, f"more {n} " * 100)

@@ -34,7 +34,8 @@ async def test_rereads_become_pointers_once_per_crossing_never_per_request(
 ) -> None:
     (workspace / "a.txt").write_text(f"a.txt\n{FILE_TEXT}")
     (workspace / "big.txt").write_text(f"big.txt\n{FILE_TEXT * 8}")
-    agent = make_agent(guardrails=REREADS)
+    # without prompt caching the light step has no warm cache to wait for (see test_cold_schedule)
+    agent = make_agent(guardrails=REREADS, prompt_caching=False)
     provider.script(*reads(*["a.txt"] * 6))
     below = await run(agent, "read a six times")
     assert not light_edits(below)  # far under the line of a 200k window

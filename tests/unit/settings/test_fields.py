@@ -39,7 +39,7 @@ def test_every_key_reads_and_writes_its_own_attribute() -> None:
 def test_with_value_keeps_sibling_values() -> None:
     s = with_value(Settings(), "context.compression.model", "small")
     s = with_value(s, "context.compression.threshold", 0.5)
-    assert dataclasses.astuple(s.context.compression) == (0.5, 0.3, "small", 0.4, 0.5, 0.9)
+    assert dataclasses.astuple(s.context.compression) == (0.5, 0.3, "small", 0.4, 0.5, 0.9, 0.5)
 
 
 @pytest.mark.parametrize(

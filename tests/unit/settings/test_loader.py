@@ -409,7 +409,14 @@ def test_cache_and_tool_output_settings(home: Home) -> None:
     assert any(
         "context.cache.promptCacheKey: expected true or false" in m for m in messages(loaded)
     )
-    assert any("context.cache.ttl: expected one of 5m, 1h" in m for m in messages(loaded))
+    assert any("context.cache.ttl: expected one of 5m, 1h, auto" in m for m in messages(loaded))
+
+
+def test_auto_cache_lifetime_and_the_cold_line(home: Home) -> None:
+    home.write_user({"context": {"cache": {"ttl": "auto"}, "compression": {"coldThreshold": 0.6}}})
+    settings = home.load().settings
+    assert settings.context.cache.ttl == "auto"
+    assert settings.context.compression.cold_threshold == 0.6
 
 
 def test_project_files_cannot_grant_themselves_more_access(home: Home) -> None:

@@ -30,6 +30,9 @@ def facts(**changes: object) -> StatusFacts:
         "cost_usd": 0.0123,
     }
     base.update(changes)
+    last = base["last_response_at"]
+    if "cache_warm_until" not in base and isinstance(last, float):
+        base["cache_warm_until"] = last + 300  # the cache clock's 5-minute entry
     return StatusFacts(**base)  # type: ignore[arg-type]
 
 
@@ -57,7 +60,7 @@ def test_cache_goes_cold_after_the_ttl_and_idle_cleanup_is_announced() -> None:
     assert "cache warm 1m" in soon and "tidy in 1m" in soon
     thinking_due = status_line(facts(last_response_at=NOW - 400), NOW, 200)
     assert "cache cold" in thinking_due and "tidy on next message" in thinking_due
-    only_tools = facts(last_response_at=NOW - 400, thinking_minutes=-1)
+    only_tools = facts(last_response_at=NOW - 400, thinking_minutes=-1, tool_results_minutes=60)
     assert "tidy in 53m" in status_line(only_tools, NOW, 200)
     later = status_line(facts(last_response_at=NOW - 3700), NOW, 200)
     assert "tidy on next message" in later
@@ -71,8 +74,15 @@ def test_disabled_thresholds_mean_no_countdown() -> None:
 
 
 def test_one_hour_cache_ttl() -> None:
-    line = status_line(facts(last_response_at=NOW - 600, cache_ttl_seconds=3600), NOW, 200)
+    one_hour = facts(last_response_at=NOW - 600, cache_warm_until=NOW - 600 + 3600)
+    line = status_line(one_hour, NOW, 200)
     assert "cache warm 50m" in line
+    assert "tidy in 50m" in line  # the cleanup waits for the cache clock, not its 5 minutes
+
+
+def test_no_cache_entry_reads_cold() -> None:
+    line = status_line(facts(last_response_at=NOW - 60, cache_warm_until=None), NOW, 200)
+    assert "cache cold" in line and "tidy in 4m" in line  # the threshold still applies
 
 
 def test_prompt_caching_off_is_shown_instead_of_a_countdown() -> None:
