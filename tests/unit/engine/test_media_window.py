@@ -11,7 +11,6 @@ from tests.images import png_image
 from tests.support import Clock
 from tests.unit.engine.conftest import AgentFactory
 
-
 CLEARED_LINES = ("[Old image cleared: ", "[Old inline media cleared: ")
 """The media window's line, and idle cleanup's (the tool-results rule) for the oldest images."""
 
