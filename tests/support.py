@@ -7,7 +7,8 @@ from typing import Any
 
 from app.context.compress_prompt import SECTIONS
 from app.context.idle import IdlePolicy
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.session import Session
 from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner

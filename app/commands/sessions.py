@@ -7,13 +7,9 @@ from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, SessionChoice, hint, no_argument, say
 from app.engine.session import Session
-from app.engine.store import (
-    SessionNotFound,
-    SessionRecord,
-    SessionStore,
-    load_notes,
-    load_session,
-)
+from app.engine.session_load import SessionNotFound, load_notes, load_session
+from app.engine.session_record import SessionRecord
+from app.engine.store import SessionStore
 
 if TYPE_CHECKING:
     from app.runtime import Runtime

@@ -13,22 +13,20 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from dataclasses import replace
 from typing import assert_never
 
-from app.context.compress_plan import CompressionPolicy
 from app.context.idle import (
-    IdlePolicy,
     describe_edit,
     idle_gap_minutes,
     plan_idle_cleanup,
     thinking_rule_for,
 )
+from app.engine.agent_config import AgentConfig, OfferedTools
 from app.engine.cache_keeper import CachePolicy
 from app.engine.fit import ContextFitter, FitSettings
 from app.engine.guardrails.calls import CallLedger
-from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.guardrails.turn import (
     Accept,
     Answered,
@@ -43,12 +41,12 @@ from app.engine.guardrails.turn import (
     with_plan,
 )
 from app.engine.lifecycle import Lifecycle
+from app.engine.recovery import Recovery
 from app.engine.session import Session
 from app.engine.step_calls import run_step_calls
 from app.engine.tool_runner import ToolRunner
 from app.engine.turn_scope import TurnScope
 from app.engine.waits import wait_notice
-from app.model import defaults
 from app.model.approvals import Approver
 from app.model.edits import Summary
 from app.model.events import (
@@ -65,17 +63,14 @@ from app.model.events import (
 )
 from app.model.messages import Image, Message, Text, ToolCall
 from app.model.provider import (
-    CacheLifetime,
     Completed,
     ModelRequest,
     Provider,
     ProviderError,
     Retrying,
     TextDelta,
-    ThinkingConfig,
     ThinkingDelta,
     ToolCallStarted,
-    Vendor,
     tail_ttl,
 )
 
@@ -84,33 +79,6 @@ log = logging.getLogger("lull.loop")
 CANCELLED_RESULT = "Cancelled by the user before it finished; no result."
 RequestHook = Callable[[ModelRequest, int], None]
 """Called with every request (and its number within the turn) right before it is sent."""
-STREAM_RETRIES = 1
-
-
-@dataclass(frozen=True)
-class AgentConfig:
-    """How the agent runs turns (resolved from settings and flags).
-
-    ``context_window`` overrides the known window of the model (None: the
-    table in ``app/catalog/windows.py``); ``guardrails`` are the guards on model behaviour
-    (``app/engine/guardrails/``).
-    """
-
-    system: str
-    environment: str = ""
-    max_turns: int = defaults.MAX_TURNS
-    max_output_tokens: int = defaults.MAX_OUTPUT_TOKENS
-    thinking: ThinkingConfig = field(default_factory=ThinkingConfig)
-    idle: IdlePolicy = field(default_factory=IdlePolicy)
-    vendor: Vendor = "anthropic"
-    prompt_caching: bool = defaults.PROMPT_CACHING
-    cache_ttl: CacheLifetime = defaults.CACHE_TTL
-    prompt_cache_key: bool = defaults.PROMPT_CACHE_KEY
-    context_window: int | None = None
-    compression: CompressionPolicy = field(default_factory=CompressionPolicy)
-    tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
-    media_keep: int = defaults.MEDIA_KEEP
-    guardrails: GuardrailPolicy = field(default_factory=GuardrailPolicy)
 
 
 class Agent:
@@ -365,7 +333,7 @@ class Agent:
         A cut or empty stream is retried once; a "prompt too long" (or an empty stream
         near the window) once, after compressing.
         """
-        tries = _Tries()
+        tries = Recovery(self.fitter)
         overflow = False
         index = turn.requests
         await self.tools.settle()  # tool sources still starting (lull -p waits for them)
@@ -404,9 +372,9 @@ class Agent:
                 if plan.prefill is not None and error.kind == "bad_request":
                     yield PrefillRefused(error.message)
                     return
-                recovery = self._recover(error, tries)
+                recovery = tries.after(error)
                 if recovery is None:
-                    message = self._failure_message(error)
+                    message = tries.failure_message(error)
                     log.warning("request failed: %s", message)
                     yield TurnFailed(message, error.kind)
                     return
@@ -421,35 +389,6 @@ class Agent:
             self.estimate_context(),
             self.context_window,
             model=reply.model or self.provider.model,
-        )
-
-    def _recover(self, error: ProviderError, tries: _Tries) -> tuple[Notice, bool] | None:
-        """How to try a failed request again: the notice to show and whether to compress
-        first; None when this failure is final."""
-        match error.kind:
-            case "stream_cut" if tries.cut < STREAM_RETRIES:
-                tries.cut += 1
-                return Notice("warning", f"{error.message}; retrying"), False
-            case "prompt_too_long" if not tries.overflow:
-                tries.overflow = True
-                return self.fitter.learn_overflow(error), True
-            case "empty_stream" if tries.empty < STREAM_RETRIES:
-                tries.empty += 1
-                if not tries.overflow and self.fitter.probable_overflow():
-                    tries.overflow = True
-                    return self.fitter.learn_empty_stream(error), True
-                return Notice("warning", f"{error.message}; retrying"), False
-            case _:
-                return None
-
-    def _failure_message(self, error: ProviderError) -> str:
-        """The line a final failure is reported with."""
-        if error.kind != "empty_stream":
-            return error.message
-        return (
-            f"{error.message}, again after a retry. If the prompt is larger than the server's "
-            f"context, set model.contextWindow to the server's size (lull assumes "
-            f"{self.context_window:,} tokens)"
         )
 
     async def _stream_once(
@@ -483,30 +422,3 @@ class Agent:
         self.session.record_response(now, completed.usage, model, self.fitter.sent_local)
         self.fitter.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
-
-
-@dataclass
-class _Tries:
-    """What one request has already tried again: cut streams, empty streams, and whether it
-    compressed after an overflow (each at most once)."""
-
-    cut: int = 0
-    empty: int = 0
-    overflow: bool = False
-
-
-class OfferedTools(Collection[str]):
-    """The names of the tools the model is offered now, read live: tools of a source that
-    comes up while a turn runs (an MCP server) count from the request that offers them."""
-
-    def __init__(self, tools: ToolRunner) -> None:
-        self._tools = tools
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self._tools.registry.get(name) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._tools.registry.names())
-
-    def __len__(self) -> int:
-        return len(self._tools.registry.names())

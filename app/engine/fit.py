@@ -15,9 +15,8 @@ Which steps run, and when, is decided in one place: :class:`~app.context.stages.
 StageSchedule` (the light step at 0.5 of the window, full compression at 0.8, the
 emergency clear at 0.9, each at most once per crossing of its line).
 
-It also learns from a provider's "prompt too long" (the real window and
-size) so the retry is fitted on true numbers, and from an empty answer to a
-prompt near the window (taken as an overflow). Every request's output limit is
+Summary compression itself is ``fit_compress.py``; what a refused or empty answer
+teaches about the window is ``overflow.py``. Every request's output limit is
 clamped to what the window has left after the prompt. It yields the same events
 the loop does, so front ends show every step.
 
@@ -36,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.catalog.cache_policy import TTL_MINUTES
-from app.catalog.windows import context_window_for, parse_context_overflow
+from app.catalog.windows import context_window_for
 from app.context.cache_clock import Warmth
 from app.context.compress_plan import (
     SAFETY_MARGIN,
@@ -46,7 +45,6 @@ from app.context.compress_plan import (
     clear_result,
     emergency_target,
     make_budget,
-    min_head_tokens,
     plan_emergency_clear,
 )
 from app.context.stages import StageSchedule
@@ -54,33 +52,29 @@ from app.context.tiers import classify
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.context.truncate import ToolOutputLimiter
 from app.engine.cache_keeper import CacheKeeper, CachePolicy
-from app.engine.compressor import Attempt, CompressionJob, Compressor
+from app.engine.compressor import Compressor
 from app.engine.exact_counts import SavedCounts, tokenizer_needed
+from app.engine.fit_compress import SummarySteps
 from app.engine.outputs import FullTextStore
+from app.engine.overflow import OverflowLearning
 from app.engine.session import Session
-from app.engine.steps import cold_since, light_step, media_step, pinned_for, worked_on
-from app.engine.waits import wait_notice
+from app.engine.steps import cold_since, light_step, media_step
 from app.model import defaults
 from app.model.edits import ClearToolResults, ContextEdit, Restore, SummaryReason
-from app.model.events import ContextEdited, Event, Notice, RequestFinished
+from app.model.events import ContextEdited, Event, Notice
 from app.model.messages import Message, ToolResult
-from app.model.provider import ModelRequest, Provider, ProviderError, Usage
+from app.model.provider import ModelRequest, Provider, Usage
 
 log = logging.getLogger("lull.compress")
 
 BeforeCompress = Callable[[SummaryReason, str | None], Awaitable[list[Event]]]
 """Called before a summary is asked for (the PreCompact hooks); returns events to show."""
 
-OVERFLOW_BUMP = 1.25
 MIN_OUTPUT_TOKENS = 256
 """The smallest output limit a request is sent with (see :func:`output_limit`)."""
 UNCALIBRATED_MARGIN = 0.2
 """How much larger than lull's estimate a server may count a prompt before any usage was
 reported (another tokenizer, the chat template): the output limit leaves room for it."""
-EMPTY_STREAM_NEAR = 0.7
-"""An empty answer to a prompt estimated at this share of the window or more is taken as an
-overflow. Well below 1: servers that answer this way report no usage, so the estimate is
-uncalibrated, and local tokenizers count up to ~40% more than lull's."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +127,8 @@ class ContextFitter:
         self._edits_sent = len(session.edits)  # edits recorded when the last request went
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
         self.before_compress: BeforeCompress | None = None
+        self.summaries = SummarySteps(self)
+        self.overflow = OverflowLearning(self)
         self.saved_counts = SavedCounts(session, self.counter, self.limiter)
         self.saved_counts.restore()
 
@@ -316,7 +312,7 @@ class ContextFitter:
         view = self.limiter.apply(self.session.view_with(edit))
         return self.estimate(shape, view)
 
-    async def compress(
+    def compress(
         self,
         shape: ModelRequest,
         index: int,
@@ -324,133 +320,9 @@ class ContextFitter:
         focus: str | None,
         lines: Budget | None = None,
     ) -> AsyncIterator[Event]:
-        """One compression attempt (reason "auto", "overflow" or "manual"), with its events;
-        ``lines`` is the budget with the trigger the schedule used (its anti-thrash floor)."""
-        self.count_exactly(shape)
-        budget = self.budget(shape)
-        view = self.model_view()
-        estimate = self.estimate(shape, view)
-        keep = budget.keep_tokens
-        if reason == "manual":
-            keep = min(keep, int(self.settings.compression.keep_recent_fraction * estimate))
-        transcript_ids = {m.id for m in self.session.transcript}
-        smallest = 1 if reason == "manual" else min_head_tokens(self.local_tokens(shape, view))
-        plan = self.compressor.plan(
-            view, self.calibration.local_for(keep), transcript_ids, smallest
-        )
-        if plan is None:
-            self.guard.nothing_to_do(estimate)
-            log.info("compression: nothing to compress at ~%d tokens", estimate)
-            if reason == "manual":
-                yield Notice("info", "nothing to compress: the conversation is too short to split")
-            return
-        if self.before_compress is not None:  # PreCompact hooks
-            for event in await self.before_compress(reason, focus):
-                yield event
-        yield Notice(
-            "info",
-            f"compressing the context (~{estimate:,} tokens, {budget.percent(estimate)}% of the "
-            f"{budget.window:,}-token window)",
-        )
-        job = self._job(shape, view, plan.split, plan.head_tokens, reason, focus)
-        cache = self.warmth(shape)
-        job = replace(
-            job,
-            read_cache=cache is not None and cache.conversation_warm,
-            prepare=lambda request: self.cache.prepare(request, self.clock(), summary=True),
-        )
-        attempt: Attempt | None = None
-        async for step in self.compressor.run(job, plan):
-            if isinstance(step, Attempt):
-                attempt = step
-                for event in self._record_attempt(step, shape, index, budget):
-                    yield event
-            elif (notice := wait_notice(step)) is not None:
-                yield notice
-        assert attempt is not None  # run() always ends with its Attempt
-        if attempt.edit is not None:
-            self.session.add_edit(attempt.edit)
-            self.guard.succeeded(self.estimate(shape), lines or budget)
-            self.stages.compressed()
-            log.info(attempt.detail)
-            yield ContextEdited(attempt.edit, attempt.detail)
-            return
-        log.warning("compression failed (%s): %s", attempt.status, attempt.detail)
-        yield Notice("warning", f"compression failed: {attempt.detail}; the context is unchanged")
-        if reason != "manual" and self.guard.failed(estimate):
-            yield Notice(
-                "warning",
-                "auto-compression paused after 3 failed attempts in a row; /compact tries again",
-            )
-
-    def _record_attempt(
-        self, attempt: Attempt, shape: ModelRequest, index: int, budget: Budget
-    ) -> list[Event]:
-        """Note one summary request's usage (and say so when its answer is asked again)."""
-        events: list[Event] = []
-        if attempt.usage is not None:
-            self.cache.answered(attempt.usage)
-            self.session.record_response(
-                self.clock(), attempt.usage, attempt.model, attempt.local_prompt
-            )
-            if attempt.usage.reported:
-                self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
-            events.append(
-                RequestFinished(
-                    attempt.usage,
-                    index,
-                    self.estimate(shape),
-                    budget.window,
-                    "summary",
-                    attempt.model,
-                )
-            )
-        if attempt.retrying:
-            log.info("compression: summary rejected (%s), asking once more", attempt.detail)
-            events.append(Notice("info", f"{attempt.detail}; asking once more with a reminder"))
-        return events
-
-    def _job(
-        self,
-        shape: ModelRequest,
-        view: list[Message],
-        split: int,
-        head_tokens: int,
-        reason: SummaryReason,
-        focus: str | None,
-    ) -> CompressionJob:
-        """The summary request's setup: which provider, how big its prompt may be, what is
-        pinned verbatim and which files are kept in most detail."""
-        budget = self.budget(shape)
-        base = replace(shape, messages=view)
-        provider, other, limit = self.provider, False, budget.input_limit
-        if self.summary_provider is not None:
-            window = context_window_for(self.summary_provider.model)
-            room = window - budget.summary_tokens
-            needed = self.counter.prefix(base.system, base.environment, base.tools) + head_tokens
-            if needed * (1 + SAFETY_MARGIN) * self.calibration.ratio <= room:
-                provider, other, limit = self.summary_provider, True, room
-            else:
-                log.info(
-                    "compression: %s's window (%d) is too small for ~%d tokens; using %s",
-                    self.summary_provider.model,
-                    window,
-                    needed,
-                    self.provider.model,
-                )
-        return CompressionJob(
-            view=view,
-            base=base,
-            provider=provider,
-            input_limit=self.calibration.local_for(int(limit / (1 + SAFETY_MARGIN))),
-            summary_tokens=budget.summary_tokens,
-            estimate=lambda messages: self.estimate(shape, messages),
-            reason=reason,
-            focus=focus,
-            other_model=other,
-            pinned=pinned_for(self.session, view[split - 1].id, self.limiter.limit_result),
-            important=worked_on(view),
-        )
+        """One compression attempt (reason "auto", "overflow" or "manual"), with its events
+        (:class:`~app.engine.fit_compress.SummarySteps`)."""
+        return self.summaries.compress(shape, index, reason, focus, lines)
 
     def _emergency_clear(self, shape: ModelRequest, estimate: int, budget: Budget) -> list[Event]:
         """Clear the oldest tool outputs until the prompt fits the window (with a notice)."""
@@ -484,49 +356,6 @@ class ContextFitter:
 
     def _clear_saving(self, result: ToolResult) -> int:
         return self.counter.part(result) - self.counter.part(clear_result(result))
-
-    # --- after a "prompt too long" ----------------------------------------------------------
-
-    def learn_overflow(self, error: ProviderError) -> Notice:
-        """The provider said the prompt is too long: believe it (window and calibration)."""
-        parsed = parse_context_overflow(error.message)
-        if parsed is not None and parsed.limit and parsed.limit < self.context_window:
-            self.window_cap = parsed.limit
-        told = parsed.tokens if parsed is not None and parsed.tokens else 0
-        estimate = self._assume_over_window(told)
-        log.warning("prompt too long (estimated ~%d tokens): %s", estimate, error.message)
-        return Notice(
-            "warning",
-            f"the provider says the prompt is too long (lull estimated ~{estimate:,} tokens of a "
-            f"{self.context_window:,}-token window; set model.contextWindow if the model's window "
-            "is smaller); compressing and retrying once",
-        )
-
-    def probable_overflow(self) -> bool:
-        """Whether the request last sent was near or over the window, so that an empty answer
-        most likely means the server could not fit it (see :data:`EMPTY_STREAM_NEAR`)."""
-        estimate = self.calibration.estimate(self.sent_local)
-        return estimate >= EMPTY_STREAM_NEAR * self.context_window
-
-    def learn_empty_stream(self, error: ProviderError) -> Notice:
-        """An empty answer to a prompt near the window: take it as an overflow (calibration)."""
-        estimate = self._assume_over_window(0)
-        log.warning("empty answer at ~%d tokens: taken as a context overflow", estimate)
-        return Notice(
-            "warning",
-            f"{error.message}; lull estimated ~{estimate:,} tokens of a "
-            f"{self.context_window:,}-token window, so it is probably the context size: "
-            "compressing and retrying once (set model.contextWindow to the server's context "
-            "size if it is smaller)",
-        )
-
-    def _assume_over_window(self, told: int) -> int:
-        """Calibrate as if the request last sent was over the window (``told`` tokens if the
-        provider said how many); returns the estimate it had before."""
-        estimate = self.calibration.estimate(self.sent_local)
-        actual = told or math.ceil(estimate * OVERFLOW_BUMP)
-        self.calibration.observe(max(actual, self.context_window + 1), self.sent_local)
-        return estimate
 
 
 def output_limit(requested: int, window: int, prompt: int) -> int:

@@ -10,7 +10,8 @@ from pathlib import Path
 from app.context.estimate import estimate_message_tokens
 from app.context.view import build_view, without_rewound
 from app.engine.pairing import unique_call_ids
-from app.engine.store import SessionRecord, SessionStore, SubagentRun, TokenCounts
+from app.engine.session_record import SessionRecord, SubagentRun, TokenCounts
+from app.engine.store import SessionStore
 from app.engine.writer import SessionWriter
 from app.model.edits import ContextEdit
 from app.model.events import Notice

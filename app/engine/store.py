@@ -4,9 +4,9 @@ Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``envir
 ``tokens`` (exact token counts, so a resume does not count the history again) and
 ``rollback`` (a reply the guardrails threw away, never part of the transcript) lines in the
 order they happened (written by :class:`app.engine.writer.SessionWriter`, which
-also holds the one-writer lock). Loading skips lines it cannot read (a torn write, a damaged
-line anywhere), repairs the tool-call pairing that skipping may break
-(:mod:`app.engine.pairing`) and reports both (:func:`load_notes`). API keys are never written.
+also holds the one-writer lock). What a file holds is a
+:class:`~app.engine.session_record.SessionRecord`; reading one back (skipping damaged lines,
+repairing the pairing) is :mod:`app.engine.session_load`. API keys are never written.
 """
 
 from __future__ import annotations
@@ -17,157 +17,17 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from app.engine.pairing import repair_pairing
+from app.engine.session_load import SessionNotFound, load_session
+from app.engine.session_record import SessionRecord
 from app.engine.writer import SessionWriter
-from app.model.edits import ContextEdit, edit_from_dict
-from app.model.messages import Message, message_from_dict
-from app.model.provider import Usage
-from app.model.rollbacks import RolledBack, rollback_from_dict
 from app.model.text import json_line
-
-FORMAT_VERSION = 1
-SHOWN_LINE_NUMBERS = 5
-
-
-class SessionNotFound(Exception):
-    """No saved session matches what the user asked for."""
 
 
 class SessionStorageError(Exception):
     """Sessions cannot be written where they live (a read-only or unusable data directory);
     the message is one line naming the place and what to do."""
-
-
-@dataclass
-class SessionRecord:
-    """Everything a session file holds, loaded back.
-
-    ``skipped`` lists the line numbers (1-based) that could not be read; ``repairs`` says
-    what loading changed so the history is valid again (empty for an intact file).
-    ``rollbacks`` are the replies the guardrails rolled back (shown, never sent).
-    """
-
-    id: str
-    workspace: str
-    created_at: float
-    provider: str = ""
-    model: str = ""
-    messages: list[Message] = field(default_factory=list)
-    edits: list[ContextEdit] = field(default_factory=list)
-    last_response_at: float | None = None
-    usage: Usage = field(default_factory=Usage)
-    usage_by_model: dict[str, Usage] = field(default_factory=dict)
-    last_usage: tuple[Usage, str] | None = None
-    calibration: tuple[int, int] | None = None
-    num_requests: int = 0
-    skipped: list[int] = field(default_factory=list)
-    repairs: list[str] = field(default_factory=list)
-    environment: str = ""
-    forked_from: str = ""
-    parent_id: str = ""
-    parent_call_id: str = ""
-    agent: str = ""
-    subagents: list[SubagentRun] = field(default_factory=list)
-    subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
-    rollbacks: list[RolledBack] = field(default_factory=list)
-    token_counts: TokenCounts | None = None
-
-    @property
-    def skipped_lines(self) -> int:
-        """How many lines of the file could not be read."""
-        return len(self.skipped)
-
-    def add_response(self, at: float, usage: Usage, model: str, local_prompt: int = 0) -> None:
-        """Count one answered request: the idle clock, the totals and the model's share;
-        with ``local_prompt`` (the local token estimate of that prompt) also the newest
-        calibration pair (reported prompt tokens, local estimate)."""
-        self.last_response_at = at
-        self.usage = self.usage + usage
-        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
-        self.last_usage = (usage, model)
-        if local_prompt > 0 and usage.reported and usage.prompt_tokens > 0:
-            self.calibration = (usage.prompt_tokens, local_prompt)
-        self.num_requests += 1
-
-    def add_subagent(self, run: SubagentRun) -> None:
-        """Count one finished sub-agent: its session and its usage (kept apart from the
-        session's own requests, so ``/cost`` can show the split)."""
-        self.subagents.append(run)
-        for model, usage in run.usage_by_model.items():
-            before = self.subagent_usage_by_model.get(model, Usage())
-            self.subagent_usage_by_model[model] = before + usage
-
-    def header(self) -> dict[str, Any]:
-        """The ``session`` line that starts this record's file."""
-        data: dict[str, Any] = {
-            "type": "session",
-            "version": FORMAT_VERSION,
-            "id": self.id,
-            "workspace": self.workspace,
-            "created_at": self.created_at,
-            "provider": self.provider,
-            "model": self.model,
-        }
-        if self.forked_from:
-            data["forked_from"] = self.forked_from
-        if self.parent_id:
-            data["parent_id"] = self.parent_id
-            data["parent_call_id"] = self.parent_call_id
-            data["agent"] = self.agent
-        return data
-
-
-@dataclass
-class TokenCounts:
-    """Exact token counts made for a session, with the tokenizer that made them: per message
-    id (as the message is in the transcript) and per tool-call id (how its result is cut for
-    the model, :class:`app.context.truncate.Cut`: ``[total]`` or ``[total, head, tail,
-    omitted]``), so a resumed session counts only what is new."""
-
-    tokenizer: str
-    messages: dict[str, int] = field(default_factory=dict)
-    results: dict[str, list[int]] = field(default_factory=dict)
-
-    def add(self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]) -> None:
-        """Take newer counts (those of another tokenizer replace everything kept)."""
-        if tokenizer != self.tokenizer:
-            self.tokenizer, self.messages, self.results = tokenizer, {}, {}
-        self.messages.update(messages)
-        self.results.update(results)
-
-
-@dataclass(frozen=True)
-class SubagentRun:
-    """A sub-agent a session ran: the parent's call, the child's session and its usage."""
-
-    call_id: str
-    session_id: str
-    agent: str
-    usage_by_model: dict[str, Usage]
-
-    def to_record(self) -> dict[str, Any]:
-        """The ``subagent`` line of the parent's session file."""
-        return {
-            "type": "subagent",
-            "call_id": self.call_id,
-            "session_id": self.session_id,
-            "agent": self.agent,
-            "usage": {
-                model: {**usage.to_dict(), "reported": usage.reported}
-                for model, usage in self.usage_by_model.items()
-            },
-        }
-
-    @classmethod
-    def from_record(cls, data: dict[str, Any]) -> SubagentRun:
-        """The run a ``subagent`` line stands for."""
-        usage = {str(model): Usage(**dict(u)) for model, u in dict(data["usage"]).items()}
-        return cls(str(data["call_id"]), str(data["session_id"]), str(data["agent"]), usage)
 
 
 def workspace_key(workspace: Path) -> str:
@@ -357,131 +217,3 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
-
-
-def _read_records(path: Path) -> list[tuple[int, dict[str, Any] | None]]:
-    """What :func:`_iter_records` yields, parsed in one ``json.loads`` call when every complete
-    line is a JSON object (a resume reads thousands of lines); line by line otherwise.
-
-    The lines are joined with ``",\n"``: a raw newline cannot be inside a JSON string, so the
-    one call succeeds with as many objects as lines only when each line is one whole object
-    (one damaged line either fails it or changes the count; then every line is read again on
-    its own, so what is skipped, and its line number, is what line-by-line reading finds).
-    """
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        text = handle.read()
-    lines = text.split("\n")  # the text is newline-translated as when iterating the file
-    last = lines.pop()  # after the last newline: "" or a line whose write was cut short
-    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
-    try:
-        values = json.loads("[" + ",\n".join(line for _, line in numbered) + "]")
-    except json.JSONDecodeError:
-        values = None
-    if values is None or len(values) != len(numbered) or not all(type(v) is dict for v in values):
-        return list(_iter_records(path))
-    records: list[tuple[int, dict[str, Any] | None]] = [
-        (number, value) for (number, _), value in zip(numbered, values, strict=True)
-    ]
-    if last.strip():
-        records.append((len(lines) + 1, None))
-    return records
-
-
-def _iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
-    """(line number, parsed line); ``None`` for a line that is not a JSON object, and for a
-    last line without its newline: the write was cut short (even if what is there parses),
-    as the writer also judges it (``writer._drop_torn_tail``)."""
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            if not line.endswith("\n"):
-                yield number, None
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                yield number, None
-                continue
-            yield number, value if isinstance(value, dict) else None
-
-
-def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
-    """Add one record line to ``record``; False for a kind this version does not know."""
-    kind = data.get("type")
-    if kind == "message":
-        record.messages.append(message_from_dict(data["message"]))
-    elif kind == "edit":
-        record.edits.append(edit_from_dict(data["edit"]))
-    elif kind == "environment":
-        record.environment = str(data["text"])
-    elif kind == "tokens":
-        messages = {str(k): int(v) for k, v in data.get("messages", {}).items()}
-        results = {str(k): [int(n) for n in v] for k, v in data.get("results", {}).items()}
-        if record.token_counts is None:
-            record.token_counts = TokenCounts(str(data["tokenizer"]))
-        record.token_counts.add(str(data["tokenizer"]), messages, results)
-    elif kind == "subagent":
-        record.add_subagent(SubagentRun.from_record(data))
-    elif kind == "rollback":
-        record.rollbacks.append(rollback_from_dict(data))
-    elif kind == "response":
-        usage = Usage(**data.get("usage", {}), reported=data.get("usage_reported") is not False)
-        model, local = str(data.get("model", "")), int(data.get("local_prompt", 0))
-        record.add_response(float(data["at"]), usage, model, local)
-    else:
-        return False
-    return True
-
-
-def _header(data: dict[str, Any]) -> SessionRecord:
-    return SessionRecord(
-        id=str(data["id"]),
-        workspace=str(data.get("workspace", "")),
-        created_at=float(data.get("created_at", 0.0)),
-        provider=str(data.get("provider", "")),
-        model=str(data.get("model", "")),
-        forked_from=str(data.get("forked_from", "")),
-        parent_id=str(data.get("parent_id", "")),
-        parent_call_id=str(data.get("parent_call_id", "")),
-        agent=str(data.get("agent", "")),
-    )
-
-
-def load_session(path: Path) -> SessionRecord:
-    """Read a session file: unreadable lines are skipped (their numbers kept) and the
-    tool-call pairing is repaired (what changed is kept in ``repairs``)."""
-    record: SessionRecord | None = None
-    skipped: list[int] = []
-    for number, data in _read_records(path):
-        try:
-            if data is None:
-                raise ValueError("not a JSON object")
-            if data.get("type") == "session" and record is None:
-                record = _header(data)
-            elif record is None or not _take(record, data):
-                skipped.append(number)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            skipped.append(number)
-    if record is None:
-        raise SessionNotFound(f"{path} is not a lull session file")
-    record.skipped = skipped
-    record.messages, repair = repair_pairing(record.messages)
-    record.repairs = repair.describe()
-    return record
-
-
-def load_notes(record: SessionRecord, path: Path | None) -> list[str]:
-    """What loading a session had to skip or repair, one line each (empty if nothing)."""
-    notes: list[str] = []
-    where = f" of {path}" if path else ""
-    if record.skipped:
-        numbers = ", ".join(str(n) for n in record.skipped[:SHOWN_LINE_NUMBERS])
-        if len(record.skipped) > SHOWN_LINE_NUMBERS:
-            numbers += ", …"
-        notes.append(
-            f"skipped {len(record.skipped)} unreadable line(s){where} (line {numbers}); "
-            "everything else is kept"
-        )
-    notes.extend(f"repaired the session's history: {line}" for line in record.repairs)
-    return notes

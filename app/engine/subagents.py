@@ -18,9 +18,11 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.session import Session
-from app.engine.store import SessionStore, SubagentRun
+from app.engine.session_record import SubagentRun
+from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner
 from app.model import defaults
 from app.model.events import (

@@ -35,8 +35,8 @@ from app.engine.hooks import (
     tool_response,
 )
 from app.engine.session import Session
+from app.engine.session_record import SubagentRun
 from app.engine.shell_checkpoints import GitSnapshot, record_changes, snapshot
-from app.engine.store import SubagentRun
 from app.engine.turn_scope import TurnScope
 from app.model.approvals import ApprovalMode, Approver
 from app.model.events import Event, GuardrailTriggered, Notice, ToolFinished, ToolStarted

@@ -13,7 +13,8 @@ from app.context.cachebreak import CacheBreakDetector
 from app.engine.agent import Agent
 from app.engine.recall import RecallTool
 from app.engine.session import Session
-from app.engine.store import SessionNotFound, SessionStorageError, SessionStore
+from app.engine.session_load import SessionNotFound
+from app.engine.store import SessionStorageError, SessionStore
 from app.engine.subagents import SubagentSetup, TaskTool
 from app.engine.tool_runner import ToolRunner
 from app.engine.writer import SessionLocked

@@ -13,10 +13,12 @@ from app.catalog.local_servers import is_local_url
 from app.catalog.pricing import cost_by_model
 from app.catalog.vision import accepts_images
 from app.catalog.windows import context_window_for
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.rewind import rewind_conversation
 from app.engine.session import Session
-from app.engine.store import SessionNotFound, SessionStorageError, SessionStore, load_notes
+from app.engine.session_load import SessionNotFound, load_notes
+from app.engine.store import SessionStorageError, SessionStore
 from app.engine.writer import SessionLocked
 from app.model.messages import Message
 from app.model.provider import Provider

@@ -14,7 +14,8 @@ from app.catalog.server_tools import server_web_search
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.engine.agent import Agent, AgentConfig, RequestHook
+from app.engine.agent import Agent, RequestHook
+from app.engine.agent_config import AgentConfig
 from app.engine.checkpoints import CheckpointStore, prune
 from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.hooks import HookRunner

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from app.context.tokens import TokenCounter
 from app.engine.session import Session
-from app.engine.store import SessionRecord
+from app.engine.session_record import SessionRecord
 from app.model.messages import Message, Text, ToolCall, ToolResult, message_to_dict
 from app.model.text import json_line
 

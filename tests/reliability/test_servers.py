@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.session import Session
-from app.engine.store import SessionStore, load_session
+from app.engine.session_load import load_session
+from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner
 from app.model.edits import Summary
 from app.model.events import (

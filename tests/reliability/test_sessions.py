@@ -25,9 +25,11 @@ from typing import Any
 import pytest
 
 from app.commands import run_command
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.session import Session
-from app.engine.store import SessionNotFound, SessionStore, load_notes, load_session
+from app.engine.session_load import SessionNotFound, load_notes, load_session
+from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner
 from app.engine.writer import SessionLocked
 from app.model.events import Event, Notice, ToolFinished, TurnFailed, TurnFinished

@@ -29,7 +29,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.approvals import AllowApprover, DenyApprover
 from app.engine.session import Session
 from app.engine.store import SessionStore

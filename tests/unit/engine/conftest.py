@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from app.context.idle import IdlePolicy
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.session import Session
 from app.engine.store import SessionStore
 from app.engine.tool_runner import ToolRunner

@@ -9,7 +9,7 @@ from app.engine.attempts import (
     parse_summary,
     run_attempts,
 )
-from app.engine.store import load_session
+from app.engine.session_load import load_session
 from app.model.events import (
     AttemptFinished,
     AttemptStarted,

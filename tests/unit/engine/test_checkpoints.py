@@ -139,7 +139,7 @@ def test_the_store_is_outside_the_workspace_and_content_addressed(tmp_path: Path
 async def test_a_sub_agents_edits_belong_to_the_parents_turn(
     make_agent: AgentFactory, provider: ScriptedProvider, store: SessionStore, workspace: Path
 ) -> None:
-    from app.engine.agent import AgentConfig
+    from app.engine.agent_config import AgentConfig
     from app.engine.subagents import AgentProfile, SubagentSetup, TaskTool
 
     writer = AgentProfile("writer", "writes files", tools=("write_file",))

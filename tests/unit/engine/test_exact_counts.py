@@ -10,7 +10,8 @@ import pytest
 from app.context.tokens import TokenCounter, UsageCalibration
 from app.engine.exact_counts import tokenizer_needed
 from app.engine.session import Session
-from app.engine.store import SessionStore, load_session
+from app.engine.session_load import load_session
+from app.engine.store import SessionStore
 from app.model.events import TurnFinished
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run

@@ -7,7 +7,7 @@ from app.context.compress_prompt import SUMMARY_MARKER
 from app.context.idle import IdlePolicy
 from app.engine.notes import record_user_note, session_notes
 from app.engine.session import Session
-from app.engine.store import load_session
+from app.engine.session_load import load_session
 from app.model.messages import (
     Message,
     ToolCall,

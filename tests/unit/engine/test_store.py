@@ -8,13 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.engine.session import Session
-from app.engine.store import (
-    SessionNotFound,
-    SessionStore,
-    _iter_records,
-    _read_records,
-    load_session,
-)
+from app.engine.session_load import SessionNotFound, _iter_records, _read_records, load_session
+from app.engine.store import SessionStore
 from app.model.edits import ClearToolResults
 from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
 from app.model.provider import Usage

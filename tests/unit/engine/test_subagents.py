@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.session import Session
-from app.engine.store import SessionStore, load_session
+from app.engine.session_load import load_session
+from app.engine.store import SessionStore
 from app.engine.subagent_profiles import load_profiles, parse_profile
 from app.engine.subagents import SUBAGENT_PROMPT, SubagentSetup, TaskTool
 from app.model.events import SubagentUpdate, TurnFinished

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.agent import Agent, AgentConfig
+from app.engine.agent import Agent
+from app.engine.agent_config import AgentConfig
 from app.engine.session import Session
 from app.engine.tool_runner import ToolRunner
 from app.mcp.manager import McpManager

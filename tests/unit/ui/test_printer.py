@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.store import SessionStore, load_session
+from app.engine.session_load import load_session
+from app.engine.store import SessionStore
 from app.model.events import (
     AssistantText,
     AttemptDiscarded,

@@ -11,7 +11,8 @@ import pytest
 
 from app.engine.guardrails.policy import GuardrailPolicy
 from app.engine.session import Session
-from app.engine.store import SessionStore, load_session
+from app.engine.session_load import load_session
+from app.engine.store import SessionStore
 from app.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
 from app.model.messages import Message, Text
 from app.model.provider import ModelRequest
