@@ -17,6 +17,7 @@ from app.context.assemble import (
     message_content,
     plan_breakpoints,
     prefix_blocks,
+    stable_json,
 )
 from app.context.view import build_view
 from app.model.edits import ContextEdit, Summary
@@ -295,3 +296,15 @@ def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:
     assert digests.of(changed) == digest(message_content(changed))
     digests.done()
     assert digests.of(changed) == digest(message_content(changed))
+
+
+def test_stable_json_is_what_json_dumps_gives() -> None:
+    values: list[Any] = [
+        {"z": 1, "a": [1.5, None, {"y": True, "b": 'héllo ✓ \u2028 "q"'}], "m": -0.0},
+        "a string",
+        [1e300, 2**70, [], {}, ""],
+        {"when": NOW, "kind": ToolCall},  # not JSON: default=str
+    ]
+    for value in values:
+        expected = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        assert stable_json(value) == expected
