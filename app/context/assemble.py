@@ -127,6 +127,8 @@ class MessageDigests:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Message, str]] = {}
         self._used: dict[str, tuple[Message, str]] = {}
+        #: The last chain named: its head's name, its messages, its names.
+        self._chain: tuple[str, list[Message], list[str]] | None = None
 
     def of(self, message: Message) -> str:
         """The digest of what is sent of ``message``."""
@@ -141,6 +143,33 @@ class MessageDigests:
     def done(self) -> None:
         """One request is hashed: keep what it used."""
         self._entries, self._used = self._used, {}
+
+    def chain(self, head: str, messages: Sequence[Message]) -> list[str]:
+        """``head`` (the name of what comes before the conversation) then the name of each
+        prefix of ``messages`` (see :func:`prefix_chain`). The names of the last chain's
+        leading messages are reused while they are the same objects after the same head (a
+        request is named several times on its way out; a name depends only on the head and
+        the messages' digests)."""
+        known = 0
+        names = [head]
+        last = self._chain
+        if last is not None and last[0] == head:
+            previous = last[1]
+            limit = min(len(previous), len(messages))
+            while known < limit and previous[known] is messages[known]:
+                known += 1
+            names = last[2][: known + 1]
+            if known == len(previous) == len(messages):
+                return list(names)  # the same messages: their digests are kept as they are
+        current = names[-1]
+        for index, message in enumerate(messages):
+            name = self.of(message)
+            if index >= known:
+                current = hashlib.sha256(f"{current}{name}".encode()).hexdigest()[:16]
+                names.append(current)
+        self.done()
+        self._chain = (head, list(messages), names)
+        return list(names)
 
 
 def prefix_blocks(
@@ -189,14 +218,10 @@ def prefix_chain(request: ModelRequest, digests: MessageDigests | None = None) -
     (``len(messages) + 1`` names). Equal names mean byte-equal prefixes: what the cache
     clock (``cache_clock.py``) keys its entries by."""
     head = [request.model, [tool_content(t) for t in request.tools], request.system]
-    current = digest([*head, request.environment, repr(request.thinking)])
-    chain = [current]
     cache = digests or MessageDigests()
-    for message in request.messages:
-        current = hashlib.sha256(f"{current}{cache.of(message)}".encode()).hexdigest()[:16]
-        chain.append(current)
-    cache.done()
-    return chain
+    return cache.chain(
+        digest([*head, request.environment, repr(request.thinking)]), request.messages
+    )
 
 
 # --- breakpoint planning ---------------------------------------------------------------------
