@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -56,10 +56,29 @@ Section = Literal["tools", "system", "messages"]
 Reason = Literal["stable", "tail", "previous tail", "static", "environment"]
 
 
+def _stable_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)`` with the
+    C encoder made once, not on every call (most of the cost of encoding one message; a
+    resumed session's history is 8,000 of them). The same text; what it leaves out is the
+    circular-reference check (what is hashed is plain data made for the hash)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
+    iterencode = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+
+    def encode(value: Any) -> str:
+        return "".join(iterencode(value, 0))
+
+    return encode
+
+
+_stable_json = _stable_encoder()
+
+
 def stable_json(value: Any) -> str:
     """``value`` as compact JSON, keys in their insertion order as the SDKs send them (so a
     reordered schema, which breaks the provider's cache, changes the JSON too)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _stable_json(value)
 
 
 def digest(value: Any) -> str:
@@ -108,11 +127,15 @@ class MessageDigests:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Message, str]] = {}
         self._used: dict[str, tuple[Message, str]] = {}
+        #: The last chain named: its head's name, its messages, its names.
+        self._chain: tuple[str, list[Message], list[str]] | None = None
 
     def of(self, message: Message) -> str:
         """The digest of what is sent of ``message``."""
         entry = self._used.get(message.id) or self._entries.get(message.id)
-        if entry is None or entry[0].parts is not message.parts or entry[0] != message:
+        if entry is None or (
+            entry[0] is not message and (entry[0].parts is not message.parts or entry[0] != message)
+        ):
             entry = (message, digest(message_content(message)))
         self._used[message.id] = entry
         return entry[1]
@@ -120,6 +143,33 @@ class MessageDigests:
     def done(self) -> None:
         """One request is hashed: keep what it used."""
         self._entries, self._used = self._used, {}
+
+    def chain(self, head: str, messages: Sequence[Message]) -> list[str]:
+        """``head`` (the name of what comes before the conversation) then the name of each
+        prefix of ``messages`` (see :func:`prefix_chain`). The names of the last chain's
+        leading messages are reused while they are the same objects after the same head (a
+        request is named several times on its way out; a name depends only on the head and
+        the messages' digests)."""
+        known = 0
+        names = [head]
+        last = self._chain
+        if last is not None and last[0] == head:
+            previous = last[1]
+            limit = min(len(previous), len(messages))
+            while known < limit and previous[known] is messages[known]:
+                known += 1
+            names = last[2][: known + 1]
+            if known == len(previous) == len(messages):
+                return list(names)  # the same messages: their digests are kept as they are
+        current = names[-1]
+        for index, message in enumerate(messages):
+            name = self.of(message)
+            if index >= known:
+                current = hashlib.sha256(f"{current}{name}".encode()).hexdigest()[:16]
+                names.append(current)
+        self.done()
+        self._chain = (head, list(messages), names)
+        return list(names)
 
 
 def prefix_blocks(
@@ -168,14 +218,10 @@ def prefix_chain(request: ModelRequest, digests: MessageDigests | None = None) -
     (``len(messages) + 1`` names). Equal names mean byte-equal prefixes: what the cache
     clock (``cache_clock.py``) keys its entries by."""
     head = [request.model, [tool_content(t) for t in request.tools], request.system]
-    current = digest([*head, request.environment, repr(request.thinking)])
-    chain = [current]
     cache = digests or MessageDigests()
-    for message in request.messages:
-        current = hashlib.sha256(f"{current}{cache.of(message)}".encode()).hexdigest()[:16]
-        chain.append(current)
-    cache.done()
-    return chain
+    return cache.chain(
+        digest([*head, request.environment, repr(request.thinking)]), request.messages
+    )
 
 
 # --- breakpoint planning ---------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from tests.fakes.tokens import (
     chain_hash,
     chain_hash_sent,
     count_tokens_of_sent,
+    tokens_of_length,
     without_cache_control,
 )
 
@@ -110,40 +112,69 @@ def _labelled(label: str, item: Any) -> tuple[str, str]:
     return f"[{_label_json(label)},{sent}]", sent
 
 
+def _plain(block: dict[str, Any]) -> bool:
+    """True if ``block`` holds no ``cache_control`` anywhere ``without_cache_control`` looks
+    (so it is its own clean copy), and so no marker."""
+    return "cache_control" not in block and not isinstance(block.get("content"), list)
+
+
 def anthropic_blocks(body: dict[str, Any]) -> list[Block]:
     """Normalise a Messages request into hashed, token-counted blocks (tools, system, messages)."""
     blocks: list[Block] = []
     current = chain_hash("", {"model": body.get("model"), "speed": body.get("speed")})
 
-    def add(section: str, raw: dict[str, Any], cacheable: bool = True) -> None:
-        nonlocal current
-        clean = without_cache_control(raw)
-        labelled, sent = _labelled(section, clean)
-        current = chain_hash_sent(current, labelled)
-        marker = _marker(raw)
-        ttl = marker_ttl(section, marker) if marker is not None else None
-        blocks.append(Block(current, count_tokens_of_sent(clean, sent), ttl, cacheable))
-
+    append = blocks.append
     for tool in body.get("tools") or []:
-        add("tool", tool)
+        current = add_block(current, "tool", tool, True, append)
     for block in system_blocks(body.get("system")):
-        add("system", block)
+        current = add_block(current, "system", block, True, append)
     current = chain_hash(current, _message_salt(body))
+    # The messages' blocks (thousands in a long session): a block with no marker anywhere is
+    # encoded as it is (no copy), and hashed in pieces -- the same bytes as
+    # ``chain_hash_sent(current, _labelled(role, block)[0])``.
+    sha256 = hashlib.sha256
     for message in body.get("messages") or []:
+        role = str(message.get("role"))
+        head = f"[{_label_json(role)},".encode()
         for block in content_blocks(message.get("content")):
             kind = block.get("type")
-            empty = kind == "text" and not block.get("text")
-            add(
-                str(message.get("role")),
-                block,
-                kind not in ("thinking", "redacted_thinking") and not empty,
+            cacheable = kind not in ("thinking", "redacted_thinking") and not (
+                kind == "text" and not block.get("text")
             )
+            if not _plain(block):
+                current = add_block(current, role, block, cacheable, append)
+                continue
+            sent = as_sent_json(block)
+            digest = sha256(current.encode())
+            digest.update(b"\x00")
+            digest.update(head)
+            digest.update(sent.encode())
+            digest.update(b"]")
+            current = digest.hexdigest()
+            append(Block(current, tokens_of_length(len(sent)), None, cacheable))
     auto = body.get("cache_control")
     if auto is not None:
         last = next((b for b in reversed(blocks) if b.cacheable), None)
         if last is not None:
             last.ttl = marker_ttl("cache_control", auto)
     return blocks
+
+
+def add_block(
+    current: str,
+    section: str,
+    raw: dict[str, Any],
+    cacheable: bool,
+    append: Callable[[Block], None],
+) -> str:
+    """Append the Block of ``raw`` (any block) after prefix hash ``current``; its hash."""
+    clean = without_cache_control(raw)
+    labelled, sent = _labelled(section, clean)
+    current = chain_hash_sent(current, labelled)
+    marker = _marker(raw)
+    ttl = marker_ttl(section, marker) if marker is not None else None
+    append(Block(current, count_tokens_of_sent(clean, sent), ttl, cacheable))
+    return current
 
 
 def anthropic_cache_usage(blocks: list[Block], store: EntryStore, minimum: int) -> dict[str, Any]:

@@ -8,7 +8,13 @@ import math
 from typing import Any
 
 from tests.fakes.cache import anthropic_blocks, openai_units
-from tests.fakes.tokens import as_sent_json, chain_hash, count_tokens, count_tokens_of_sent
+from tests.fakes.tokens import (
+    as_sent_json,
+    canonical_json,
+    chain_hash,
+    count_tokens,
+    count_tokens_of_sent,
+)
 
 # keys out of order, nested, unicode (raw, not escaped), numbers, null
 VALUES: list[Any] = [
@@ -94,3 +100,37 @@ def test_openai_units_are_hashed_and_counted_as_defined() -> None:
         current = _defined_hash(current, [kind, item])
         expected.append((current, _defined_count(item)))
     assert openai_units(body) == expected
+
+
+def test_the_encoders_give_what_json_dumps_gives() -> None:
+    values = [*VALUES, 1e300, -0.0, 2**70, [], {}, "", True]
+    for value in values:
+        sent = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        assert as_sent_json(value) == sent
+        canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert canonical_json(value) == canonical
+
+
+def test_a_marked_message_block_is_hashed_without_its_marker() -> None:
+    marker = {"type": "ephemeral"}
+    plain_text = {"type": "text", "text": "a"}
+    part = {"type": "text", "text": "r"}
+    plain_result = {"type": "tool_result", "tool_use_id": "1", "content": [part]}
+    marked_text = {**plain_text, "cache_control": marker}
+    marked_result = {**plain_result, "content": [{**part, "cache_control": marker}]}
+
+    def body(*content: dict[str, Any]) -> dict[str, Any]:
+        return {"model": "m", "messages": [{"role": "user", "content": list(content)}]}
+
+    plain = anthropic_blocks(body(plain_text, plain_result))
+    marked = anthropic_blocks(body(marked_text, marked_result))
+    current = _defined_hash("", {"model": "m", "speed": None})
+    current = _defined_hash(current, {"tool_choice": None, "thinking": None, "effort": None})
+    expected = []
+    for block in (plain_text, plain_result):
+        current = _defined_hash(current, ["user", block])
+        expected.append((current, _defined_count(block)))
+    assert [(b.hash, b.tokens) for b in plain] == expected
+    assert [(b.hash, b.tokens) for b in marked] == expected
+    assert [b.ttl for b in plain] == [None, None]
+    assert [b.ttl for b in marked] == ["5m", "5m"]

@@ -17,6 +17,8 @@ from app.context.assemble import (
     message_content,
     plan_breakpoints,
     prefix_blocks,
+    prefix_chain,
+    stable_json,
 )
 from app.context.view import build_view
 from app.model.edits import ContextEdit, Summary
@@ -295,3 +297,32 @@ def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:
     assert digests.of(changed) == digest(message_content(changed))
     digests.done()
     assert digests.of(changed) == digest(message_content(changed))
+
+
+def test_stable_json_is_what_json_dumps_gives() -> None:
+    values: list[Any] = [
+        {"z": 1, "a": [1.5, None, {"y": True, "b": 'héllo ✓ \u2028 "q"'}], "m": -0.0},
+        "a string",
+        [1e300, 2**70, [], {}, ""],
+        {"when": NOW, "kind": ToolCall},  # not JSON: default=str
+    ]
+    for value in values:
+        expected = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        assert stable_json(value) == expected
+
+
+def test_a_kept_chain_names_what_a_fresh_one_names() -> None:
+    history = [user("Start."), *step("a", 2), *step("b", 1)]
+    digests = MessageDigests()
+
+    def check(one: ModelRequest) -> None:
+        assert prefix_chain(one, digests) == prefix_chain(one)
+
+    check(request(history))
+    check(request(history))  # the same messages
+    check(request([*history, user("More.")]))  # appended
+    check(request(history[:3]))  # shortened
+    edited = history[2].replace_parts((Text("changed"),))
+    check(request([*history[:2], edited, *history[3:]]))  # a new object in the middle
+    check(replace(request(history), system="another prompt"))  # another head
+    check(request(history))
