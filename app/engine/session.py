@@ -43,15 +43,7 @@ class Session:
         cls, store: SessionStore | None, *, provider: str, model: str, clock: Clock = time.time
     ) -> Session:
         """A new, empty session (saved under ``store`` unless it is None)."""
-        record = SessionRecord(
-            id=str(uuid.uuid4()),
-            workspace=str(store.workspace) if store else "",
-            created_at=clock(),
-            provider=provider,
-            model=model,
-        )
-        writer = store.open_writer(record) if store else None
-        return cls(record, writer)
+        return cls._new(store, clock, provider=provider, model=model)
 
     @classmethod
     def create_child(
@@ -66,14 +58,38 @@ class Session:
         clock: Clock = time.time,
     ) -> Session:
         """A new session for a sub-agent, its header naming the parent session and call."""
+        return cls._new(
+            store,
+            clock,
+            provider=provider,
+            model=model,
+            parent_id=parent.id,
+            parent_call_id=call_id,
+            agent=agent,
+        )
+
+    @classmethod
+    def _new(
+        cls,
+        store: SessionStore | None,
+        clock: Clock,
+        *,
+        provider: str,
+        model: str,
+        parent_id: str = "",
+        parent_call_id: str = "",
+        agent: str = "",
+    ) -> Session:
+        """A session with a fresh id, opened for writing under ``store`` (in memory only
+        when it is None); a sub-agent's names its parent session and call."""
         record = SessionRecord(
             id=str(uuid.uuid4()),
             workspace=str(store.workspace) if store else "",
             created_at=clock(),
             provider=provider,
             model=model,
-            parent_id=parent.id,
-            parent_call_id=call_id,
+            parent_id=parent_id,
+            parent_call_id=parent_call_id,
             agent=agent,
         )
         writer = store.open_writer(record) if store else None
