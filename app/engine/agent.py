@@ -17,12 +17,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import assert_never
 
-from app.context.idle import (
-    describe_edit,
-    idle_gap_minutes,
-    plan_idle_cleanup,
-    thinking_rule_for,
-)
 from app.engine.agent_config import AgentConfig, OfferedTools
 from app.engine.cache_keeper import CachePolicy
 from app.engine.fit import ContextFitter, FitSettings
@@ -167,7 +161,7 @@ class Agent:
         closed = self.session.close_open_calls(CANCELLED_RESULT)
         if closed:
             yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
-        for event in self._tidy_on_idle():
+        for event in self.fitter.tidy_on_idle(self.shape(), self.config.idle, self.config.vendor):
             yield event
         gate = await self.lifecycle.before_prompt(prompt)
         for event in gate.events:
@@ -207,33 +201,6 @@ class Agent:
         if isinstance(event, ContextEdited) and isinstance(event.edit, Summary):
             return await self.lifecycle.session_start("compact")
         return []
-
-    def _tidy_on_idle(self) -> list[Event]:
-        """Idle cleanup: only here, when a user message starts a turn; each kind at most once
-        per idle gap (``context/idle.gap_starts``), and only where the cache is cold."""
-        rule = thinking_rule_for(self.config.vendor)
-        now, last = self.clock(), self.session.last_response_at
-        shape = self.shape()
-        cache = self.fitter.warmth(shape)
-        view = self.session.view()
-        fixed = self.fitter.counter.prefix(shape.system, shape.environment, shape.tools)
-        self.fitter.cache.turn_started(idle_gap_minutes(last, now), view, fixed)
-        edits = plan_idle_cleanup(
-            view,
-            policy=self.config.idle,
-            last_response_at=last,
-            now=now,
-            thinking_rule=rule,
-            edits=self.session.edits,
-            cold_from=cache.cold_from if cache is not None else 0,
-        )
-        events: list[Event] = []
-        for edit in edits:
-            self.session.add_edit(edit)
-            line = describe_edit(edit, self.config.idle)
-            log.info(line)
-            events.append(ContextEdited(edit, line))
-        return events
 
     async def _tool_loop(self) -> AsyncIterator[Event]:
         turn = self._turn_guard()

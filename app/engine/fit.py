@@ -47,6 +47,13 @@ from app.context.compress_plan import (
     make_budget,
     plan_emergency_clear,
 )
+from app.context.idle import (
+    IdlePolicy,
+    describe_edit,
+    idle_gap_minutes,
+    plan_idle_cleanup,
+    thinking_rule_for,
+)
 from app.context.stages import StageSchedule
 from app.context.tiers import classify
 from app.context.tokens import TokenCounter, UsageCalibration
@@ -63,9 +70,10 @@ from app.model import defaults
 from app.model.edits import ClearToolResults, ContextEdit, Restore, SummaryReason
 from app.model.events import ContextEdited, Event, Notice
 from app.model.messages import Message, ToolResult
-from app.model.provider import ModelRequest, Provider, Usage
+from app.model.provider import ModelRequest, Provider, Usage, Vendor
 
 log = logging.getLogger("lull.compress")
+idle_log = logging.getLogger("lull.idle")
 
 BeforeCompress = Callable[[SummaryReason, str | None], Awaitable[list[Event]]]
 """Called before a summary is asked for (the PreCompact hooks); returns events to show."""
@@ -210,6 +218,31 @@ class ContextFitter:
         request = replace(shape, messages=self.model_view())
         self.cache.seed(request, self.session.last_response_at)
         return self.cache.warmth(request, self.clock())
+
+    def tidy_on_idle(self, shape: ModelRequest, policy: IdlePolicy, vendor: Vendor) -> list[Event]:
+        """Idle cleanup, when a user message starts a turn: each kind at most once per idle
+        gap (``context/idle.gap_starts``), and only where the cache is cold."""
+        now, last = self.clock(), self.session.last_response_at
+        cache = self.warmth(shape)
+        view = self.session.view()
+        fixed = self.counter.prefix(shape.system, shape.environment, shape.tools)
+        self.cache.turn_started(idle_gap_minutes(last, now), view, fixed)
+        edits = plan_idle_cleanup(
+            view,
+            policy=policy,
+            last_response_at=last,
+            now=now,
+            thinking_rule=thinking_rule_for(vendor),
+            edits=self.session.edits,
+            cold_from=cache.cold_from if cache is not None else 0,
+        )
+        events: list[Event] = []
+        for edit in edits:
+            self.session.add_edit(edit)
+            line = describe_edit(edit, policy)
+            idle_log.info(line)
+            events.append(ContextEdited(edit, line))
+        return events
 
     # --- before a request -------------------------------------------------------------------
 
