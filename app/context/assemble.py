@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.model.messages import Message, ToolResult, part_to_dict
+from app.model.messages import Message, ToolCall, ToolResult
 from app.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ToolSpec
 from app.model.text import text_bytes
 
@@ -110,33 +110,47 @@ def tool_content(spec: ToolSpec) -> dict[str, Any]:
     return {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
 
 
-def message_content(message: Message) -> dict[str, Any]:
-    """What is sent of one message (role, producer, parts); ids and timestamps are not sent."""
-    return {
-        "role": message.role,
-        "provider": message.provider,
-        "parts": [part_to_dict(p) for p in message.parts],
-    }
+_KEY_BITS = (1 << 64) - 1
+
+
+def message_key(message: Message) -> int:
+    """A key of what is sent of ``message`` (role, producer, parts): equal for equal content,
+    different otherwise (but for a 64-bit collision). Python's own hashes of the parts (frozen
+    dataclasses; a tool call's arguments as :func:`stable_json`), so a resumed history of
+    8,000 messages is keyed in a few milliseconds. Text hashes are salted per process: a key
+    is good in this process only, and is never saved."""
+    keys: list[object] = [message.role, message.provider]
+    for part in message.parts:
+        if type(part) is ToolCall:
+            keys.append((ToolCall, part.id, part.name, stable_json(part.arguments)))
+        else:
+            keys.append((type(part), part))
+    return hash(tuple(keys))
+
+
+def key_text(key: int) -> str:
+    """A :func:`message_key` (or a chain step) as 16 hex digits."""
+    return f"{key & _KEY_BITS:016x}"
 
 
 class MessageDigests:
-    """Message digests kept per id while the message's parts are the same objects (a long
-    session's history is hashed once, not for every request); what one call of
-    :func:`prefix_blocks` did not use is dropped after it."""
+    """Message keys (:func:`message_key`) kept per id while the message's parts are the same
+    objects (a long session's history is keyed once, not for every request); what one call
+    of :func:`prefix_blocks` did not use is dropped after it."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[Message, str]] = {}
-        self._used: dict[str, tuple[Message, str]] = {}
+        self._entries: dict[str, tuple[Message, int]] = {}
+        self._used: dict[str, tuple[Message, int]] = {}
         #: The last chain named: its head's name, its messages, its names.
         self._chain: tuple[str, list[Message], list[str]] | None = None
 
-    def of(self, message: Message) -> str:
-        """The digest of what is sent of ``message``."""
+    def of(self, message: Message) -> int:
+        """The key of what is sent of ``message``."""
         entry = self._used.get(message.id) or self._entries.get(message.id)
         if entry is None or (
             entry[0] is not message and (entry[0].parts is not message.parts or entry[0] != message)
         ):
-            entry = (message, digest(message_content(message)))
+            entry = (message, message_key(message))
         self._used[message.id] = entry
         return entry[1]
 
@@ -149,7 +163,7 @@ class MessageDigests:
         prefix of ``messages`` (see :func:`prefix_chain`). The names of the last chain's
         leading messages are reused while they are the same objects after the same head (a
         request is named several times on its way out; a name depends only on the head and
-        the messages' digests)."""
+        the messages' keys)."""
         known = 0
         names = [head]
         last = self._chain
@@ -160,12 +174,12 @@ class MessageDigests:
                 known += 1
             names = last[2][: known + 1]
             if known == len(previous) == len(messages):
-                return list(names)  # the same messages: their digests are kept as they are
+                return list(names)  # the same messages: their keys are kept as they are
         current = names[-1]
         for index, message in enumerate(messages):
-            name = self.of(message)
+            key = self.of(message)
             if index >= known:
-                current = hashlib.sha256(f"{current}{name}".encode()).hexdigest()[:16]
+                current = key_text(hash((current, key)))
                 names.append(current)
         self.done()
         self._chain = (head, list(messages), names)
@@ -206,17 +220,17 @@ def message_blocks(
     for number, message in enumerate(messages, first_number):
         calls = tuple(r.call_id for r in message.parts if isinstance(r, ToolResult))
         label = f"message {number} ({message.role})"
-        blocks.append(
-            PrefixBlock("message", label, digests.of(message), message, message.id, calls)
-        )
+        key = key_text(digests.of(message))
+        blocks.append(PrefixBlock("message", label, key, message, message.id, calls))
     return blocks
 
 
 def prefix_chain(request: ModelRequest, digests: MessageDigests | None = None) -> list[str]:
     """Names of the request's prefixes at each message boundary: ``chain[k]`` stands for the
     model, tools, system prompt, environment, thinking settings and the first ``k`` messages
-    (``len(messages) + 1`` names). Equal names mean byte-equal prefixes: what the cache
-    clock (``cache_clock.py``) keys its entries by."""
+    (``len(messages) + 1`` names). Equal names mean equal prefixes (in this process: message
+    keys are :func:`message_key`): what the cache clock (``cache_clock.py``) keys its
+    entries by."""
     head = [request.model, [tool_content(t) for t in request.tools], request.system]
     cache = digests or MessageDigests()
     return cache.chain(

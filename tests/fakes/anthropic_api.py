@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tests.fakes import anthropic_wire as wire
@@ -33,10 +34,12 @@ def _with_search(
     return [*thinking, *searched, *rest]
 
 
-def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
+def handle_messages(
+    fake: FakeServer, body: dict[str, Any], texts: Sequence[str] | None = None
+) -> Outcome:
     """Answer one Messages request (JSON or SSE), or raise WireError."""
-    validate_anthropic(body, fake.signer)
-    blocks = anthropic_blocks(body)
+    validate_anthropic(body, fake.signer, texts, fake.accepted)
+    blocks = anthropic_blocks(body, texts, fake.prefix_memo)
     _check_length(fake, sum(b.tokens for b in blocks))
     minimum = min_cache_tokens(body["model"], fake.cache_minimums, fake.cache_min_default)
     usage = anthropic_cache_usage(blocks, fake.anthropic_cache, minimum)
@@ -76,11 +79,13 @@ def handle_messages(fake: FakeServer, body: dict[str, Any]) -> Outcome:
     return outcome
 
 
-def handle_count_tokens(fake: FakeServer, body: dict[str, Any]) -> Outcome:
+def handle_count_tokens(
+    fake: FakeServer, body: dict[str, Any], texts: Sequence[str] | None = None
+) -> Outcome:
     """Answer count_tokens with the same ceil(chars/4) estimate the cache simulator uses."""
     if not isinstance(body.get("model"), str):
         raise bad_request("model: Field required")
     if not isinstance(body.get("messages"), list) or not body["messages"]:
         raise bad_request("messages: at least one message is required")
-    total = sum(b.tokens for b in anthropic_blocks(body))
+    total = sum(b.tokens for b in anthropic_blocks(body, texts, fake.prefix_memo))
     return Outcome(200, body={"input_tokens": total})

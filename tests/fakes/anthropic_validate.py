@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tests.fakes.errors import WireError, bad_request
 from tests.fakes.images import check_anthropic_image
 from tests.fakes.server_tools import check_server_tool
 from tests.fakes.signing import Signer
+
+if TYPE_CHECKING:
+    from tests.fakes.anthropic_accepted import AcceptedPrefixes
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 THINKING_TYPES = ("thinking", "redacted_thinking")
@@ -38,10 +42,16 @@ class Turn:
     role: str
     first: int
     items: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    _by_kind: dict[Any, list[tuple[int, int, dict[str, Any]]]] | None = None
 
     def blocks_of(self, kind: str) -> list[tuple[int, int, dict[str, Any]]]:
-        """Items whose block ``type`` is ``kind``."""
-        return [item for item in self.items if item[2].get("type") == kind]
+        """Items whose block ``type`` is ``kind`` (sorted by kind once, when first asked:
+        the pairing checks ask each turn two or three times); the list is the turn's own."""
+        if self._by_kind is None:
+            self._by_kind = {}
+            for item in self.items:
+                self._by_kind.setdefault(item[2].get("type"), []).append(item)
+        return self._by_kind.get(kind, [])
 
 
 def content_blocks(content: Any) -> list[dict[str, Any]]:
@@ -58,11 +68,13 @@ def system_blocks(system: Any) -> list[dict[str, Any]]:
     return content_blocks(system)
 
 
-def merge_turns(messages: list[Any]) -> list[Turn]:
-    """Validate message shapes and merge consecutive same-role messages into turns."""
-    turns: list[Turn] = []
+def merge_turns(messages: list[Any], start: int = 0, turns: list[Turn] | None = None) -> list[Turn]:
+    """Validate message shapes and merge consecutive same-role messages into turns (from
+    message ``start`` on, onto ``turns``: those of the messages before it)."""
+    turns = [] if turns is None else turns
     last = len(messages) - 1
-    for i, message in enumerate(messages):
+    for i in range(start, len(messages)):
+        message = messages[i]
         if not isinstance(message, dict):
             raise bad_request(f"messages.{i}: Input should be a valid dictionary")
         role = message.get("role")
@@ -196,15 +208,38 @@ def _check_block(where: str, block: dict[str, Any], signer: Signer) -> None:
         check_anthropic_image(where, block)
 
 
-def _check_blocks(turns: list[Turn], signer: Signer) -> None:
-    seen_ids: set[str] = set()
+def _plainly_valid(kind: Any, block: dict[str, Any]) -> bool:
+    """True for the common blocks ``_check_block`` would pass (non-blank text, a well-formed
+    tool use or result): a long prompt has thousands, checked without writing their paths."""
+    if kind == "text":
+        text = block.get("text")
+        return isinstance(text, str) and bool(text.strip())
+    if kind == "tool_use":
+        return (
+            isinstance(block.get("id"), str)
+            and isinstance(block.get("name"), str)
+            and isinstance(block.get("input"), dict)
+        )
+    if kind == "tool_result":
+        return isinstance(block.get("tool_use_id"), str)
+    return False
+
+
+def _check_blocks(
+    turns: list[Turn], signer: Signer, start: int = 0, seen_ids: set[str] | None = None
+) -> None:
+    """Check every block of messages ``start`` on (``seen_ids``: the tool use ids before)."""
+    seen_ids = set() if seen_ids is None else seen_ids
     for turn in turns:
         for i, j, block in turn.items:
-            where = f"messages.{i}.content.{j}"
-            _check_block(where, block, signer)
-            if block.get("type") == "tool_use":
+            if i < start:
+                continue
+            kind = block.get("type")
+            if not _plainly_valid(kind, block):
+                _check_block(f"messages.{i}.content.{j}", block, signer)
+            if kind == "tool_use":
                 if block["id"] in seen_ids:
-                    raise bad_request(f"{where}: `tool_use` ids must be unique")
+                    raise bad_request(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
                 seen_ids.add(block["id"])
 
 
@@ -238,8 +273,10 @@ def _check_results_answer_previous(turns: list[Turn], index: int) -> None:
         answered.add(tool_use_id)
 
 
-def _check_pairing(turns: list[Turn]) -> None:
-    for index, turn in enumerate(turns):
+def _check_pairing(turns: list[Turn], first: int = 0) -> None:
+    """Check the pairing of tool uses and results, from turn ``first`` on."""
+    for index in range(first, len(turns)):
+        turn = turns[index]
         if turn.role == "user":
             _check_results_answer_previous(turns, index)
         if turn.role != "assistant":
@@ -308,8 +345,11 @@ def _check_prefill(body: dict[str, Any], turns: list[Turn]) -> None:
         )
 
 
-def cache_markers(body: dict[str, Any]) -> list[tuple[str, Any]]:
-    """Every (path, cache_control) in processing order: tools, system, messages (+ nested)."""
+def cache_markers(
+    body: dict[str, Any], message_markers: list[tuple[int, str, Any]] | None = None
+) -> list[tuple[str, Any]]:
+    """Every (path, cache_control) in processing order: tools, system, messages (+ nested);
+    the messages' from ``message_markers`` when given (:func:`markers_of_messages`)."""
     found: list[tuple[str, Any]] = []
     for i, tool in enumerate(body.get("tools") or []):
         if isinstance(tool, dict) and tool.get("cache_control") is not None:
@@ -317,19 +357,29 @@ def cache_markers(body: dict[str, Any]) -> list[tuple[str, Any]]:
     for i, block in enumerate(system_blocks(body.get("system"))):
         if block.get("cache_control") is not None:
             found.append((f"system.{i}", block["cache_control"]))
-    for i, message in enumerate(body.get("messages") or []):
-        for j, block in enumerate(content_blocks(message.get("content"))):
+    if message_markers is None:
+        message_markers = markers_of_messages(body.get("messages") or [])
+    found += [(where, marker) for _, where, marker in message_markers]
+    if body.get("cache_control") is not None:
+        found.append(("cache_control", body["cache_control"]))
+    return found
+
+
+def markers_of_messages(messages: list[Any], start: int = 0) -> list[tuple[int, str, Any]]:
+    """(message index, path, cache_control) of every marker in messages ``start`` on."""
+    found: list[tuple[int, str, Any]] = []
+    for i in range(start, len(messages)):
+        for j, block in enumerate(content_blocks(messages[i].get("content"))):
             # paths are written only for the few blocks that carry a marker (a long prompt
             # has thousands of blocks and at most four markers)
             if block.get("cache_control") is not None:
-                found.append((f"messages.{i}.content.{j}", block["cache_control"]))
+                found.append((i, f"messages.{i}.content.{j}", block["cache_control"]))
             if block.get("type") != "tool_result":
                 continue
             for k, part in enumerate(content_blocks(block.get("content"))):
                 if part.get("cache_control") is not None:
-                    found.append((f"messages.{i}.content.{j}.content.{k}", part["cache_control"]))
-    if body.get("cache_control") is not None:
-        found.append(("cache_control", body["cache_control"]))
+                    where = f"messages.{i}.content.{j}.content.{k}"
+                    found.append((i, where, part["cache_control"]))
     return found
 
 
@@ -343,8 +393,10 @@ def marker_ttl(where: str, marker: Any) -> str:
     return str(ttl)
 
 
-def _check_cache_control(body: dict[str, Any]) -> None:
-    markers = cache_markers(body)
+def _check_cache_control(
+    body: dict[str, Any], message_markers: list[tuple[int, str, Any]] | None = None
+) -> None:
+    markers = cache_markers(body, message_markers)
     if len(markers) > MAX_BREAKPOINTS:
         raise bad_request(
             f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
@@ -362,8 +414,18 @@ def _check_cache_control(body: dict[str, Any]) -> None:
         seen_5m = seen_5m or ttl == "5m"
 
 
-def validate_anthropic(body: dict[str, Any], signer: Signer) -> None:
-    """Raise WireError(400) for anything the real Messages API would reject."""
+def validate_anthropic(
+    body: dict[str, Any],
+    signer: Signer,
+    texts: Sequence[str] | None = None,
+    accepted: AcceptedPrefixes | None = None,
+) -> None:
+    """Raise WireError(400) for anything the real Messages API would reject.
+
+    With the text each message was sent as and the ``accepted`` requests, the leading
+    messages an accepted request sent as the same text (all but its last) are not checked
+    again: each check of a message, or of a pair of turns, within them passed then.
+    """
     _check_required(body)
     _check_thinking_config(body)
     _check_tools(body)
@@ -373,12 +435,22 @@ def validate_anthropic(body: dict[str, Any], signer: Signer) -> None:
     for j, block in enumerate(system_blocks(system)):
         if block.get("type") != "text" or not block.get("text"):
             raise bad_request(f"system.{j}: system blocks must be non-empty text blocks")
-    turns = merge_turns(body["messages"])
-    _check_blocks(turns, signer)
-    _check_pairing(turns)
+    messages = body["messages"]
+    resumed = accepted.resume(messages, texts) if accepted is not None else None
+    start, turns, boundary, seen_ids, markers = (
+        (resumed.start, resumed.turns, resumed.boundary, resumed.tool_use_ids, resumed.markers)
+        if resumed is not None
+        else (0, [], 0, set(), [])
+    )
+    turns = merge_turns(messages, start, turns)
+    _check_blocks(turns[boundary:], signer, start, seen_ids)
+    _check_pairing(turns, max(0, boundary - 1))
     _check_thinking_starts_tool_loop(body, turns)
     _check_prefill(body, turns)
-    _check_cache_control(body)
+    markers += markers_of_messages(messages, start)
+    _check_cache_control(body, markers)
+    if accepted is not None and texts is not None:
+        accepted.add(list(texts), turns, markers)
 
 
 __all__ = ["WireError", "validate_anthropic"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tests.fakes.anthropic_validate import content_blocks, marker_ttl, system_blocks
@@ -30,7 +30,7 @@ ANTHROPIC_MIN_CACHE_TOKENS: list[tuple[str, int]] = [
 DEFAULT_MIN_CACHE_TOKENS = 1024
 
 
-@dataclass
+@dataclass(frozen=True)
 class Block:
     """One cacheable unit of a prompt: its chained prefix hash, tokens, and breakpoint if any."""
 
@@ -76,6 +76,30 @@ class EntryStore:
         self._entries.clear()
 
 
+class PrefixMemo:
+    """What the simulators worked out for each message, by the prefix hash before it and the
+    message's exact text (``request_text.parse_request``): the blocks it adds and the hash
+    after it. A long session's request repeats the previous one's messages, so only the new
+    ones are encoded and hashed. Equal text parses to equal values, so a result taken from
+    here is the one working it out again would give; a message sent as other text (another
+    key order, ``1`` for ``true``) is worked out anew. Bounded: it forgets everything when it
+    holds more than :attr:`limit` messages."""
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self.limit = limit
+        self._results: dict[tuple[str, str, str], tuple[tuple[Any, ...], str]] = {}
+
+    def get(self, kind: str, before: str, text: str) -> tuple[tuple[Any, ...], str] | None:
+        """(what the message added, the hash after it) if it was worked out before."""
+        return self._results.get((kind, before, text))
+
+    def put(self, kind: str, before: str, text: str, added: Sequence[Any], after: str) -> None:
+        """Keep what one message added after ``before``."""
+        if len(self._results) >= self.limit:
+            self._results.clear()
+        self._results[(kind, before, text)] = (tuple(added), after)
+
+
 def min_cache_tokens(model: str, table: list[tuple[str, int]], default: int) -> int:
     """Minimum cacheable prefix for ``model`` from a (substring, tokens) table."""
     return next((tokens for key, tokens in table if key in model), default)
@@ -118,8 +142,13 @@ def _plain(block: dict[str, Any]) -> bool:
     return "cache_control" not in block and not isinstance(block.get("content"), list)
 
 
-def anthropic_blocks(body: dict[str, Any]) -> list[Block]:
-    """Normalise a Messages request into hashed, token-counted blocks (tools, system, messages)."""
+def anthropic_blocks(
+    body: dict[str, Any], texts: Sequence[str] | None = None, memo: PrefixMemo | None = None
+) -> list[Block]:
+    """Normalise a Messages request into hashed, token-counted blocks (tools, system, messages).
+
+    With the text each message was sent as (``texts``) and a ``memo``, a message the memo
+    already holds after the same prefix adds its kept blocks."""
     blocks: list[Block] = []
     current = chain_hash("", {"model": body.get("model"), "speed": body.get("speed")})
 
@@ -129,35 +158,54 @@ def anthropic_blocks(body: dict[str, Any]) -> list[Block]:
     for block in system_blocks(body.get("system")):
         current = add_block(current, "system", block, True, append)
     current = chain_hash(current, _message_salt(body))
-    # The messages' blocks (thousands in a long session): a block with no marker anywhere is
-    # encoded as it is (no copy), and hashed in pieces -- the same bytes as
-    # ``chain_hash_sent(current, _labelled(role, block)[0])``.
-    sha256 = hashlib.sha256
-    for message in body.get("messages") or []:
-        role = str(message.get("role"))
-        head = f"[{_label_json(role)},".encode()
-        for block in content_blocks(message.get("content")):
-            kind = block.get("type")
-            cacheable = kind not in ("thinking", "redacted_thinking") and not (
-                kind == "text" and not block.get("text")
-            )
-            if not _plain(block):
-                current = add_block(current, role, block, cacheable, append)
-                continue
-            sent = as_sent_json(block)
-            digest = sha256(current.encode())
-            digest.update(b"\x00")
-            digest.update(head)
-            digest.update(sent.encode())
-            digest.update(b"]")
-            current = digest.hexdigest()
-            append(Block(current, tokens_of_length(len(sent)), None, cacheable))
+    messages = body.get("messages") or []
+    kept = memo if memo is not None and texts is not None and len(texts) == len(messages) else None
+    for index, message in enumerate(messages):
+        if kept is None:
+            current = _message_blocks(current, message, append)
+            continue
+        text = texts[index]  # type: ignore[index]
+        found = kept.get("anthropic", current, text)
+        if found is not None:
+            blocks.extend(found[0])
+            current = found[1]
+            continue
+        start, before = len(blocks), current
+        current = _message_blocks(current, message, append)
+        kept.put("anthropic", before, text, blocks[start:], current)
     auto = body.get("cache_control")
     if auto is not None:
-        last = next((b for b in reversed(blocks) if b.cacheable), None)
+        last = next((i for i in range(len(blocks) - 1, -1, -1) if blocks[i].cacheable), None)
         if last is not None:
-            last.ttl = marker_ttl("cache_control", auto)
+            blocks[last] = replace(blocks[last], ttl=marker_ttl("cache_control", auto))
     return blocks
+
+
+def _message_blocks(current: str, message: Any, append: Callable[[Block], None]) -> str:
+    """Append the blocks of one message after prefix hash ``current``; the hash after them.
+
+    A block with no marker anywhere is encoded as it is (no copy), and hashed in pieces: the
+    same bytes as ``chain_hash_sent(current, _labelled(role, block)[0])``."""
+    sha256 = hashlib.sha256
+    role = str(message.get("role"))
+    head = f"[{_label_json(role)},".encode()
+    for block in content_blocks(message.get("content")):
+        kind = block.get("type")
+        cacheable = kind not in ("thinking", "redacted_thinking") and not (
+            kind == "text" and not block.get("text")
+        )
+        if not _plain(block):
+            current = add_block(current, role, block, cacheable, append)
+            continue
+        sent = as_sent_json(block)
+        digest = sha256(current.encode())
+        digest.update(b"\x00")
+        digest.update(head)
+        digest.update(sent.encode())
+        digest.update(b"]")
+        current = digest.hexdigest()
+        append(Block(current, tokens_of_length(len(sent)), None, cacheable))
+    return current
 
 
 def add_block(
@@ -209,16 +257,32 @@ def anthropic_cache_usage(blocks: list[Block], store: EntryStore, minimum: int) 
     }
 
 
-def openai_units(body: dict[str, Any]) -> list[tuple[str, int]]:
-    """(prefix hash, tokens) per tool and per message of a Chat Completions request."""
+def openai_units(
+    body: dict[str, Any], texts: Sequence[str] | None = None, memo: PrefixMemo | None = None
+) -> list[tuple[str, int]]:
+    """(prefix hash, tokens) per tool and per message of a Chat Completions request (with
+    ``texts`` and a ``memo``, a message already worked out after the same prefix is looked up)."""
     units: list[tuple[str, int]] = []
     current = chain_hash("", {"model": body.get("model"), "key": body.get("prompt_cache_key")})
-    items = [("tool", t) for t in body.get("tools") or []]
-    items += [("message", m) for m in body.get("messages") or []]
-    for kind, item in items:
-        labelled, sent = _labelled(kind, item)
+    for tool in body.get("tools") or []:
+        labelled, sent = _labelled("tool", tool)
         current = chain_hash_sent(current, labelled)
-        units.append((current, count_tokens_of_sent(item, sent)))
+        units.append((current, count_tokens_of_sent(tool, sent)))
+    messages = body.get("messages") or []
+    kept = memo if memo is not None and texts is not None and len(texts) == len(messages) else None
+    for index, message in enumerate(messages):
+        text = texts[index] if kept is not None and texts is not None else ""
+        found = kept.get("openai", current, text) if kept is not None else None
+        if found is not None:
+            units.extend(found[0])
+            current = found[1]
+            continue
+        before = current
+        labelled, sent = _labelled("message", message)
+        current = chain_hash_sent(current, labelled)
+        units.append((current, count_tokens_of_sent(message, sent)))
+        if kept is not None:
+            kept.put("openai", before, text, units[-1:], current)
     return units
 
 

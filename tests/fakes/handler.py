@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -14,11 +14,14 @@ from tests.fakes.anthropic_api import handle_count_tokens, handle_messages
 from tests.fakes.errors import WireError, anthropic_error_body, bad_request, openai_error_body
 from tests.fakes.openai_api import handle_chat
 from tests.fakes.outcome import Outcome, new_id
+from tests.fakes.request_text import parse_request
 
 if TYPE_CHECKING:
     from tests.fakes.server import FakeServer, _Httpd
 
-Handler = Callable[["FakeServer", dict[str, Any]], Outcome]
+#: An endpoint: the fake, the request body, and the text each message was sent as (None when
+#: the body was parsed without them).
+Handler = Callable[["FakeServer", dict[str, Any], Sequence[str] | None], Outcome]
 DEFAULT_MODELS = ("claude-sonnet-5", "gpt-4o")
 
 
@@ -87,7 +90,12 @@ ROUTES: dict[tuple[str, str], Handler] = {
 
 
 def dispatch(
-    fake: FakeServer, method: str, path: str, headers: dict[str, str], body: dict[str, Any]
+    fake: FakeServer,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    texts: Sequence[str] | None = None,
 ) -> Outcome:
     """Run the gates (fault, auth, model) and the endpoint; raises WireError for errors."""
     api = classify(path, headers)
@@ -103,7 +111,7 @@ def dispatch(
     if handler is None:
         return _list_models(fake, api)
     _check_model(fake, api, body)
-    return handler(fake, body)
+    return handler(fake, body, texts)
 
 
 def error_outcome(api: str, err: WireError, request_id: str) -> Outcome:
@@ -158,8 +166,9 @@ class FakeHandler(BaseHTTPRequestHandler):
         request_id = new_id("req_")
         body: dict[str, Any] = {}
         try:
-            body = parse_body(raw, method)
-            outcome = dispatch(fake, method, path, headers, body)
+            parsed = parse_request(raw) if method == "POST" else None
+            body, texts = parsed if parsed is not None else (parse_body(raw, method), None)
+            outcome = dispatch(fake, method, path, headers, body, texts)
         except WireError as err:
             outcome = error_outcome(api, err, request_id)
         outcome.headers["request-id" if api == "anthropic" else "x-request-id"] = request_id

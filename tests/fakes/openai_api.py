@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tests.fakes import openai_wire as wire
@@ -32,12 +33,14 @@ def _check_length(fake: FakeServer, total: int) -> None:
         )
 
 
-def handle_chat(fake: FakeServer, body: dict[str, Any]) -> Outcome:
+def handle_chat(
+    fake: FakeServer, body: dict[str, Any], texts: Sequence[str] | None = None
+) -> Outcome:
     """Answer one Chat Completions request (JSON or SSE), or raise WireError."""
     fake.quirks.check_content(body)
     validate_openai(body, fake.dialect)
     fake.quirks.check_continuation(body)
-    units = openai_units(body)
+    units = openai_units(body, texts, fake.prefix_memo)
     total = sum(tokens for _, tokens in units)
     if body.get("stream") and fake.quirks.empty_stream_on_overflow and _overflows(fake, total):
         return Outcome(200, frames=[], error="context overflow: an empty 200 stream")

@@ -12,7 +12,13 @@ from http.server import ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from tests.fakes.cache import ANTHROPIC_MIN_CACHE_TOKENS, DEFAULT_MIN_CACHE_TOKENS, EntryStore
+from tests.fakes.anthropic_accepted import AcceptedPrefixes
+from tests.fakes.cache import (
+    ANTHROPIC_MIN_CACHE_TOKENS,
+    DEFAULT_MIN_CACHE_TOKENS,
+    EntryStore,
+    PrefixMemo,
+)
 from tests.fakes.clock import FakeClock
 from tests.fakes.errors import WireError
 from tests.fakes.faults import FaultBook, HttpFailure, StreamFault
@@ -96,6 +102,10 @@ class FakeServer:
         self.openai_cache_granularity = 128
         self.anthropic_cache = EntryStore(lambda: self.clock.now())
         self.openai_cache = EntryStore(lambda: self.clock.now())
+        #: Each message's blocks as the cache simulators worked them out (``cache.PrefixMemo``).
+        self.prefix_memo = PrefixMemo()
+        #: The last accepted Messages requests (``anthropic_accepted.AcceptedPrefixes``).
+        self.accepted = AcceptedPrefixes()
         self._queue: deque[Reply] = deque()
         self._journal: list[JournalEntry] = []
         #: After each request, move what the process holds (the journal too) out of the

@@ -13,8 +13,7 @@ from app.context.assemble import (
     SAFE_LOOKBACK,
     MessageDigests,
     WireBlock,
-    digest,
-    message_content,
+    message_key,
     plan_breakpoints,
     prefix_blocks,
     prefix_chain,
@@ -291,12 +290,36 @@ def test_a_corrective_note_never_ends_the_stable_part() -> None:
 def test_message_digests_are_kept_while_the_parts_are_the_same() -> None:
     first = Message("user", (Text("hello"),))
     digests = MessageDigests()
-    assert digests.of(first) == digest(message_content(first))
+    assert digests.of(first) == message_key(first)
     digests.done()
     changed = first.replace_parts((Text("changed"),))
-    assert digests.of(changed) == digest(message_content(changed))
+    assert digests.of(changed) == message_key(changed)
     digests.done()
-    assert digests.of(changed) == digest(message_content(changed))
+    assert digests.of(changed) == message_key(changed)
+
+
+def test_a_message_key_is_the_content_sent() -> None:
+    call = ToolCall("c1", "read_file", {"path": "a.py", "limit": 5})
+    one = Message("assistant", (Text("Reading."), call), provider="anthropic")
+    same = Message(
+        "assistant",
+        (Text("Reading."), replace(call, arguments=dict(call.arguments))),
+        provider="anthropic",
+    )
+    assert one.id != same.id and message_key(one) == message_key(same)
+    others = [
+        one.replace_parts((Text("Reading!"), call)),
+        one.replace_parts((Thinking("Reading."), call)),
+        one.replace_parts(
+            (Text("Reading."), replace(call, arguments={"limit": 5, "path": "a.py"}))
+        ),
+        one.replace_parts((call, Text("Reading."))),
+        Message("assistant", one.parts, provider="openai"),
+        Message("user", (ToolResult("c1", "read_file", "x"),)),
+        Message("user", (ToolResult("c1", "read_file", "x", is_error=True),)),
+    ]
+    keys = {message_key(m) for m in [one, *others]}
+    assert len(keys) == len(others) + 1
 
 
 def test_stable_json_is_what_json_dumps_gives() -> None:
