@@ -164,7 +164,7 @@ class MessageDigests:
         leading messages are reused while they are the same objects after the same head (a
         request is named several times on its way out; a name depends only on the head and
         the messages' keys)."""
-        known = 0
+        known = start = 0
         names = [head]
         last = self._chain
         if last is not None and last[0] == head:
@@ -175,9 +175,12 @@ class MessageDigests:
             names = last[2][: known + 1]
             if known == len(previous) == len(messages):
                 return list(names)  # the same messages: their keys are kept as they are
+            if known == len(previous):  # the last chain's messages, then new ones
+                self._used.update(self._entries)
+                start = known
         current = names[-1]
-        for index, message in enumerate(messages):
-            key = self.of(message)
+        for index in range(start, len(messages)):
+            key = self.of(messages[index])
             if index >= known:
                 current = key_text(hash((current, key)))
                 names.append(current)

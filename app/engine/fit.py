@@ -164,10 +164,18 @@ class ContextFitter:
     def _current(self) -> tuple[list[Message], int]:
         """The model view and its local message tokens, rebuilt only when the session changed.
 
-        Transcript and edits only ever grow, so their lengths identify the view.
+        Transcript and edits only ever grow, so their lengths identify the view. Messages
+        added with no new edit only extend it (the edits were made before them and name none
+        of them): only they are viewed, limited and counted.
         """
         key = (len(self.session.transcript), len(self.session.edits))
-        if self._memo is None or self._memo[0] != key:
+        memo = self._memo
+        if memo is not None and memo[0] == key:
+            return memo[1], memo[2]
+        if memo is not None and memo[0][1] == key[1] and memo[0][0] < key[0]:
+            added = self.limiter.apply(self.session.view_from(memo[0][0]))
+            self._memo = (key, [*memo[1], *added], memo[2] + self.counter.messages(added))
+        else:
             view = self.limiter.apply(self.session.view())
             self._memo = (key, view, self.counter.messages(view))
         return self._memo[1], self._memo[2]

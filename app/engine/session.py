@@ -149,6 +149,12 @@ class Session:
         """What the model sees: the transcript with the context edits applied."""
         return build_view(self.record.messages, self.record.edits)
 
+    def view_from(self, start: int) -> list[Message]:
+        """The view of the transcript's messages from ``start`` on, when no edit names any of
+        them (the edits recorded before those messages were added): what :meth:`view` ends
+        with."""
+        return build_view(self.record.messages[start:], self.record.edits)
+
     def shown(self) -> list[Message]:
         """The transcript as front ends replay it: without the messages /rewind hid."""
         return without_rewound(self.record.messages, self.record.edits)

@@ -121,7 +121,10 @@ def load_session(path: Path) -> SessionRecord:
         try:
             if data is None:
                 raise ValueError("not a JSON object")
-            if data.get("type") == "session" and record is None:
+            kind = data.get("type")
+            if kind == "message" and record is not None:  # nearly every line
+                record.messages.append(message_from_dict(data["message"]))
+            elif kind == "session" and record is None:
                 record = _header(data)
             elif record is None or not _take(record, data):
                 skipped.append(number)

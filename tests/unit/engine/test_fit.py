@@ -9,9 +9,9 @@ import pytest
 from app.context.compress_prompt import SUMMARY_MARKER
 from app.context.view import SUMMARY_PREFIX
 from app.engine.fit import MIN_OUTPUT_TOKENS, output_limit
-from app.model.edits import ClearToolResults, Summary
+from app.model.edits import ClearThinking, ClearToolResults, Rewind, Summary
 from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFinished
-from app.model.messages import is_cleared_text, unanswered_calls
+from app.model.messages import Message, is_cleared_text, unanswered_calls
 from app.model.provider import ModelRequest, ProviderError
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import run, summary_of
@@ -193,3 +193,32 @@ async def test_switching_to_exact_counts_keeps_the_calibrated_estimate(
     fitter.count_exactly(shape)
     assert fitter.counter.exact
     assert abs(fitter.estimate(shape) - before) <= 0.02 * before  # no jump in scale
+
+
+async def test_a_view_extended_by_new_messages_is_the_view_built_anew(
+    provider: ScriptedProvider, make_agent: AgentFactory, files: list[str]
+) -> None:
+    provider.respond = Reader(files, reads=3)
+    agent = make_agent(context_window=200_000)
+    fitter, session = agent.fitter, agent.session
+
+    def built_anew() -> list[Message]:
+        return fitter.limiter.apply(session.view())
+
+    await run(agent, "read three files")
+    calls = [c.id for m in session.transcript for c in m.tool_calls]
+    transcript = session.transcript
+    session.add_edit(ClearToolResults((calls[0],), reason="manual"))
+    session.add_edit(ClearThinking((transcript[1].id,)))
+    session.add_edit(Rewind(transcript[3].id, transcript[4].id, hidden=2))
+    session.add_edit(Summary(transcript[2].id, "summary of the start"))
+    assert fitter.model_view() == built_anew()
+    tokens = fitter.local_tokens(agent.shape())
+    edits = len(session.edits)
+    await run(agent, "and again")  # messages added, no new edit: the view is extended
+    assert len(session.edits) == edits
+    assert fitter.model_view() == built_anew()
+    extended = fitter.local_tokens(agent.shape())
+    assert extended > tokens
+    fitter._memo = None  # counted anew
+    assert fitter.local_tokens(agent.shape()) == extended
