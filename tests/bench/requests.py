@@ -147,7 +147,7 @@ async def resumed_first_request(url: str, vendor: str, tokens: int) -> tuple[flo
         session = Session.resume(store, path)
         load_ms = (time.process_time() - started) * 1000
         agent = _agent(url, root, vendor, session, threshold=RESUMED_AT)
-        agent.provider._client.get()  # type: ignore[attr-defined]  # made once per process
+        agent.provider.client.get()  # type: ignore[attr-defined]  # made once per process
         first_ms = await _turn_ms(agent, "and now?")
         agent.session.close()
     return load_ms, first_ms

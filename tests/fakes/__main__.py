@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.fakes.openai_validate import DIALECTS
 from tests.fakes.quirks import ServerQuirks
+from tests.fakes.request_text import RecentMessages
 from tests.fakes.script import Reply, demo_reply, reply_from_dict
 from tests.fakes.server import FakeServer
 
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     fake = FakeServer(port=args.port)
     fake.freeze_journal = True  # its own process: the journal is never read, only grows
+    fake.recent_messages = RecentMessages()  # ... nor changed: repeated messages share values
     fake.dialect = args.dialect
     if args.demo:
         fake.default_reply = demo_reply()

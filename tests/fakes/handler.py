@@ -166,7 +166,7 @@ class FakeHandler(BaseHTTPRequestHandler):
         request_id = new_id("req_")
         body: dict[str, Any] = {}
         try:
-            parsed = parse_request(raw) if method == "POST" else None
+            parsed = parse_request(raw, fake.recent_messages) if method == "POST" else None
             body, texts = parsed if parsed is not None else (parse_body(raw, method), None)
             outcome = dispatch(fake, method, path, headers, body, texts)
         except WireError as err:

@@ -23,6 +23,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.errors import WireError
 from tests.fakes.faults import FaultBook, HttpFailure, StreamFault
 from tests.fakes.quirks import ServerQuirks
+from tests.fakes.request_text import RecentMessages
 from tests.fakes.script import Reply, echo_reply
 from tests.fakes.signing import DEFAULT_SECRET, Signer
 
@@ -113,6 +114,10 @@ class FakeServer:
         #: prompt parsed sets off a full collection that walks every body kept before: for a
         #: fake in its own process (``python -m tests.fakes``), never for one inside a test.
         self.freeze_journal = False
+        #: Give a message a recent request sent as the same text that request's value, not
+        #: a new parse (``request_text.RecentMessages``): the bodies then share objects, so
+        #: only for a fake whose journal nobody reads (one in its own process).
+        self.recent_messages: RecentMessages | None = None
         self._lock = threading.Lock()
         self._httpd: _Httpd | None = None
         self._thread: threading.Thread | None = None

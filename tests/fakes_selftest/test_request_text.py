@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from tests.fakes.cache import PrefixMemo, anthropic_blocks, openai_units
-from tests.fakes.request_text import parse_request
+from tests.fakes.request_text import RecentMessages, parse_request
 
 MESSAGES: list[Any] = [
     {"role": "user", "content": 'héllo ✓ \u2028 "quoted" \\ \U0001f600'},
@@ -106,3 +106,27 @@ def test_a_memo_forgets_everything_past_its_limit() -> None:
         body, texts = _with_texts({"model": "m", "messages": _conversation(n + 1)})
         assert anthropic_blocks(body, texts, memo) == anthropic_blocks(body)
     assert len(memo._results) <= 3
+
+
+def test_a_repeated_message_takes_the_value_parsed_before() -> None:
+    recent = RecentMessages()
+    history = _conversation(3)
+    first = {"model": "m", "messages": history}
+    then = {"model": "m", "messages": [*history[:4], {"role": "user", "content": "x"}]}
+    parsed_first = parse_request(json.dumps(first).encode(), recent)
+    parsed_then = parse_request(json.dumps(then).encode(), recent)
+    assert parsed_first is not None and parsed_then is not None
+    assert parsed_first[0] == first and parsed_then[0] == then
+    pairs = zip(parsed_first[0]["messages"], parsed_then[0]["messages"], strict=False)
+    shared = [a is b for a, b in pairs]
+    assert shared == [True, True, True, True, False]
+    assert parsed_then[1] == [json.dumps(m) for m in then["messages"]]
+
+
+def test_a_text_that_only_starts_like_a_recent_one_is_parsed() -> None:
+    recent = RecentMessages()
+    assert parse_request(b'{"messages": [1, {"a": 1}]}', recent) is not None
+    for raw in (b'{"messages": [12, {"a": 1}]}', b'{"messages": [1.5]}', b'{"messages": [1 ]}'):
+        parsed = parse_request(raw, recent)
+        assert parsed is not None and parsed[0] == json.loads(raw), raw
+    assert parse_request(b'{"messages": [1 2]}', recent) is None
