@@ -15,15 +15,14 @@ Which steps run, and when, is decided in one place: :class:`~app.context.stages.
 StageSchedule` (the light step at 0.5 of the window, full compression at 0.8, the
 emergency clear at 0.9, each at most once per crossing of its line).
 
-Summary compression itself is ``fit_compress.py``; what a refused or empty answer
-teaches about the window is ``overflow.py``. Every request's output limit is
-clamped to what the window has left after the prompt. It yields the same events
-the loop does, so front ends show every step.
+Summary compression itself is ``fit_compress.py``; what a refused or empty answer teaches
+about the window is ``overflow.py``. Every request's output limit is clamped to what the
+window has left after the prompt. It yields the same events the loop does, so front ends
+show every step.
 
-The agent passes the *shape* of its requests (a :class:`ModelRequest` without
-messages: system prompt, environment, tools, thinking, limits) to every call
-as a value; the fitter counts that prefix and derives the summary request from
-it, and never calls back into the agent.
+The agent passes the *shape* of its requests (a :class:`ModelRequest` without messages:
+system prompt, environment, tools, thinking, limits) to every call as a value; the fitter
+counts that prefix, derives the summary request from it, and never calls the agent.
 """
 
 from __future__ import annotations
@@ -162,23 +161,18 @@ class ContextFitter:
         return list(self._current()[0])
 
     def _current(self) -> tuple[list[Message], int]:
-        """The model view and its local message tokens, rebuilt only when the session changed.
-
-        Transcript and edits only ever grow, so their lengths identify the view. Messages
-        added with no new edit only extend it (the edits were made before them and name none
-        of them): only they are viewed, limited and counted.
-        """
+        """The model view and its local tokens, identified by the lengths of transcript and
+        edits (both only grow); messages added with no new edit just extend it."""
         key = (len(self.session.transcript), len(self.session.edits))
         memo = self._memo
-        if memo is not None and memo[0] == key:
-            return memo[1], memo[2]
         if memo is not None and memo[0][1] == key[1] and memo[0][0] < key[0]:
             added = self.limiter.apply(self.session.view_from(memo[0][0]))
-            self._memo = (key, [*memo[1], *added], memo[2] + self.counter.messages(added))
-        else:
+            memo = (key, [*memo[1], *added], memo[2] + self.counter.messages(added))
+        elif memo is None or memo[0] != key:
             view = self.limiter.apply(self.session.view())
-            self._memo = (key, view, self.counter.messages(view))
-        return self._memo[1], self._memo[2]
+            memo = (key, view, self.counter.messages(view))
+        self._memo = memo
+        return memo[1], memo[2]
 
     def local_tokens(self, shape: ModelRequest, messages: Sequence[Message] | None = None) -> int:
         """Local token count of a whole request (prefix + ``messages``, default: the view)."""
