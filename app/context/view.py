@@ -112,6 +112,23 @@ def build_view(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> l
     return [_apply_clears(m, rewrites) for m in messages]
 
 
+def appended_view(
+    transcript: Sequence[Message], edits: Sequence[ContextEdit], start: int
+) -> list[Message] | None:
+    """What ``build_view(transcript, edits)`` has past ``build_view(transcript[:start],
+    edits)``, for messages from ``start`` on added after every edit (no edit names them); None
+    when they may change what comes before (build the whole view again): a summary with
+    nothing after it yet takes a user message that follows into its head, and under a
+    ``/rewind`` what follows a summary is not known without the whole transcript."""
+    summary = live_summary(edits)
+    if summary is not None and (
+        (start > 0 and transcript[start - 1].id == summary.through_id)
+        or any(isinstance(edit, Rewind) for edit in active_edits(edits))
+    ):
+        return None
+    return build_view(transcript[start:], edits)
+
+
 def without_rewound(transcript: Sequence[Message], edits: Sequence[ContextEdit]) -> list[Message]:
     """The transcript without what ``/rewind`` hid (what front ends replay)."""
     rewinds = [e for e in active_edits(edits) if isinstance(e, Rewind)]

@@ -165,8 +165,8 @@ class ContextFitter:
         edits (both only grow); messages added with no new edit just extend it."""
         key = (len(self.session.transcript), len(self.session.edits))
         memo = self._memo
-        if memo is not None and memo[0][1] == key[1] and memo[0][0] < key[0]:
-            added = self.limiter.apply(self.session.view_from(memo[0][0]))
+        if memo is not None and (appended := self.session.view_since(*memo[0])) is not None:
+            added = self.limiter.apply(appended)
             memo = (key, [*memo[1], *added], memo[2] + self.counter.messages(added))
         elif memo is None or memo[0] != key:
             view = self.limiter.apply(self.session.view())

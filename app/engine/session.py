@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.context.estimate import estimate_message_tokens
-from app.context.view import build_view, without_rewound
+from app.context.view import appended_view, build_view, without_rewound
 from app.engine.pairing import unique_call_ids
 from app.engine.session_record import SessionRecord, SubagentRun, TokenCounts
 from app.engine.store import SessionStore
@@ -149,11 +149,13 @@ class Session:
         """What the model sees: the transcript with the context edits applied."""
         return build_view(self.record.messages, self.record.edits)
 
-    def view_from(self, start: int) -> list[Message]:
-        """The view of the transcript's messages from ``start`` on, when no edit names any of
-        them (the edits recorded before those messages were added): what :meth:`view` ends
-        with."""
-        return build_view(self.record.messages[start:], self.record.edits)
+    def view_since(self, messages: int, edits: int) -> list[Message] | None:
+        """What :meth:`view` has past the view of when the session had ``messages`` messages
+        and ``edits`` edits, if only messages were added since (None: build the whole view
+        again; :func:`~app.context.view.appended_view`)."""
+        if edits != len(self.record.edits) or messages >= len(self.record.messages):
+            return None
+        return appended_view(self.record.messages, self.record.edits, messages)
 
     def shown(self) -> list[Message]:
         """The transcript as front ends replay it: without the messages /rewind hid."""

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from app.context.view import SUMMARY_PREFIX, build_view
-from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
+from app.context.view import SUMMARY_PREFIX, appended_view, build_view
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Restore,
+    Rewind,
+    Summary,
+    Supersede,
+)
 from app.model.messages import (
     Image,
     Message,
@@ -68,3 +76,41 @@ def test_cleared_images_and_light_pointers_are_applied_and_restorable() -> None:
     result = view[1].tool_results[0]
     assert result.content == "[Superseded: a.py]" and result.cleared
     assert build_view([shot, read], [clear, light, Restore((clear.id, light.id))]) == [shot, read]
+
+
+def test_the_view_of_appended_messages_ends_the_whole_view() -> None:
+    history = _history()
+    later = [
+        Message("assistant", (ToolCall("c2", "read_file", {"path": "b"}),), id="a3"),
+        Message("user", (ToolResult("c2", "read_file", "more"),), id="t2"),
+        Message("user", (Text("q3"),), id="u3"),
+    ]
+    transcript = [*history, *later]
+    # each edit set, and the first message added after it (the edits name none after it)
+    edit_sets: list[tuple[list[ContextEdit], int]] = [
+        ([], 1),
+        ([ClearToolResults(("c1",)), ClearThinking(("a1",))], 3),
+        ([Summary("t1", "the start")], 4),
+        ([ClearToolResults(("c1",)), Rewind("u1", "a1")], 5),
+    ]
+    for edits, first in edit_sets:
+        for start in range(first, len(transcript)):
+            appended = appended_view(transcript, edits, start)
+            assert appended is not None
+            whole = build_view(transcript, edits)
+            assert [*build_view(transcript[:start], edits), *appended] == whole
+
+
+def test_a_summary_through_the_last_message_takes_the_next_prompt_into_its_head() -> None:
+    history = _history()
+    transcript = [*history, Message("user", (Text("q3"),), id="u3")]
+    edits: list[ContextEdit] = [Summary("u2", "everything so far")]
+    assert appended_view(transcript, edits, len(history)) is None
+    whole = build_view(transcript, edits)
+    assert len(whole) == 1 and whole[0].text.endswith("q3")  # one message: summary, prompt
+    # the same when a /rewind hid everything after the summary
+    later = [*transcript[:-1], Message("user", (Text("q4"),), id="u4")]
+    hidden: list[ContextEdit] = [Summary("t1", "the start"), Rewind("a2", "u2")]
+    assert appended_view(later, hidden, len(later) - 1) is None
+    whole = build_view(later, hidden)
+    assert len(whole) == 1 and whole[0].text.endswith("q4")

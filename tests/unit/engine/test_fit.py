@@ -222,3 +222,7 @@ async def test_a_view_extended_by_new_messages_is_the_view_built_anew(
     assert extended > tokens
     fitter._memo = None  # counted anew
     assert fitter.local_tokens(agent.shape()) == extended
+    session.add_edit(Summary(session.transcript[-1].id, "everything so far"))
+    assert fitter.model_view() == built_anew()  # the summary's head ends the view
+    await run(agent, "a third prompt")  # taken into the summary's head
+    assert fitter.model_view() == built_anew()
