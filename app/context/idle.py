@@ -43,6 +43,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
+from app.context.cache_lifetime import SHORT_MINUTES
 from app.context.estimate import estimate_part_tokens
 from app.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
 from app.context.media import describe_media
@@ -125,6 +126,18 @@ def idle_gap_minutes(last_response_at: float | None, now: float) -> float | None
     if not math.isfinite(gap) or gap < 0:
         return None
     return gap
+
+
+def gap_matters(gap: float | None, policy: IdlePolicy) -> bool:
+    """Whether an idle gap of ``gap`` minutes can change anything when a turn starts: a pause
+    of five minutes or more (the cache keeper notes it), or a cleanup threshold reached
+    (:func:`plan_idle_cleanup` plans nothing otherwise: each kind's gap is part of it)."""
+    if gap is None:
+        return False
+    return gap >= SHORT_MINUTES or any(
+        _reached(gap, threshold)
+        for threshold in (policy.tool_results_threshold_minutes, policy.thinking_threshold_minutes)
+    )
 
 
 def gap_starts(

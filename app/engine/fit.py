@@ -49,6 +49,7 @@ from app.context.compress_plan import (
 from app.context.idle import (
     IdlePolicy,
     describe_edit,
+    gap_matters,
     idle_gap_minutes,
     plan_idle_cleanup,
     thinking_rule_for,
@@ -176,10 +177,8 @@ class ContextFitter:
 
     def local_tokens(self, shape: ModelRequest, messages: Sequence[Message] | None = None) -> int:
         """Local token count of a whole request (prefix + ``messages``, default: the view)."""
-        fixed = self.counter.prefix(shape.system, shape.environment, shape.tools)
-        if messages is None:
-            return fixed + self._current()[1]
-        return fixed + self.counter.messages(messages)
+        tokens = self._current()[1] if messages is None else self.counter.messages(messages)
+        return self.counter.prefix(shape.system, shape.environment, shape.tools) + tokens
 
     def estimate(self, shape: ModelRequest, messages: Sequence[Message] | None = None) -> int:
         """Estimated prompt tokens of a request, reconciled with reported usage."""
@@ -225,10 +224,10 @@ class ContextFitter:
         """Idle cleanup, when a user message starts a turn: each kind at most once per idle
         gap (``context/idle.gap_starts``), and only where the cache is cold."""
         now, last = self.clock(), self.session.last_response_at
-        cache = self.warmth(shape)
-        view = self.session.view()
+        cache, gap = self.warmth(shape), idle_gap_minutes(last, now)
+        view = self.session.view() if gap_matters(gap, policy) else []  # (else nothing reads it)
         fixed = self.counter.prefix(shape.system, shape.environment, shape.tools)
-        self.cache.turn_started(idle_gap_minutes(last, now), view, fixed)
+        self.cache.turn_started(gap, view, fixed)
         edits = plan_idle_cleanup(
             view,
             policy=policy,

@@ -12,6 +12,7 @@ from app.context.idle import (
     DEFAULT_COMPACTABLE,
     IdlePolicy,
     describe_edit,
+    gap_matters,
     gap_starts,
     idle_gap_minutes,
     plan_idle_cleanup,
@@ -430,3 +431,18 @@ def test_nothing_inside_the_warm_cached_prefix_is_cleared() -> None:
         cold_from=warm_through_b,
     )
     assert tool_edit(edits).call_ids == ("c",)  # a and b still count for the keep rule
+
+
+def test_a_gap_matters_from_five_minutes_or_a_cleanup_threshold() -> None:
+    policy = IdlePolicy()
+    assert not gap_matters(None, policy)
+    assert not gap_matters(4.9, policy)
+    assert gap_matters(5.0, policy)
+    quick = IdlePolicy(thinking_threshold_minutes=0.5, tool_results_threshold_minutes=-1)
+    assert gap_matters(0.5, quick) and not gap_matters(0.4, quick)
+    off = IdlePolicy(thinking_threshold_minutes=-1, tool_results_threshold_minutes=math.nan)
+    assert not gap_matters(1.0, off) and gap_matters(5.0, off)  # a pause all the same
+    history = [*reads("a", "b", "c"), assistant(thinking("hmm"), Text("done"))]
+    for policy_, gap in ((quick, 0.4), (policy, 4.9), (off, 4.9)):
+        assert not gap_matters(gap, policy_)
+        assert plan(history, policy_, idle=gap) == []  # nothing is planned, whatever the view
