@@ -47,10 +47,11 @@ class Turn:
     def blocks_of(self, kind: str) -> list[tuple[int, int, dict[str, Any]]]:
         """Items whose block ``type`` is ``kind`` (sorted by kind once, when first asked:
         the pairing checks ask each turn two or three times); the list is the turn's own."""
-        if self._by_kind is None:
-            self._by_kind = {}
+        if self._by_kind is None:  # (made whole, then set: accepted turns are shared)
+            by_kind: dict[Any, list[tuple[int, int, dict[str, Any]]]] = {}
             for item in self.items:
-                self._by_kind.setdefault(item[2].get("type"), []).append(item)
+                by_kind.setdefault(item[2].get("type"), []).append(item)
+            self._by_kind = by_kind
         return self._by_kind.get(kind, [])
 
 
