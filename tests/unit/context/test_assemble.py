@@ -21,7 +21,7 @@ from app.context.assemble import (
 )
 from app.context.view import build_view
 from app.model.edits import ContextEdit, Summary
-from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
+from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
 from app.model.provider import ModelRequest, ThinkingConfig
 from app.providers.anthropic_wire import build_params
 from tests.unit.context.builders import NOW, plan
@@ -317,6 +317,9 @@ def test_a_message_key_is_the_content_sent() -> None:
         Message("assistant", one.parts, provider="openai"),
         Message("user", (ToolResult("c1", "read_file", "x"),)),
         Message("user", (ToolResult("c1", "read_file", "x", is_error=True),)),
+        Message("user", (Image("image/png", "aGk="),)),
+        Message("user", (Image("image/gif", "aGk="),)),
+        Message("user", (Text("\udc80 lone surrogate"),)),
     ]
     keys = {message_key(m) for m in [one, *others]}
     assert len(keys) == len(others) + 1
