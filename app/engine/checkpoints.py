@@ -10,8 +10,8 @@ naming the file, unless forced). Shell commands' changes are not tracked.
 
 Every change belongs to the user prompt (turn) it happened in; ``/undo`` restores the last
 turn that changed files, ``/rewind`` every turn from a chosen prompt on. Undone changes are
-marked in the log (nothing is deleted), and a session's checkpoints are removed with it
-(:func:`prune`).
+marked in the log (nothing is deleted), a session's checkpoints are removed with it
+(:func:`prune`), and a fork gets a copy of them (:meth:`CheckpointStore.fork`).
 """
 
 from __future__ import annotations
@@ -272,6 +272,39 @@ class CheckpointStore:
         if session_id not in self._open:
             self._open[session_id] = SessionCheckpoints(self.root / session_id)
         return self._open[session_id]
+
+    def fork(self, source_id: str, target_id: str) -> None:
+        """Give ``target_id``, a copy of session ``source_id`` (``--fork-session``), the
+        source's checkpoints, so ``/undo`` and ``/rewind`` reach back past the fork. The log
+        is copied first (each session appends to its own), then the stored contents, which
+        never change, are linked where the file system allows: everything the copied log
+        names was stored before it was logged. A failure leaves the fork without them."""
+        source, target = self.root / source_id, self.root / target_id
+        if not (source / LOG_NAME).is_file() or target.exists() or target_id in self._open:
+            return
+        import shutil
+
+        try:
+            (target / "objects").mkdir(parents=True)
+            shutil.copyfile(source / LOG_NAME, target / f"{LOG_NAME}.tmp")
+            with contextlib.suppress(FileNotFoundError):
+                for entry in os.scandir(source / "objects"):
+                    if not entry.name.endswith(".tmp"):
+                        _link_or_copy(Path(entry.path), target / "objects" / entry.name)
+            os.replace(target / f"{LOG_NAME}.tmp", target / LOG_NAME)
+        except OSError as error:
+            log.warning("the checkpoints of %s were not copied to its fork: %s", source_id, error)
+            shutil.rmtree(target, ignore_errors=True)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source``, or a copy where links are not allowed."""
+    try:
+        os.link(source, target)
+    except OSError:
+        import shutil
+
+        shutil.copyfile(source, target)
 
 
 def prune(root: Path, live: Iterable[str]) -> list[str]:

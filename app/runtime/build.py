@@ -87,6 +87,8 @@ def build_runtime(
     runner.rules = rule_book(settings, options.workspace, trusted)
     runner.hooks = hook_runner(settings, context.workspace, trusted, notes)
     runner.checkpoints = checkpoint_store(store)
+    if resumed and options.fork_session:
+        runner.checkpoints.fork(session.record.forked_from, session.id)
     runner.images_allowed = accepts_images(config.model)
     servers = mcp_manager(settings, registry, options, config.provider, env)
     if servers is not None:

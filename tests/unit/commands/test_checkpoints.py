@@ -1,6 +1,7 @@
 """/undo and /rewind on a real runtime (scripted model, real tools and files): the files of
 the last turn put back, the prompts listed, code and conversation rewound, an outside change
-refused until forced, checkpoints kept across --resume and listed in /context."""
+refused until forced, checkpoints kept across --resume (and copied by --fork-session) and
+listed in /context."""
 
 from __future__ import annotations
 
@@ -127,6 +128,27 @@ async def test_checkpoints_survive_resume_and_show_in_context(workspace: Path) -
     resumed = build_runtime(RunOptions(workspace=workspace, demo=True, resume=session_id), env={})
     lines = run_command(resumed, "/undo").lines
     assert lines[1] == f"  restored {workspace.resolve() / 'config.toml'}"
+    resumed.close()
+
+
+async def test_a_fork_undoes_what_the_original_changed_and_the_original_keeps_it(
+    workspace: Path,
+) -> None:
+    runtime = await _two_turns(workspace)
+    original = runtime.agent.session.id
+    runtime.close()
+    options = RunOptions(workspace=workspace, demo=True, resume=original, fork_session=True)
+    forked = build_runtime(options, env={})
+    assert forked.agent.session.record.forked_from == original
+    lines = run_command(forked, "/undo").lines
+    assert lines[1] == f"  restored {workspace.resolve() / 'config.toml'}"
+    assert (workspace / "config.toml").read_text() == "debug = false\n"
+    forked.close()
+    (workspace / "config.toml").write_text("debug = true\n")  # as the original left it
+    resumed = build_runtime(RunOptions(workspace=workspace, demo=True, resume=original), env={})
+    lines = run_command(resumed, "/undo").lines  # the fork's undo is the fork's own
+    assert lines[0] == "/undo (the changes of prompt 2): 1 file(s):"
+    assert (workspace / "config.toml").read_text() == "debug = false\n"
     resumed.close()
 
 

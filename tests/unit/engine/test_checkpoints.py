@@ -1,9 +1,11 @@
 """The checkpoint store on real files: a round trip with a binary file, a created file and
 a deleted one; a restore refused after an outside change (and forced); the log survives a
-reload (a resumed session); pruning with the session; names that are not UTF-8."""
+reload (a resumed session); pruning with the session; a fork's copy; names that are not
+UTF-8."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -181,3 +183,34 @@ async def test_a_checkpoint_that_cannot_be_written_is_said_and_the_edit_runs(
     assert any(w.startswith("could not checkpoint ") and "/undo cannot" in w for w in warnings)
     log = agent.tools.checkpoint_log
     assert log is not None and log.changes() == []
+
+
+def test_a_fork_gets_a_copy_of_the_checkpoints_apart_from_the_original(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(BINARY)
+    root = tmp_path / "store"
+    original = CheckpointStore(root).session("s1")
+    original.begin_turn(1, "m_1")
+    change(original, "c1", path, b"v1")
+    (root / "s1" / "objects" / "half-written.tmp").write_bytes(b"x")
+
+    store = CheckpointStore(root)
+    store.fork("s1", "s2")
+    forked = store.session("s2")
+    assert forked.changes() == original.changes()
+    assert not (root / "s2" / "objects" / "half-written.tmp").exists()
+    forked.begin_turn(2, "m_2")
+    change(forked, "c2", path, b"v2")  # only the fork's log and store hear of it
+    assert forked.undo_last().changed == [(str(path), "restored")]
+    assert forked.undo_last().changed == [(str(path), "restored")]
+    assert path.read_bytes() == BINARY
+    again = SessionCheckpoints(root / "s1")
+    assert again.changes() == original.changes() and len(again.changes()) == 1
+    kept = {hashlib.sha256(BINARY).hexdigest()}
+    assert set(os.listdir(root / "s1" / "objects")) == {*kept, "half-written.tmp"}
+    assert set(os.listdir(root / "s2" / "objects")) == {*kept, hashlib.sha256(b"v1").hexdigest()}
+
+    store.fork("s1", "s2")  # a fork that has checkpoints keeps its own
+    assert len(SessionCheckpoints(root / "s2").changes()) == 0  # both turns undone
+    store.fork("no-such-session", "s3")
+    assert not (root / "s3").exists()
