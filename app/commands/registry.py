@@ -61,8 +61,9 @@ _TABLE = (
     Command("model", "/model [NAME]", "show the model, or switch to NAME", model_command),
     Command(
         "context",
-        "/context [restore [clears|compression]]",
-        "what the model sees, in tokens; `restore` undoes clears and the latest compression",
+        "/context [restore [clears|compression|rewind]]",
+        "what the model sees, in tokens; `restore` undoes clears and the latest compression "
+        "(`rewind`: the latest /rewind)",
         context_report,
     ),
     Command(

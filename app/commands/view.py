@@ -151,7 +151,7 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
     if argument:
         return hint(
             f"unknown /context argument {argument!r}; try /context or /context restore "
-            "[clears|compression]"
+            "[clears|compression|rewind]"
         )
     agent = runtime.agent
     breakdown = context_breakdown(agent, runtime.context_window())
@@ -242,8 +242,9 @@ def compression_lines(history: list[CompressionRecord]) -> list[str]:
 
 
 def restore(agent: Agent, argument: str = "") -> CommandResult:
-    """/context restore [clears|compression]: undo every clear in force and the latest
-    compression (or only one of them), if the restored context fits under the threshold."""
+    """/context restore [clears|compression|rewind]: undo every clear in force and the latest
+    compression (or only one of them), or the latest /rewind of the conversation, if the
+    restored context fits under the threshold."""
     scope = parse_scope(argument)
     if scope is None:
         return hint(

@@ -1,9 +1,11 @@
 """What ``/context restore`` may undo, and the history of compressions for ``/context``.
 
-Every context edit is reversible: clears (idle, emergency), the light step's pointers and
-summaries. A summary is an archive checkpoint: the session file keeps every message it
-replaced, so undoing it (a :class:`Restore` naming it) gives back exactly the view it
-replaced, and the summary before it (if any) is in force again. Pure functions; the engine
+Every context edit is reversible: clears (idle, emergency), the light step's pointers,
+summaries and ``/rewind``'s conversation part. A summary is an archive checkpoint: the
+session file keeps every message it replaced, so undoing it (a :class:`Restore` naming it)
+gives back exactly the view it replaced, and the summary before it (if any) is in force
+again. A rewind is undone only when asked for by name (scope "rewind"): it was the user's
+own choice, not lull's. Pure functions; the engine
 checks the restored view against the window before recording anything
 (``engine/restore.py``).
 """
@@ -21,18 +23,20 @@ from app.model.edits import (
     ClearToolResults,
     ContextEdit,
     Restore,
+    Rewind,
     Summary,
     Supersede,
 )
 
-RestoreScope = Literal["all", "clears", "compression"]
-RESTORE_SCOPES: tuple[RestoreScope, ...] = ("all", "clears", "compression")
+RestoreScope = Literal["all", "clears", "compression", "rewind"]
+RESTORE_SCOPES: tuple[RestoreScope, ...] = ("all", "clears", "compression", "rewind")
 CompressionState = Literal["in force", "restored", "covered"]
 
 
 def restorable(edits: Sequence[ContextEdit], scope: RestoreScope) -> list[ContextEdit]:
     """The edits in force that ``scope`` undoes: every clear and pointer ("clears"), the
-    latest compression ("compression"), or both ("all")."""
+    latest compression ("compression"), both ("all"), or the latest ``/rewind``'s hiding of
+    the conversation ("rewind")."""
     live = active_edits(edits)
     clears = [
         e for e in live if isinstance(e, ClearToolResults | ClearThinking | Supersede | ClearMedia)
@@ -46,6 +50,9 @@ def restorable(edits: Sequence[ContextEdit], scope: RestoreScope) -> list[Contex
             return latest
         case "all":
             return [*clears, *latest]
+        case "rewind":
+            rewinds: list[ContextEdit] = [e for e in live if isinstance(e, Rewind)]
+            return rewinds[-1:]
 
 
 def parse_scope(text: str) -> RestoreScope | None:

@@ -1,4 +1,5 @@
-"""``/context restore``: undo clears and the latest compression, checked against the window.
+"""``/context restore``: undo clears, the latest compression or the latest ``/rewind``,
+checked against the window.
 
 The restored view is estimated before anything is recorded; a restore that would bring
 the context to the compression threshold or past the window is refused, saying why (it
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from app.context.restore import RestoreScope, restorable, restore_edit
 from app.engine.fit import ContextFitter
-from app.model.edits import ContextEdit, Restore, Summary
+from app.model.edits import ContextEdit, Restore, Rewind, Summary
 from app.model.provider import ModelRequest
 
 
@@ -55,10 +56,12 @@ def restore_context(
 def _what(undo: list[ContextEdit]) -> str:
     """What a restore of ``undo`` brings back, in words."""
     names = []
-    if any(not isinstance(e, Summary) for e in undo):
+    if any(not isinstance(e, Summary | Rewind) for e in undo):
         names.append("the cleared content")
     if any(isinstance(e, Summary) for e in undo):
         names.append("the latest compression")
+    if any(isinstance(e, Rewind) for e in undo):
+        names.append("the conversation the latest /rewind hid")
     return " and ".join(names)
 
 
@@ -70,6 +73,8 @@ def _nothing(scope: RestoreScope) -> str:
             return "no compression is in force"
         case "all":
             return "nothing is cleared or compressed"
+        case "rewind":
+            return "no /rewind hides part of the conversation"
 
 
 def _narrower(fitter: ContextFitter, shape: ModelRequest, scope: RestoreScope, now: float) -> str:
@@ -89,12 +94,15 @@ def _narrower(fitter: ContextFitter, shape: ModelRequest, scope: RestoreScope, n
 
 def _done(undone: list[ContextEdit], after: int, percent: int) -> str:
     summaries = [e for e in undone if isinstance(e, Summary)]
-    clears = len(undone) - len(summaries)
+    rewinds = [e for e in undone if isinstance(e, Rewind)]
+    clears = len(undone) - len(summaries) - len(rewinds)
     parts = []
     if clears:
         parts.append(f"{clears} cleared edit(s)")
     if summaries:
         parts.append(f"the latest compression ({summaries[0].replaced} messages)")
+    if rewinds:
+        parts.append(f"the {rewinds[0].hidden} message(s) the latest /rewind hid")
     return (
         f"restored {' and '.join(parts)}; the next request sends the original content "
         f"(~{after:,} tokens, {percent}% of the window)"

@@ -85,6 +85,14 @@ async def test_rewind_lists_prompts_then_restores_code_and_conversation(workspac
     assert not any(p in text for p in PROMPTS for text in sent)
     assert len(runtime.agent.session.transcript) > 2  # the session file keeps everything
     assert any("/rewind hid" in line for line in run_command(runtime, "/context").lines)
+    restored = run_command(runtime, "/context restore rewind")
+    assert restored.lines[0].startswith("restored the 8 message(s) the latest /rewind hid")
+    await run(runtime.agent, "and with the old prompts")
+    sent = [m.text for m in provider.requests[-1].messages]
+    assert all(any(p in text for text in sent) for p in PROMPTS)
+    assert not (workspace / "notes.md").exists()  # the files stay as they are
+    again = list(run_command(runtime, "/context restore rewind").lines)
+    assert again == ["nothing to restore: no /rewind hides part of the conversation"]
     runtime.close()
 
 

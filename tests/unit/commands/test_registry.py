@@ -31,7 +31,7 @@ def test_help_lists_every_visible_command_with_its_usage(runtime: Runtime) -> No
         (
             "/context bogus",
             "unknown /context argument 'bogus'; try /context or /context restore "
-            "[clears|compression]",
+            "[clears|compression|rewind]",
         ),
         ("/model two words", "a model name has no spaces (got 'two words'); usage: /model NAME"),
         ("/clear now", "/clear takes no argument (got 'now')"),

@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 from app.context.compress_plan import split_points
 from app.context.restore import compression_history, parse_scope, restorable, restore_edit
 from app.context.view import build_view
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit, Summary, Supersede
+from app.model.edits import (
+    ClearThinking,
+    ClearToolResults,
+    ContextEdit,
+    Rewind,
+    Summary,
+    Supersede,
+)
 from app.model.messages import Message, Text, ToolCall, ToolResult
 from tests.unit.context.builders import NOW, assistant, results, user
 
@@ -43,6 +50,24 @@ def test_each_scope_undoes_its_edits_in_force() -> None:
         "compression",
         None,
     ]
+
+
+def test_a_rewind_is_undone_only_by_name_and_the_latest_first() -> None:
+    clear = ClearToolResults(("c0",))
+    older, latest = Rewind("u1", "a1", hidden=2), Rewind("u3", "a3", hidden=4)
+    edits: list[ContextEdit] = [older, clear, latest]
+    assert restorable(edits, "all") == [clear]
+    assert restorable(edits, "rewind") == [latest]
+    edits.append(restore_edit([latest], NOW))
+    assert restorable(edits, "rewind") == [older]
+    edits.append(restore_edit([older], NOW))
+    assert restorable(edits, "rewind") == []
+    assert parse_scope(" Rewind ") == "rewind"
+    transcript = history(2)
+    hidden = build_view(transcript, [Rewind(transcript[0].id, transcript[3].id, hidden=4)])
+    assert len(hidden) == 4
+    rewind = Rewind(transcript[0].id, transcript[3].id, hidden=4)
+    assert build_view(transcript, [rewind, restore_edit([rewind], NOW)]) == transcript
 
 
 def test_the_history_says_what_became_of_each_compression() -> None:
