@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from app.catalog.cache_policy import CacheSetup, ttl_warnings
 from app.catalog.local_servers import is_local_url
 from app.catalog.pricing import cost_by_model
+from app.catalog.server_tools import server_web_search
 from app.catalog.vision import accepts_images
 from app.catalog.windows import context_window_for
 from app.engine.agent import Agent
@@ -236,6 +237,18 @@ class Runtime:
         self._agent.request_hooks = old.request_hooks  # one detector sees the switch
         self._provider_config = config
         self._close_later(old.provider)
+        self._search_follows(config)
+
+    def _search_follows(self, config: ProviderConfig) -> None:
+        """Anthropic's server-side search runs on the session's model: after ``/model``, on
+        the new one when it has the server tool (else on the one before, which has it)."""
+        from app.providers.anthropic_search import AnthropicServerSearch
+
+        backend = getattr(self._agent.tools.registry.get("web_search"), "backend", None)
+        if isinstance(backend, AnthropicServerSearch) and server_web_search(
+            config.provider, config.model
+        ):
+            backend.model = config.model
 
     def agent_for_turn(self, model: str | None) -> Agent:
         """The agent one turn runs on: the current one, or (a custom command's ``model``) a

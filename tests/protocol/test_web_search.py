@@ -160,3 +160,18 @@ def test_a_streamed_search_parses_in_the_sdk(fake: FakeServer) -> None:
     assert cited[0].citations[0].cited_text == "A calm coding agent."  # type: ignore[union-attr]
     assert message.usage.server_tool_use is not None
     assert message.usage.server_tool_use.web_search_requests == 1
+
+
+async def test_after_a_model_switch_the_search_runs_on_the_new_model(
+    fake: FakeServer, make_agent: AgentFactory, server_search: AnthropicServerSearch
+) -> None:
+    agent = make_agent()
+    agent.tools.registry.add(WebSearchTool(server_search))
+    runtime = runtime_for(agent, fake)
+    runtime.use_model("claude-haiku-test")
+    fake.script(Reply(text="Found it.", web_search=ServerSearch(HITS)))
+    answer = await server_search.search("lull", 5, private_ok=False)
+    assert fake.requests[-1]["model"] == "claude-haiku-test"
+    assert answer.model == "claude-haiku-test"  # its usage is counted at this model's prices
+    runtime.use_model("gpt-test")  # no server tool there: the search stays where it works
+    assert server_search.model == "claude-haiku-test"
