@@ -185,6 +185,12 @@ class Agent:
         finally:
             self.tools.scope = None
 
+    async def start_session(self) -> AsyncIterator[Event]:
+        """``SessionStart`` hooks as the session opens (the interactive front ends, when
+        ``lifecycle.start_pending``; otherwise before the first prompt); nothing once they ran."""
+        for event in await self.lifecycle.start():
+            yield event
+
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """``/compact [focus]``: summarise the older part now, and resume auto compression."""
         closed = self.session.close_open_calls(CANCELLED_RESULT)

@@ -1,5 +1,6 @@
-"""The hook events around a turn: ``SessionStart`` (the session's first message, and after a
-compression), ``UserPromptSubmit``, ``Stop`` and ``PreCompact``. Tool events
+"""The hook events around a turn: ``SessionStart`` (as the session opens in the interactive
+front ends, else at its first message; and after a compression), ``UserPromptSubmit``,
+``Stop`` and ``PreCompact``. Tool events
 (``PreToolUse``, ``PostToolUse``, ``Notification``) are the tool runner's.
 
 What hooks add for the model is appended to the conversation as a synthetic user message
@@ -42,6 +43,7 @@ class Lifecycle:
         self.session = session
         self.source: SessionStartSource = source or ("resume" if session.transcript else "startup")
         self.started = False
+        self._start_context: list[str] = []  # what SessionStart printed, for the first prompt
         self.stop_hook_active = False
         self.continuations = 0
 
@@ -57,9 +59,9 @@ class Lifecycle:
         self.stop_hook_active = False
         self.continuations = 0
         gate = PromptGate()
-        if not self.started:
-            self.started = True
-            gate.events.extend(await self.session_start(self.source))
+        gate.events.extend(await self.start())
+        self.add_context("session-start-hook", self._start_context)
+        self._start_context = []
         outcome = await self.tools.hook("UserPromptSubmit", self.session, {"prompt": prompt})
         gate.events.extend(self._events())
         if outcome.blocked or outcome.stop:
@@ -68,14 +70,34 @@ class Lifecycle:
         gate.context = outcome.context
         return gate
 
+    @property
+    def start_pending(self) -> bool:
+        """Whether ``SessionStart`` hooks wait to run for this session (front ends run them
+        with :meth:`start` as it opens)."""
+        return not self.started and bool(self.tools.hooks.matching("SessionStart", self.source))
+
+    async def start(self) -> list[Event]:
+        """``SessionStart``, once per session: what its commands print joins the conversation
+        just before the first prompt (a session opened and left stays empty)."""
+        if self.started:
+            return []
+        self.started = True
+        events, self._start_context = await self._session_start(self.source)
+        return events
+
     async def session_start(self, source: SessionStartSource) -> list[Event]:
-        """``SessionStart``: what its commands print becomes context before the next message."""
+        """``SessionStart`` again (after a compression): what its commands print becomes
+        context before the next message."""
+        events, context = await self._session_start(source)
+        self.add_context("session-start-hook", context)
+        return events
+
+    async def _session_start(self, source: SessionStartSource) -> tuple[list[Event], list[str]]:
         outcome = await self.tools.hook("SessionStart", self.session, {"source": source}, source)
         events = self._events()
         if outcome.blocked:
             events.append(Notice("warning", f"SessionStart hook: {outcome.reason}"))
-        self.add_context("session-start-hook", outcome.context)
-        return events
+        return events, outcome.context
 
     def add_context(self, kind: str, context: list[str]) -> None:
         """Append hook output for the model as one synthetic user message."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from app.ui.tui.widgets.assistant_message import AssistantMessage
 from app.ui.tui.widgets.command_output import CommandOutput
 from app.ui.tui.widgets.tool_block import ToolBlock
 from app.ui.tui.widgets.user_message import UserMessage
+from settings.paths import user_settings_path
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.tui.harness import idle, make_app, ready, send, texts, until
 
@@ -130,3 +132,30 @@ async def test_escape_twice_while_idle_opens_the_rewind_picker(
         await pilot.press("escape")  # cancel: nothing changes
         await until(pilot, lambda: not isinstance(app.screen, ChoicePicker), "the picker closed")
         assert texts(app, UserMessage) == ["hello"]
+
+
+async def test_session_start_hooks_run_as_the_tui_opens_a_session(
+    provider_env: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    seen = tmp_path / "sources"
+    start = tmp_path / "start.sh"
+    start.write_text(f'#!/usr/bin/env bash\njq -r .source >> "{seen}"\necho "use pytest"\n')
+    start.chmod(0o755)
+    hook = {"matcher": "", "hooks": [{"type": "command", "command": str(start)}]}
+    settings = user_settings_path()
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [hook]}}))
+    app = make_app(workspace)
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: seen.exists(), "the SessionStart hook, before any prompt")
+        await idle(pilot)
+        assert seen.read_text() == "startup\n"
+        await send(pilot, "/clear")
+        await until(pilot, lambda: seen.read_text() == "startup\nclear\n", "the new session's")
+        await idle(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        assert seen.read_text() == "startup\nclear\n"  # once per session
+    sent = json.dumps(provider_env.requests[-1]["messages"])
+    assert "<session-start-hook>\\nuse pytest\\n</session-start-hook>" in sent

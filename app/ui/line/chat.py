@@ -76,7 +76,10 @@ class LineChat:
                 pass
 
     async def step(self) -> bool:
-        """Read one input and act on it; False when the user quits."""
+        """Read one input and act on it; False when the user quits. A session that opened
+        (at start, ``/clear``, ``/resume``) first runs its ``SessionStart`` hooks."""
+        if self.agent.lifecycle.start_pending:
+            await self.drive(self.agent.start_session())
         self.status = toolbar_fragments(self.runtime)
         default, self.prefill = self.prefill, ""
         try:

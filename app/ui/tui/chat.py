@@ -116,6 +116,14 @@ class Chat:
         self.refresh_status("ready")
         await self.next()
 
+    def session_opened(self) -> bool:
+        """Run the ``SessionStart`` hooks of a session that opened (at start, ``/clear``,
+        ``/resume``) before its first prompt; True when they started (queued input waits)."""
+        if self.runtime is None or self.busy or not self.runtime.agent.lifecycle.start_pending:
+            return False
+        self.start(self.runtime.agent.start_session(), "running SessionStart hooks")
+        return True
+
     async def redraw(self) -> None:
         """Show the agent's session from scratch (after resume, /clear, /resume)."""
         if self.runtime is None:
@@ -172,7 +180,7 @@ class Chat:
 
     async def next(self) -> None:
         """Run queued inputs until one starts a turn (commands finish at once)."""
-        while self.queue and not self.busy and self.runtime is not None:
+        while not self.session_opened() and self.queue and not self.busy and self.runtime:
             await self._dispatch(self.queue.popleft())
 
     async def _dispatch(self, item: Pending) -> None:
@@ -230,6 +238,8 @@ class Chat:
             self.app.push_screen(picker, callback=self._followed)
         elif result.stream is not None:
             self.start(result.stream)
+        if result.session_changed:
+            self.session_opened()
 
     async def _followed(self, command: str | None) -> None:
         if command is not None and self.runtime is not None:
@@ -244,10 +254,10 @@ class Chat:
 
     # --- turns ------------------------------------------------------------------------
 
-    def start(self, events: AsyncIterator[Event]) -> None:
+    def start(self, events: AsyncIterator[Event], state: str = "waiting for the model") -> None:
         """Render ``events`` (a turn or a command's stream) in a worker."""
         self.idle.clear()
-        self.refresh_status("waiting for the model")
+        self.refresh_status(state)
         self.worker = self.app.run_worker(self._drive(events), group="turn", exit_on_error=False)
 
     async def _drive(self, events: AsyncIterator[Event]) -> None:

@@ -177,6 +177,26 @@ async def test_session_start_context_comes_once_per_session(
     assert texts.count("<session-start-hook>\nuse pytest\n</session-start-hook>") == 1
 
 
+async def test_session_start_runs_as_the_session_opens_and_its_context_joins_the_first_prompt(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    seen = tmp_path / "sources"
+    start = script(tmp_path, "start.sh", f'jq -r .source >> "{seen}"\necho "use pytest"\n')
+    agent = make_agent()
+    assert not agent.lifecycle.start_pending  # no hooks: nothing to start
+    agent.tools.hooks = hooks(workspace, ("SessionStart", start, "startup"))
+    assert agent.lifecycle.start_pending
+    events = [event async for event in agent.start_session()]
+    assert seen.read_text() == "startup\n" and not _notices(events)
+    assert agent.session.transcript == []  # a session opened and left stays empty
+    assert not agent.lifecycle.start_pending
+    assert [event async for event in agent.start_session()] == []
+    await run(agent, "one")
+    assert seen.read_text() == "startup\n"  # once
+    texts = [m.text for m in provider.requests[-1].messages]
+    assert texts == ["<session-start-hook>\nuse pytest\n</session-start-hook>", "one"]
+
+
 async def test_pre_compact_runs_before_a_summary_with_its_trigger(
     provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
 ) -> None:

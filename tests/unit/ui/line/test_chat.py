@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from app.engine.hooks import HookRunner
+from app.model.hooks import HookCommand
 from app.model.messages import unanswered_calls
 from app.runtime import Runtime
 from app.ui.line.approve import TerminalApprover
@@ -264,3 +266,23 @@ async def test_plan_mode_refuses_a_bang_line(
     await chat.run()
     assert "!touch made.txt: not run: plan mode does not run shell commands" in chat.text
     assert not (workspace / "made.txt").exists() and fake.requests == []
+
+
+async def test_session_start_hooks_run_as_a_session_opens(
+    runtime: Runtime, workspace: Path, fake: FakeServer, tmp_path: Path
+) -> None:
+    seen = tmp_path / "sources"
+    start = tmp_path / "start.sh"
+    start.write_text(f'#!/usr/bin/env bash\njq -r .source >> "{seen}"\necho "use pytest"\n')
+    start.chmod(0o755)
+    hooks = [HookCommand("SessionStart", str(start))]
+    runtime.agent.tools.hooks = HookRunner(hooks, workspace=workspace)
+    first: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    chat = Chat(runtime, workspace, first, "hi")
+    running = asyncio.create_task(chat.run())
+    await _until(lambda: bool(chat.script.prompts))  # lull waits for the first input
+    assert seen.read_text() == "startup\n"  # and the hooks ran before
+    first.set_result("/clear")
+    await running
+    assert seen.read_text() == "startup\nclear\n"  # the new session's, before "hi"
+    assert "<session-start-hook>\\nuse pytest\\n</session-start-hook>" in _request_text(fake)
