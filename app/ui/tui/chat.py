@@ -179,8 +179,11 @@ class Chat:
         await self._dispatch(Pending(text))
 
     async def next(self) -> None:
-        """Run queued inputs until one starts a turn (commands finish at once)."""
-        while not self.session_opened() and self.queue and not self.busy and self.runtime:
+        """Run queued inputs until one starts a turn (commands finish at once); a session that
+        opened runs its SessionStart hooks first (the queue waits for them)."""
+        if self.session_opened():
+            return
+        while self.queue and not self.busy and self.runtime is not None:
             await self._dispatch(self.queue.popleft())
 
     async def _dispatch(self, item: Pending) -> None:
