@@ -4,7 +4,9 @@ them back.
 Before a file-changing tool call (``write_file``, ``edit``) runs, the file's bytes (or the fact
 that it did not exist) are stored content-addressed under the data directory, one directory
 per session (``<data>/checkpoints/<workspace>/<session id>/``: ``objects/<sha256>`` and
-``log.jsonl``), never in the user's repository. After the call the new content's hash is
+``log.jsonl``), never in the user's repository. Files are copied and hashed a chunk at a time
+(a large one is never held in memory); a file that is there but cannot be read is not
+recorded, and the tool runner says so. After the call the new content's hash is
 recorded too, so a restore can tell when a file was changed outside lull since (and refuses,
 naming the file, unless forced). Shell commands' changes are not tracked.
 
@@ -61,14 +63,25 @@ class RestoreReport:
         return bool(self.conflicts) and not self.changed
 
 
+CHUNK_BYTES = 1 << 20
+"""Files are hashed and copied this much at a time: a large file is never held in memory."""
+
+
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _read(path: Path) -> bytes | None:
-    """The file's bytes, or None when there is no regular file."""
+def _file_digest(path: Path) -> str | None:
+    """The hash of a regular file's bytes, or None when there is none (or it cannot be
+    read)."""
     try:
-        return path.read_bytes() if path.is_file() else None
+        if not path.is_file():
+            return None
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            while chunk := handle.read(CHUNK_BYTES):
+                digest.update(chunk)
+        return digest.hexdigest()
     except OSError:
         return None
 
@@ -91,9 +104,9 @@ class SessionCheckpoints:
         self.turn, self.prompt = turn, prompt
 
     def capture(self, call_id: str, path: Path) -> str:
-        """Store ``path``'s content before a call changes it; returns the change's id."""
-        data = _read(path)
-        return self._begin(call_id, path, None if data is None else self.store(data))
+        """Store ``path``'s content before a call changes it; returns the change's id. Raises
+        OSError when a file is there but cannot be read or stored (it is not recorded)."""
+        return self._begin(call_id, path, self.store_file(path))
 
     def record(self, call_id: str, path: Path, before: str | None) -> None:
         """A change found after the call (a shell command's): ``before`` is the stored
@@ -113,8 +126,7 @@ class SessionCheckpoints:
         change = self._changes.get(change_id)
         if change is None:
             return
-        data = _read(Path(change.path))
-        after = None if data is None else _digest(data)
+        after = _file_digest(Path(change.path))
         self._changes[change_id] = replace(change, after=after, finished=True)
         self._append({"kind": "after", "id": change_id, "after": after})
 
@@ -159,8 +171,7 @@ class SessionCheckpoints:
             last[change.path] = change
         report = RestoreReport()
         for path, change in last.items():
-            data = _read(Path(path))
-            now = None if data is None else _digest(data)
+            now = _file_digest(Path(path))
             if not change.finished or now != change.after:
                 report.conflicts.append(path)
         if report.conflicts and not force:
@@ -180,12 +191,14 @@ class SessionCheckpoints:
         import tempfile
 
         existed = path.exists()
-        data = (self.directory / "objects" / digest).read_bytes()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".lull")
         try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
+            with (
+                os.fdopen(fd, "wb") as out,
+                (self.directory / "objects" / digest).open("rb") as kept,
+            ):
+                shutil.copyfileobj(kept, out, CHUNK_BYTES)
             if existed:
                 shutil.copymode(path, temporary)
             os.replace(temporary, path)
@@ -199,8 +212,33 @@ class SessionCheckpoints:
 
     def holds(self, path: Path, digest: str | None) -> bool:
         """Whether ``path`` holds the content ``digest`` names (None: it does not exist)."""
-        data = _read(path)
-        return (None if data is None else _digest(data)) == digest
+        return _file_digest(path) == digest
+
+    def store_file(self, path: Path) -> str | None:
+        """Keep a regular file's bytes in the object store, copied a chunk at a time; their
+        hash, or None when there is no regular file. Raises OSError when it cannot be read or
+        stored."""
+        if not path.is_file():
+            return None
+        objects = self.directory / "objects"
+        objects.mkdir(parents=True, exist_ok=True)
+        temporary = objects / f"{os.urandom(8).hex()}.tmp"
+        digest = hashlib.sha256()
+        try:
+            with path.open("rb") as source, temporary.open("xb") as out:
+                while chunk := source.read(CHUNK_BYTES):
+                    digest.update(chunk)
+                    out.write(chunk)
+            target = objects / digest.hexdigest()
+            if target.exists():
+                temporary.unlink()
+            else:
+                os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise
+        return digest.hexdigest()
 
     def store(self, data: bytes) -> str:
         """Keep ``data`` in the object store; its hash."""

@@ -214,3 +214,27 @@ def test_a_fork_gets_a_copy_of_the_checkpoints_apart_from_the_original(tmp_path:
     assert len(SessionCheckpoints(root / "s2").changes()) == 0  # both turns undone
     store.fork("no-such-session", "s3")
     assert not (root / "s3").exists()
+
+
+def test_a_large_file_is_kept_and_put_back_without_holding_it_in_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from app.engine.checkpoints import CHUNK_BYTES
+
+    path = tmp_path / "data.bin"
+    block = bytes(range(256)) * 4096  # 1 MiB
+    with path.open("wb") as out:
+        for n in range(12):
+            out.write(bytes([n]) + block[1:])
+    original = hashlib.sha256(path.read_bytes()).hexdigest()
+    log = SessionCheckpoints(tmp_path / "store")
+    log.begin_turn(1, "m_1")
+    tracemalloc.start()
+    try:
+        change(log, "c1", path, b"small now")
+        assert log.undo_last().changed == [(str(path), "restored")]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == original
+    assert peak < 4 * CHUNK_BYTES < path.stat().st_size  # chunks, never the whole 12 MiB
