@@ -23,10 +23,10 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 log = logging.getLogger("lull.checkpoints")
 
@@ -220,36 +220,42 @@ class SessionCheckpoints:
         stored."""
         if not path.is_file():
             return None
-        objects = self.directory / "objects"
-        objects.mkdir(parents=True, exist_ok=True)
-        temporary = objects / f"{os.urandom(8).hex()}.tmp"
         digest = hashlib.sha256()
-        try:
-            with path.open("rb") as source, temporary.open("xb") as out:
+
+        def copy(out: BinaryIO) -> None:
+            with path.open("rb") as source:
                 while chunk := source.read(CHUNK_BYTES):
                     digest.update(chunk)
                     out.write(chunk)
-            target = objects / digest.hexdigest()
-            if target.exists():
-                temporary.unlink()
-            else:
-                os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
-        return digest.hexdigest()
+
+        return self._keep(copy, lambda: digest.hexdigest())
 
     def store(self, data: bytes) -> str:
         """Keep ``data`` in the object store; its hash."""
         digest = _digest(data)
-        target = self.directory / "objects" / digest
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            temporary = target.with_suffix(".tmp")
-            temporary.write_bytes(data)
-            os.replace(temporary, target)
-        return digest
+        if (self.directory / "objects" / digest).exists():
+            return digest
+        return self._keep(lambda out: out.write(data), lambda: digest)
+
+    def _keep(self, write: Callable[[BinaryIO], object], name: Callable[[], str]) -> str:
+        """Write an object to a temporary file of the store, then move it to its ``name()``
+        (its hash, known once written) unless the store holds it already."""
+        objects = self.directory / "objects"
+        objects.mkdir(parents=True, exist_ok=True)
+        temporary = objects / f"{os.urandom(8).hex()}.tmp"
+        try:
+            with temporary.open("xb") as out:
+                write(out)
+            target = objects / name()
+            if target.exists():
+                temporary.unlink()
+            else:
+                os.replace(temporary, target)
+            return target.name
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise
 
     def _append(self, record: dict[str, Any]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -97,7 +97,7 @@ async def snapshot(workspace: Path, checkpoints: SessionCheckpoints) -> GitSnaps
             if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
                 log.info("shell changes not tracked: %s is over %d bytes", path, MAX_FILE_BYTES)
                 return None
-            dirty[relative] = checkpoints.store(path.read_bytes()) if path.is_file() else None
+            dirty[relative] = checkpoints.store_file(path)
         except OSError:
             dirty[relative] = None
     return GitSnapshot(root, dirty)
