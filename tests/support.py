@@ -7,11 +7,11 @@ from typing import Any
 
 from app.context.compress_prompt import SECTIONS
 from app.context.idle import IdlePolicy
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
-from app.engine.session import Session
-from app.engine.store import SessionStore
-from app.engine.tool_runner import ToolRunner
+from app.engine.calls.runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.events import Event
 from app.providers.config import ProviderConfig, create_provider
 from app.runtime import Runtime

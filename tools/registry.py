@@ -18,17 +18,17 @@ from typing import Any
 from app.model import defaults
 from app.model.provider import ToolSpec
 from tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
-from tools.edit import EditTool
-from tools.glob_files import GlobTool
-from tools.grep_search import GrepSearchTool
-from tools.list_directory import ListDirectoryTool
-from tools.note import NoteTool
-from tools.read_file import ReadFileTool
+from tools.builtin.edit import EditTool
+from tools.builtin.glob_files import GlobTool
+from tools.builtin.grep_search import GrepSearchTool
+from tools.builtin.list_directory import ListDirectoryTool
+from tools.builtin.note import NoteTool
+from tools.builtin.read_file import ReadFileTool
+from tools.builtin.shell import ShellTool
+from tools.builtin.web_fetch import WebFetchTool
+from tools.builtin.write_file import WriteFileTool
 from tools.repair import repair_arguments
-from tools.shell import ShellTool
 from tools.validation import validate_arguments
-from tools.web_fetch import WebFetchTool
-from tools.write_file import WriteFileTool
 
 log = logging.getLogger("lull.tools")
 

@@ -1,6 +1,6 @@
 """Tools that arrive after start-up: a source (the MCP client) adds them to the registry.
 
-The runtime creates the sources; the tool runner (``app/engine/tool_runner.py``) asks them to
+The runtime creates the sources; the tool runner (``app/engine/calls/runner.py``) asks them to
 :meth:`ToolSource.settle` before each model request, which waits only where the run wants
 every tool in the first request (``lull -p``); interactive front ends never wait, and a
 source that comes up late appends its tools, so an existing prefix of tools never changes.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, get_args
 
 from app.commands.base import CommandResult, FollowUp, hint, say
-from app.engine.checkpoints import RestoreReport, SessionCheckpoints
+from app.engine.checkpoints.files import RestoreReport, SessionCheckpoints
 from app.model.messages import Message
 
 if TYPE_CHECKING:

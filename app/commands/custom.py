@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from app.engine.turn_scope import SHELL_TOOL, ToolRule, TurnScope, parse_tool_rule
+from app.engine.calls.scope import SHELL_TOOL, ToolRule, TurnScope, parse_tool_rule
 from app.model.messages import ToolCall
 from app.model.text import decode_bytes
 

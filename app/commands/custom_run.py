@@ -4,7 +4,7 @@ In the body, ``$ARGUMENTS`` is everything typed after the name and ``$1``…``$9
 (shell quoting respected); with neither in the body, typed arguments are appended as
 ``ARGUMENTS: …``. ``@path`` attaches the file like a mention in a message (images too), and
 ``!`command``` is replaced by the command's output, run in the workspace through the approval
-rules (``app/engine/user_shell.py``): it runs unasked only from the user's own file whose
+rules (``app/engine/calls/user_shell.py``): it runs unasked only from the user's own file whose
 ``allowed-tools`` lists it; otherwise the user is asked, and a refusal stops the command
 before anything is sent. An argument can never add a ``!`command``` of its own. The turn then
 runs with the file's ``allowed-tools`` as its scope and, with ``model``, on that model.
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult
 from app.commands.custom import CustomCommand
-from app.engine.user_shell import check_user_command, execute_user_command, user_call
+from app.engine.calls.user_shell import check_user_command, execute_user_command, user_call
 from app.model.events import Event, Notice, ToolFinished, ToolStarted
-from tools.mentions import expand_mentions
+from tools.media.mentions import expand_mentions
 
 if TYPE_CHECKING:
     from app.runtime import Runtime

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, hint, say
-from app.engine.notes import record_user_note, session_notes
+from app.engine.sessions.notes import record_user_note, session_notes
 from app.model.notes import check_key, check_text
 
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ import time
 from typing import TYPE_CHECKING
 
 from app.commands.base import CommandResult, SessionChoice, hint, no_argument, say
-from app.engine.session import Session
-from app.engine.session_load import SessionNotFound, load_notes, load_session
-from app.engine.session_record import SessionRecord
-from app.engine.store import SessionStore
+from app.engine.sessions.load import SessionNotFound, load_notes, load_session
+from app.engine.sessions.record import SessionRecord
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 
 if TYPE_CHECKING:
     from app.runtime import Runtime

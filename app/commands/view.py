@@ -12,8 +12,8 @@ from app.context.estimate import estimate_part_tokens, estimate_tokens
 from app.context.media import describe_media
 from app.context.restore import CompressionRecord, compression_history, parse_scope
 from app.context.view import active_edits
-from app.engine.agent import Agent
-from app.engine.restore import restore_context
+from app.engine.fitting.restore import restore_context
+from app.engine.loop.agent import Agent
 from app.model.edits import (
     ClearMedia,
     ClearThinking,

@@ -3,7 +3,8 @@
 **Media window** (``context.media.keep``): only the newest ``keep`` messages that carry images
 keep them in what the model sees; each older image becomes ``[Old image cleared: image/png,
 1.2 MB]``. It is a recorded, reversible edit (:class:`~app.model.edits.ClearMedia`) like idle
-cleanup, and *when* it is applied is the fitter's schedule (``engine/fit.py``): only at moments
+cleanup, and *when* it is applied is the fitter's schedule (``engine/fitting/fitter.py``): only at
+moments
 the prompt cache is rewritten anyway (another context edit is due, or the cache has gone
 cold), never once per new image on a warm cache.
 

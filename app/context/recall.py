@@ -1,7 +1,7 @@
 """Recall: the original behind a recall id, so clearing and summarising lose nothing.
 
 A cleared tool result reads ``[Old tool result content cleared — recall id call_123]`` and a
-summary names its own id (``summary_text``); the ``recall`` tool (``app/engine/recall.py``)
+summary names its own id (``summary_text``); the ``recall`` tool (``app/engine/fitting/recall.py``)
 looks the id up here in the session's transcript, which keeps every original, and returns
 it as a new tool result: appended, so the cached prefix is untouched. Pure functions.
 """

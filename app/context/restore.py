@@ -7,7 +7,7 @@ gives back exactly the view it replaced, and the summary before it (if any) is i
 again. A rewind is undone only when asked for by name (scope "rewind"): it was the user's
 own choice, not lull's. Pure functions; the engine
 checks the restored view against the window before recording anything
-(``engine/restore.py``).
+(``engine/fitting/restore.py``).
 """
 
 from __future__ import annotations

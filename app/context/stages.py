@@ -5,7 +5,7 @@ Lines are fractions of the model's window (``context.compression.*``, see
 
 * **watch** (0.4): nothing runs; front ends show the context in a warning colour;
 * **light** (0.5): superseded tool outputs become pointers (``light.py``), no model call;
-* **full** (0.8, ``threshold``): an LLM summary (``engine/compressor.py``);
+* **full** (0.8, ``threshold``): an LLM summary (``engine/fitting/summary.py``);
 * **emergency** (0.9, or the prompt would not fit): the oldest outputs are cleared.
 
 The media window (``context/media.py``: only the newest messages with images keep them)
@@ -37,7 +37,7 @@ compression follows :class:`CompressionGuard` (after an attempt that failed or l
 context above the line, it waits until the context has grown by 5% of the window). A light
 step that would free less than a quarter of the prompt is skipped for the crossing
 (``light.MIN_SHARE``). :class:`StageSchedule` is the only place that decides when;
-``engine/fit.py`` asks it before every request.
+``engine/fitting/fitter.py`` asks it before every request.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@
   one-shot prompt of a few thousand tokens is worth. A deferred counter estimates
   (characters / 4) until :meth:`TokenCounter.load_exact`; counts it was handed stay
   exact. :meth:`TokenCounter.estimated` says how much of a count is estimated, so the
-  caller (``app/engine/fit.py``) loads the tokenizer only when the estimate could cross
+  caller (``app/engine/fitting/fitter.py``) loads the tokenizer only when the estimate could cross
   a threshold.
 * Calibration (:class:`UsageCalibration`): the provider's reported prompt size
   of the last request plus the (scaled) local estimate of what changed since.

@@ -4,7 +4,7 @@ Tools already cap their output in characters (``tools.maxOutputChars``); this is
 the model-facing guard in tokens (``context.toolOutput.maxTokens``). It runs on
 the view right before a request: a result over the limit is sent as its head
 and tail with a marker saying where the full text is (the engine saves it to a
-file: ``app/engine/outputs.py``; this module does no I/O itself). The
+file: ``app/engine/fitting/outputs.py``; this module does no I/O itself). The
 transcript (and the session file) keep the original, and the replacement is a
 pure function of the result, so every request sends the same bytes (the
 prompt cache is not disturbed) and a resumed session sends what it sent before.

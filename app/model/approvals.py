@@ -1,7 +1,7 @@
 """Approval vocabulary: how freely tools may run, and the user's answer about one call.
 
 The engine asks an :class:`Approver` (supplied by the front end) whenever the permission
-policy says "ask"; the built-in approvers are in ``app/engine/approvals.py``.
+policy says "ask"; the built-in approvers are in ``app/engine/calls/approvals.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 image's size reads.
 
 Images enter the conversation from ``@shot.png`` mentions, pasted paths, the clipboard and
-``read_file``; they are prepared once (``tools/images.py``) to :data:`UPLOAD_LIMITS`, which
+``read_file``; they are prepared once (``tools/media/images.py``) to :data:`UPLOAD_LIMITS`, which
 every supported provider accepts, and each wire checks its own provider's hard limits again
 (``app/catalog/vision.py``) so that nothing a provider would reject with a 400 is ever sent.
 """

@@ -3,7 +3,7 @@ deny tool calls, where each came from, and how a rule is written.
 
 A rule names a tool (lull's name, a Claude Code name such as ``Bash`` or ``Edit``, or a
 ``*`` pattern such as ``mcp__github__*``) and optionally a pattern in parentheses, whose
-meaning depends on the tool (``tools/rules.py`` matches them): a command prefix for
+meaning depends on the tool (``tools/permissions/rules.py`` matches them): a command prefix for
 ``run_shell_command(npm test*)``, a path glob for ``read_file(src/**)`` and ``edit(docs/**)``,
 ``domain:HOST`` for ``web_fetch``. Precedence is deny > ask > allow > the approval mode.
 """

@@ -1,9 +1,9 @@
 """Web search vocabulary: what a search gives back, and what serves one.
 
-The ``web_search`` tool (``tools/web_search.py``) asks a :class:`SearchBackend`: the model
+The ``web_search`` tool (``tools/builtin/web_search.py``) asks a :class:`SearchBackend`: the model
 provider's own server-side search (Anthropic, ``app/providers/anthropic_search.py``) or a
 search API the user configured (``tools.webSearch``: Brave, Tavily, SearXNG, Exa;
-``tools/search_backends.py``).
+``tools/net/search_backends.py``).
 """
 
 from __future__ import annotations

@@ -10,14 +10,14 @@ from collections.abc import Mapping
 from app.catalog.local_servers import list_models
 from app.catalog.vision import accepts_images
 from app.context.cachebreak import CacheBreakDetector
-from app.engine.agent import Agent
-from app.engine.recall import RecallTool
-from app.engine.session import Session
-from app.engine.session_load import SessionNotFound
-from app.engine.store import SessionStorageError, SessionStore
-from app.engine.subagents import SubagentSetup, TaskTool
-from app.engine.tool_runner import ToolRunner
-from app.engine.writer import SessionLocked
+from app.engine.calls.runner import ToolRunner
+from app.engine.fitting.recall import RecallTool
+from app.engine.loop.agent import Agent
+from app.engine.sessions.load import SessionNotFound
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStorageError, SessionStore
+from app.engine.sessions.writer import SessionLocked
+from app.engine.subagents.task import SubagentSetup, TaskTool
 from app.model.approvals import ApprovalMode
 from app.providers.config import (
     ConfigError,
@@ -51,7 +51,7 @@ from settings.loader import load_settings
 from settings.model import Settings
 from settings.paths import pending_writes_dir, sessions_dir
 from settings.workspaces import TrustCheck
-from tools.pending_writes import clean_stale
+from tools.files.pending_writes import clean_stale
 
 
 def build_runtime(

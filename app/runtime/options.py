@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.engine.writer import SessionLocked
+from app.engine.sessions.writer import SessionLocked
 from app.model.approvals import ApprovalMode
 from app.model.provider import ProviderName
 

@@ -14,13 +14,13 @@ from app.catalog.pricing import cost_by_model
 from app.catalog.server_tools import server_web_search
 from app.catalog.vision import accepts_images
 from app.catalog.windows import context_window_for
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
-from app.engine.rewind import rewind_conversation
-from app.engine.session import Session
-from app.engine.session_load import SessionNotFound, load_notes
-from app.engine.store import SessionStorageError, SessionStore
-from app.engine.writer import SessionLocked
+from app.engine.checkpoints.rewind import rewind_conversation
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.load import SessionNotFound, load_notes
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStorageError, SessionStore
+from app.engine.sessions.writer import SessionLocked
 from app.model.messages import Message
 from app.model.provider import Provider
 from app.providers.config import (

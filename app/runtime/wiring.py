@@ -14,14 +14,14 @@ from app.catalog.server_tools import server_web_search
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.engine.agent import Agent, RequestHook
-from app.engine.agent_config import AgentConfig
-from app.engine.checkpoints import CheckpointStore, prune
+from app.engine.checkpoints.files import CheckpointStore, prune
 from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.hooks import HookRunner
-from app.engine.session import Session
-from app.engine.store import SessionStore, workspace_key
-from app.engine.subagents import AgentProfile
+from app.engine.hooks.runner import HookRunner
+from app.engine.loop.agent import Agent, RequestHook
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore, workspace_key
+from app.engine.subagents.task import AgentProfile
 from app.model import defaults
 from app.model.permissions import SaveScope
 from app.model.provider import Provider, ThinkingConfig
@@ -34,9 +34,9 @@ from settings.loader import LoadedSettings
 from settings.model import Settings
 from settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
 from tools.base import ToolContext
+from tools.builtin.web_search import WebSearchTool
+from tools.permissions.rules import RuleBook, RuleNotSaved
 from tools.registry import ToolRegistry, backoff_delays, default_registry
-from tools.rules import RuleBook, RuleNotSaved
-from tools.web_search import WebSearchTool
 
 if TYPE_CHECKING:
     from app.mcp.manager import McpManager
@@ -114,7 +114,7 @@ def web_search_backend(
             "offered; set it, or name the variable with apiKeyEnv"
         )
         return None
-    from tools.search_backends import HttpSearchBackend
+    from tools.net.search_backends import HttpSearchBackend
 
     return HttpSearchBackend(chosen.provider, api_key=key, key_name=key_env, url=chosen.url)
 
@@ -122,7 +122,7 @@ def web_search_backend(
 def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
     """The task tool's kinds of sub-agent: the built-in one, then the user's and the
     project's ``agents/*.md`` (a skipped file is said in ``notes``)."""
-    from app.engine.subagent_profiles import load_profiles
+    from app.engine.subagents.profiles import load_profiles
     from settings.paths import project_agents_dir, user_agents_dir
     from settings.workspaces import is_trusted
 

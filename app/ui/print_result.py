@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
 from app.catalog.pricing import cost_usd
-from app.engine.attempts import RETRYABLE
+from app.engine.loop.attempts import RETRYABLE
 from app.model import defaults
 from app.model.edits import edit_to_dict
 from app.model.events import (

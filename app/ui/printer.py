@@ -7,7 +7,7 @@ stream, a rolled-back reply) is never part of it. A turn that did not end with a
 (the output token limit, ``maxTurns``, a guardrail stop, nothing said) is an error: one
 line on stderr, ``is_error`` and its ``subtype`` in JSON, exit 1. With ``--max-attempts N``
 such a run is tried again in a fresh session with a summary of what failed
-(:mod:`app.engine.attempts`). SIGHUP (the terminal went away) stops the turn and
+(:mod:`app.engine.loop.attempts`). SIGHUP (the terminal went away) stops the turn and
 saves the session (exit 129).
 """
 
@@ -19,9 +19,9 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, TextIO, assert_never
 
-from app.engine.agent import Agent
-from app.engine.approvals import DenyApprover
-from app.engine.attempts import AttemptUnavailable, run_attempts
+from app.engine.calls.approvals import DenyApprover
+from app.engine.loop.agent import Agent
+from app.engine.loop.attempts import AttemptUnavailable, run_attempts
 from app.model.edits import edit_to_dict
 from app.model.events import (
     AssistantText,

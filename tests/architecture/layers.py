@@ -22,29 +22,66 @@ _BELOW_ENGINE = ("app.model", "app.catalog", "app.context")
 # Which units each unit may import, besides itself. Imports point downwards only:
 #   ui | commands > runtime > engine > context > catalog > model
 # providers and tools sit beside the engine; settings reach the engine only through runtime.
+# A name ending in ".*" grants a whole package with its sub-packages; a plain name grants that
+# unit alone (for "tools": the modules directly in tools/, not its rooms).
+_ENGINE_OUTSIDE = (*_BELOW_ENGINE, "tools.*")
+# The engine's rooms, bottom up; each may import the rooms listed for it.
+_ENGINE_ROOMS: dict[str, tuple[str, ...]] = {
+    "sessions": (),
+    "guardrails": (),
+    "waits": (),
+    "checkpoints": ("sessions",),
+    "hooks": ("sessions",),
+    "calls": ("sessions", "checkpoints", "hooks", "guardrails"),
+    "fitting": ("sessions", "waits"),
+    "loop": ("sessions", "fitting", "calls", "hooks", "guardrails", "waits"),
+    "subagents": ("sessions", "loop", "calls"),
+}
+# tools/, bottom up: the modules directly in tools/ (what a tool is, arguments, output), the
+# machinery rooms, the built-in tools, and the registry that offers them.
+_TOOL_ROOMS: dict[str, tuple[str, ...]] = {
+    "files": (),
+    "net": (),
+    "process": (),
+    "media": (),
+    "search": ("files",),
+    "permissions": ("search",),
+    "builtin": ("files", "search", "net", "process", "media"),
+    "registry": ("builtin",),
+}
 ALLOWED: dict[str, frozenset[str]] = {
     "app.model": frozenset(),
     "app.catalog": frozenset({"app.model"}),
     "app.context": frozenset({"app.model", "app.catalog"}),
     "app.providers": frozenset(_BELOW_ENGINE),
     "tools": frozenset({"app.model"}),
+    **{
+        f"tools.{room}": frozenset({"app.model", "tools", *(f"tools.{r}" for r in below)})
+        for room, below in _TOOL_ROOMS.items()
+    },
     "settings": frozenset({"app.model"}),
-    "app.engine": frozenset({*_BELOW_ENGINE, "tools"}),
-    "app.mcp": frozenset({"app.model", "tools"}),
+    "app.engine": frozenset(_ENGINE_OUTSIDE),
+    **{
+        f"app.engine.{room}": frozenset({*_ENGINE_OUTSIDE, *(f"app.engine.{r}" for r in below)})
+        for room, below in _ENGINE_ROOMS.items()
+    },
+    "app.mcp": frozenset({"app.model", "tools.*"}),
     "app.log": frozenset(),
     "app.version": frozenset(),
     "app.runtime": frozenset(
-        {*_BELOW_ENGINE, "app.engine", "app.providers", "app.mcp", "tools", "settings"}
+        {*_BELOW_ENGINE, "app.engine.*", "app.providers", "app.mcp", "tools.*", "settings"}
     ),
-    "app.commands": frozenset({*_BELOW_ENGINE, "app.engine", "app.runtime", "tools", "settings"}),
+    "app.commands": frozenset(
+        {*_BELOW_ENGINE, "app.engine.*", "app.runtime", "tools.*", "settings"}
+    ),
     "app.ui": frozenset(
         {
             *_BELOW_ENGINE,
-            "app.engine",
+            "app.engine.*",
             "app.runtime",
             "app.commands",
             "app.version",
-            "tools",
+            "tools.*",
             "settings",
         }
     ),
@@ -54,6 +91,18 @@ ALLOWED: dict[str, frozenset[str]] = {
     "app.__main__": frozenset({"app.cli"}),
     "app": frozenset(),  # app/__init__.py stays empty
 }
+
+
+def allows(source: str, target: str) -> bool:
+    """Whether unit ``source`` may import unit ``target`` (itself, a unit it lists, or a unit
+    inside a package it grants whole with ``.*``)."""
+    if target == source:
+        return True
+    granted = ALLOWED[source]
+    if target in granted:
+        return True
+    return any(g.endswith(".*") and (target + ".").startswith(g[:-1]) for g in granted)
+
 
 # Third-party packages that only some units may import (the SDKs stay at the edge; each front
 # end's toolkit stays in that front end, so -p and line mode never load Textual).
@@ -139,7 +188,7 @@ def layer_violations(found: Iterable[Import]) -> list[str]:
             target = unit_of(item.imported)
             if source is None or target is None:
                 problems.append(f"{where}: {item.importer} -> {item.imported}: unit unknown")
-            elif target != source and target not in ALLOWED[source]:
+            elif not allows(source, target):
                 problems.append(
                     f"{where}: {source} may not import {target} ({item.imported}); "
                     f"allowed: {', '.join(sorted(ALLOWED[source])) or 'nothing'}"
@@ -156,12 +205,12 @@ def layer_violations(found: Iterable[Import]) -> list[str]:
 
 def package_of(module: str, packages: set[str]) -> str:
     """The node of ``module`` in the package graph: the innermost package (directory) it lives
-    in; the modules directly in ``app`` (cli, runtime, log) are nodes of their own, as they
-    are layers of their own."""
+    in; a module that is a unit of its own (``app.cli``, ``app.log``, ``app.engine.waits``,
+    ``tools.registry``) is a node of its own, as it is a layer of its own."""
     if module in packages:
         return module
     parent = module.rpartition(".")[0]
-    return module if parent == "app" else parent
+    return module if parent == "app" or module in ALLOWED else parent
 
 
 def package_graph(found: Iterable[Import]) -> dict[str, set[str]]:

@@ -24,16 +24,18 @@ def test_no_package_level_import_cycle() -> None:
 
 
 def test_a_wrong_import_is_reported_with_file_and_line() -> None:
-    path = ROOT / "app" / "engine" / "agent.py"
+    path = ROOT / "app" / "engine" / "loop" / "agent.py"
     wrong = [
-        Import("app.engine.agent", "app.ui.tui.app.LullApp", path, 7),
-        Import("app.engine.agent", "anthropic", path, 8),
+        Import("app.engine.loop.agent", "app.ui.tui.app.LullApp", path, 7),
+        Import("app.engine.loop.agent", "anthropic", path, 8),
         Import("app.context.idle", "settings.model.Settings", path, 9),
-        Import("app.model.messages", "app.engine.session", path, 10),
+        Import("app.model.messages", "app.engine.sessions.session", path, 10),
     ]
     problems = layer_violations(wrong)
     assert len(problems) == 4
-    assert problems[0].startswith("app/engine/agent.py:7: app.engine may not import app.ui")
+    assert problems[0].startswith(
+        "app/engine/loop/agent.py:7: app.engine.loop may not import app.ui"
+    )
     assert "imports anthropic (only app.providers)" in problems[1]
     assert "app.context may not import settings" in problems[2]
     assert "app.model may not import app.engine" in problems[3]
@@ -49,3 +51,32 @@ def test_every_first_party_module_belongs_to_a_unit() -> None:
     names = [".".join(p.relative_to(ROOT).with_suffix("").parts) for p in modules]
     assert [n for n in names if unit_of(n) is None] == []
     assert Path(ROOT / "ARCHITECTURE.md").is_file()
+
+
+def test_rooms_of_the_engine_and_tools_are_checked_too() -> None:
+    path = ROOT / "app" / "engine" / "sessions" / "notes.py"
+    wrong = [
+        Import("app.engine.sessions.notes", "app.engine.loop.agent.CANCELLED", path, 3),
+        Import("app.engine.hooks.lifecycle", "app.engine.calls.runner.ToolRunner", path, 4),
+        Import("tools.net.search_backends", "tools.builtin.web_fetch.failure", path, 5),
+        Import("tools.base", "tools.registry.ToolRegistry", path, 6),
+    ]
+    problems = layer_violations(wrong)
+    assert len(problems) == 4
+    assert "app.engine.sessions may not import app.engine.loop" in problems[0]
+    assert "app.engine.hooks may not import app.engine.calls" in problems[1]
+    assert "tools.net may not import tools.builtin" in problems[2]
+    assert "tools may not import tools.registry" in problems[3]
+    right = [
+        Import("app.engine.loop.agent", "app.engine.fitting.fitter.ContextFitter", path, 1),
+        Import("app.runtime.build", "app.engine.subagents.task.TaskTool", path, 2),
+        Import("tools.builtin.read_file", "tools.files.paths.resolve", path, 3),
+    ]
+    assert layer_violations(right) == []
+
+
+def test_every_room_says_what_it_holds() -> None:
+    for top in ("app/engine", "tools"):
+        for init in sorted(ROOT.joinpath(top).rglob("__init__.py")):
+            text = init.read_text(encoding="utf-8")
+            assert text.startswith('"""') and len(text) > 60, f"{init} has no docstring"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context.compress_prompt import SUMMARY_MARKER
-from app.engine.agent import Agent
+from app.engine.loop.agent import Agent
 from app.model.edits import Summary
 from app.model.events import RequestFinished
 from app.model.provider import ModelRequest, Usage

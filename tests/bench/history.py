@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from app.context.tokens import TokenCounter
-from app.engine.session import Session
-from app.engine.session_record import SessionRecord
+from app.engine.sessions.record import SessionRecord
+from app.engine.sessions.session import Session
 from app.model.messages import Message, Text, ToolCall, ToolResult, message_to_dict
 from app.model.text import json_line
 

@@ -30,9 +30,9 @@ from typing import Any
 from app.context.cachebreak import CacheBreakDetector
 from app.context.compress_plan import CompressionPolicy
 from app.context.tokens import get_tokenizer
-from app.engine.agent import Agent
-from app.engine.session import Session
-from app.engine.store import SessionStore
+from app.engine.loop.agent import Agent
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model import defaults
 from app.model.text import wire_safe
 from app.providers import anthropic_wire, openai_wire

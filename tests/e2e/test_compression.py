@@ -10,7 +10,7 @@ import pytest
 
 from app.context.compress_prompt import SUMMARY_MARKER
 from app.context.view import SUMMARY_PREFIX
-from app.engine.session_load import load_session
+from app.engine.sessions.load import load_session
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text

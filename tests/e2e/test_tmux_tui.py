@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.session_load import load_session
+from app.engine.sessions.load import load_session
 from app.model.messages import unanswered_calls
 from tests.e2e.conftest import Lull
 from tests.e2e.tmux import Tmux as Terminal

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.agent import Agent
+from app.engine.loop.agent import Agent
 from tests.fakes import FakeServer
 from tests.support import Clock, build_agent, run
 

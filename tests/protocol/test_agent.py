@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.approvals import DenyApprover
-from app.engine.session import Session
-from app.engine.store import SessionStore
+from app.engine.calls.approvals import DenyApprover
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.events import (
     AssistantText,
     Notice,

@@ -17,9 +17,9 @@ import pytest
 from app.catalog.prompt import STATIC_SYSTEM_PROMPT
 from app.context.cachebreak import CacheBreakDetector
 from app.context.idle import IdlePolicy
-from app.engine.agent import Agent
-from app.engine.session import Session
-from app.engine.store import SessionStore
+from app.engine.loop.agent import Agent
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.provider import ThinkingConfig, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import Clock, FakeTime, build_agent, run

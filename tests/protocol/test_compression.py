@@ -12,10 +12,10 @@ import pytest
 from app.context.compress_prompt import SUMMARY_MARKER
 from app.context.idle import IdlePolicy
 from app.context.view import SUMMARY_PREFIX
-from app.engine.agent import Agent
-from app.engine.session import Session
-from app.engine.session_load import load_session
-from app.engine.store import SessionStore
+from app.engine.loop.agent import Agent
+from app.engine.sessions.load import load_session
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.edits import ClearToolResults, Summary
 from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFailed, TurnFinished
 from app.model.messages import unanswered_calls

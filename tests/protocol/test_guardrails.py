@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.attempts import OutcomeWatch, failure_summary
-from app.engine.session import Session
-from app.engine.store import SessionStore
+from app.engine.loop.attempts import OutcomeWatch, failure_summary
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished
 from app.model.provider import ThinkingConfig
 from tests.fakes import FakeServer, Reply, ToolUse

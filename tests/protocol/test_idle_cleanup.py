@@ -10,8 +10,8 @@ import pytest
 
 from app.commands import run_command
 from app.context.idle import IdlePolicy
-from app.engine.session import Session
-from app.engine.store import SessionStore
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.edits import ClearThinking, ClearToolResults
 from app.model.events import ContextEdited, RequestFinished
 from app.model.messages import is_cleared_text

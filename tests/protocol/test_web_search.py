@@ -15,7 +15,7 @@ from app.providers.config import ProviderConfig
 from tests.fakes import FakeServer, Reply, SearchHit, ServerSearch, ToolUse
 from tests.protocol.conftest import AgentFactory, run
 from tests.support import runtime_for
-from tools.web_search import WebSearchTool
+from tools.builtin.web_search import WebSearchTool
 
 HITS = [
     SearchHit("lull on GitHub", "https://github.com/example/lull", "A calm coding agent."),

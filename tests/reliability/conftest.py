@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.agent import Agent
-from app.engine.store import SessionStore
+from app.engine.loop.agent import Agent
+from app.engine.sessions.store import SessionStore
 from settings.paths import sessions_dir
 from tests.e2e.conftest import Lull, lull, lull_command
 from tests.fakes import FakeServer

@@ -31,7 +31,7 @@ from textual.widgets import Button
 
 from app.catalog.local_servers import CANDIDATES, Candidate, detect_local_servers, probe
 from app.catalog.pricing import cost_usd
-from app.engine.session_load import load_session
+from app.engine.sessions.load import load_session
 from app.model.events import AssistantText, AttemptDiscarded, TurnFailed, TurnFinished
 from app.model.messages import unanswered_calls
 from app.model.provider import Usage

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
+from app.engine.calls.runner import ToolRunner
 from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.session import Session
-from app.engine.session_load import load_session
-from app.engine.store import SessionStore
-from app.engine.tool_runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.load import load_session
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.edits import Summary
 from app.model.events import (
     AssistantText,

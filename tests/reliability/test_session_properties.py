@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.session import Session
-from app.engine.session_load import SessionNotFound, load_session
-from app.engine.store import SessionStore
+from app.engine.sessions.load import SessionNotFound, load_session
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.events import TurnFailed, TurnFinished
 from app.model.messages import Message, message_from_dict
 from tests.e2e.conftest import lull_command

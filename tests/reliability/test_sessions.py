@@ -25,13 +25,13 @@ from typing import Any
 import pytest
 
 from app.commands import run_command
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
-from app.engine.session import Session
-from app.engine.session_load import SessionNotFound, load_notes, load_session
-from app.engine.store import SessionStore
-from app.engine.tool_runner import ToolRunner
-from app.engine.writer import SessionLocked
+from app.engine.calls.runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.load import SessionNotFound, load_notes, load_session
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
+from app.engine.sessions.writer import SessionLocked
 from app.model.events import Event, Notice, ToolFinished, TurnFailed, TurnFinished
 from app.model.messages import Message, ToolCall, ToolResult, user_text
 from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply

@@ -29,12 +29,12 @@ from typing import Any
 
 import pytest
 
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
-from app.engine.approvals import AllowApprover, DenyApprover
-from app.engine.session import Session
-from app.engine.store import SessionStore
-from app.engine.tool_runner import ToolRunner
+from app.engine.calls.approvals import AllowApprover, DenyApprover
+from app.engine.calls.runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.approvals import Approval, ApprovalMode, Decision
 from app.model.events import ToolFinished
 from app.model.messages import ToolCall, ToolResult
@@ -43,9 +43,9 @@ from app.runtime import RunOptions, Runtime, build_runtime
 from settings.paths import user_settings_path
 from tests.support import run
 from tools.base import ToolContext
-from tools.grep_search import GrepSearchTool
+from tools.builtin.grep_search import GrepSearchTool
+from tools.builtin.web_fetch import WebFetchTool
 from tools.registry import ToolRegistry, default_registry
-from tools.web_fetch import WebFetchTool
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET_BODY = "the admin console's secret"
@@ -523,7 +523,7 @@ def _search_workers(marker: str) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if "tools.search_worker" in cmdline and marker in cmdline and state != "Z":
+        if "tools.search.worker" in cmdline and marker in cmdline and state != "Z":
             found.append(int(entry.name))
     return found
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from app.engine.session_load import load_session
+from app.engine.sessions.load import load_session
 from app.model.messages import unanswered_calls
 from app.ui.tui.screens.approval import ApprovalScreen
 from app.ui.tui.widgets.diff_view import DiffView

@@ -1,6 +1,6 @@
 """Guardrails for model behaviour: a failed step consumes neither context nor budget.
 
-One module per guard, called from the turn loop (``app/engine/agent.py``):
+One module per guard, called from the turn loop (``app/engine/loop/agent.py``):
 
 - ``policy``: which guards run and their limits (the ``guardrails`` settings, resolved);
 - ``classify``: which replies are rolled back (a call written as text, a refusal, an empty
@@ -13,7 +13,7 @@ One module per guard, called from the turn loop (``app/engine/agent.py``):
 - ``calls``: duplicate read-only calls, doom loops, failures in a row.
 
 Beside the package (they drive engine parts, so they sit in ``app/engine`` itself):
-``app/engine/step_calls.py`` runs one step's tool calls under the loop and failure guards,
-``app/engine/attempts.py`` the ``-p`` fresh attempts with a failure summary and the answer
+``app/engine/loop/step_calls.py`` runs one step's tool calls under the loop and failure guards,
+``app/engine/loop/attempts.py`` the ``-p`` fresh attempts with a failure summary and the answer
 pool. Nothing in this package imports the rest of the engine.
 """

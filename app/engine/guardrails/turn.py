@@ -1,6 +1,6 @@
 """The guardrails of one user turn: what to do with each finished (or cut-off) reply.
 
-The turn loop (:mod:`app.engine.agent`) streams a request and hands the outcome to
+The turn loop (:mod:`app.engine.loop.agent`) streams a request and hands the outcome to
 :meth:`TurnGuard.decide`, which says one of
 
 - :class:`Accept`: keep the reply (it goes into the transcript and counts as a step);

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Protocol
 
 from app.commands import CommandResult, SessionChoice, resume_session, run_command
-from app.engine.agent import Agent
+from app.engine.loop.agent import Agent
 from app.model.events import Event
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
 from app.ui.shared.commands import is_command
 from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
-from tools.mentions import expand_mentions
+from tools.media.mentions import expand_mentions
 
 log = logging.getLogger("lull.line")
 

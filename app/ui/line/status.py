@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.commands import format_cost
-from app.engine.session import Session
+from app.engine.sessions.session import Session
 from app.runtime import Runtime
 from app.ui.line.render import EventPrinter
 from app.ui.shared.facts import facts_for

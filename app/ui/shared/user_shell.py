@@ -1,5 +1,6 @@
 """``!command`` at the prompt, the same way in every front end: the rest of the line runs as a
-shell command in the workspace (``app/engine/user_shell.py``: approval rules apply; the command
+shell command in the workspace (``app/engine/calls/user_shell.py``: approval rules apply; the
+command
 and its output join the conversation as context for the next message)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from app.engine.user_shell import USER_SHELL_PREFIX, is_user_call, run_prompt_shell
+from app.engine.calls.user_shell import USER_SHELL_PREFIX, is_user_call, run_prompt_shell
 from app.model.events import Event
 from app.model.messages import ToolCall, ToolResult
 

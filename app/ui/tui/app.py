@@ -346,7 +346,7 @@ def paste_clipboard_image() -> Path | str | None:
     """The system clipboard's image saved under the state directory (its path), None when
     the clipboard holds no image, or why it cannot be read (Ctrl+V in the prompt)."""
     from settings.paths import clipboard_dir
-    from tools.clipboard import ClipboardUnavailable, save_clipboard_image
+    from tools.media.clipboard import ClipboardUnavailable, save_clipboard_image
 
     try:
         return save_clipboard_image(clipboard_dir())

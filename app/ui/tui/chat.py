@@ -49,7 +49,7 @@ from app.ui.tui.widgets.conversation import Conversation
 from app.ui.tui.widgets.prompt_input import PromptInput
 from app.ui.tui.widgets.status_bar import StatusBar
 from app.ui.tui.widgets.user_message import UserMessage
-from tools.mentions import expand_mentions
+from tools.media.mentions import expand_mentions
 
 if TYPE_CHECKING:
     from textual.app import App

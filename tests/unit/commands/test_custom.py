@@ -12,7 +12,7 @@ from app.commands.custom import (
     load_custom_commands,
     parse_command_file,
 )
-from app.engine.turn_scope import ToolRule
+from app.engine.calls.scope import ToolRule
 from app.model.messages import ToolCall
 
 REVIEW = """\

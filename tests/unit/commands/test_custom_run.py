@@ -8,7 +8,7 @@ from typing import Any
 
 from app.commands import run_command
 from app.commands.custom_run import prompt_template, substitute_arguments
-from app.engine.approvals import AllowApprover, DenyApprover
+from app.engine.calls.approvals import AllowApprover, DenyApprover
 from app.model.events import Notice, ToolFinished, TurnFinished
 from app.runtime import Runtime
 from settings.paths import user_commands_dir

@@ -14,7 +14,7 @@ from app.commands import (
 from app.runtime import Runtime
 from tests.fakes import FakeServer, Reply
 from tests.support import run
-from tools.shell import ShellTool
+from tools.builtin.shell import ShellTool
 
 SHELL = ShellTool()
 

@@ -94,7 +94,7 @@ def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
 def test_cost_shows_the_split_between_the_conversation_and_its_sub_agents(
     runtime: Runtime,
 ) -> None:
-    from app.engine.session_record import SubagentRun
+    from app.engine.sessions.record import SubagentRun
 
     session = runtime.agent.session
     session.record_response(1.0, Usage(input=1_000_000), "claude-sonnet-4-5")

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from app.context.idle import IdlePolicy
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
-from app.engine.session import Session
-from app.engine.store import SessionStore
-from app.engine.tool_runner import ToolRunner
+from app.engine.calls.runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.providers.scripted import ScriptedProvider
 from tests.support import Clock
 from tools.base import ToolContext

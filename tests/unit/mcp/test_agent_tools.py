@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
-from app.engine.session import Session
-from app.engine.tool_runner import ToolRunner
+from app.engine.calls.runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.session import Session
 from app.mcp.manager import McpManager
 from app.model.approvals import Approval, ApprovalMode
 from app.model.events import ToolFinished, TurnFinished

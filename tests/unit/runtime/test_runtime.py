@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.context.cachebreak import find_detector
-from app.engine.session import Session
-from app.engine.store import SessionStore
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.events import TurnFinished
 from app.model.messages import user_text
 from app.model.provider import Usage
@@ -25,7 +25,7 @@ from app.runtime import (
     session_environment,
 )
 from tests.support import run
-from tools.shell import ShellTool
+from tools.builtin.shell import ShellTool
 
 SHELL = ShellTool()
 

@@ -11,7 +11,7 @@ from app.providers.config import ProviderConfig
 from app.runtime import RunOptions, build_runtime
 from app.runtime.wiring import web_search_backend
 from settings.model import Settings
-from tools.search_backends import HttpSearchBackend
+from tools.net.search_backends import HttpSearchBackend
 
 CLAUDE = ProviderConfig("anthropic", "claude-sonnet-4-5", "k", None, "anthropic")
 GPT = ProviderConfig("openai", "gpt-5", "k", None, "openai")

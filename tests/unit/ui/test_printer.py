@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.session_load import load_session
-from app.engine.store import SessionStore
+from app.engine.sessions.load import load_session
+from app.engine.sessions.store import SessionStore
 from app.model.events import (
     AssistantText,
     AttemptDiscarded,

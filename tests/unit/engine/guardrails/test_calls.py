@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.approvals import AllowApprover
+from app.engine.calls.approvals import AllowApprover
 from app.engine.guardrails.calls import CallLedger
 from app.engine.guardrails.policy import GuardrailPolicy
 from app.model.approvals import Approval, Decision

@@ -12,11 +12,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.agent import Agent
-from app.engine.agent_config import AgentConfig
+from app.engine.calls.runner import ToolRunner
 from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.session import Session
-from app.engine.tool_runner import ToolRunner
+from app.engine.loop.agent import Agent
+from app.engine.loop.config import AgentConfig
+from app.engine.sessions.session import Session
 from app.model.events import TurnFailed, TurnFinished
 from app.model.messages import RAW_ARGUMENTS_KEY, Message, unanswered_calls
 from app.model.provider import ModelRequest

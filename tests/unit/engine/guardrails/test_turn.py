@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.session import Session
-from app.engine.session_load import load_session
-from app.engine.store import SessionStore
+from app.engine.sessions.load import load_session
+from app.engine.sessions.session import Session
+from app.engine.sessions.store import SessionStore
 from app.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
 from app.model.messages import Message, Text
 from app.model.provider import ModelRequest

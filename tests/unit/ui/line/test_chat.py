@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from app.engine.hooks import HookRunner
+from app.engine.hooks.runner import HookRunner
 from app.model.hooks import HookCommand
 from app.model.messages import unanswered_calls
 from app.runtime import Runtime
@@ -217,7 +217,7 @@ async def test_a_doom_loop_goes_on_when_the_user_says_yes(
 async def test_rewind_offers_numbered_choices_and_runs_the_chosen_one(
     fake: FakeServer, workspace: Path, tmp_path: Path
 ) -> None:
-    from app.engine.checkpoints import CheckpointStore
+    from app.engine.checkpoints.files import CheckpointStore
 
     runtime = fake_runtime(fake, workspace, tmp_path, mode="yolo")
     runtime.agent.tools.checkpoints = CheckpointStore(tmp_path / "checkpoints")

@@ -1,0 +1,90 @@
+"""Custom sub-agents from Markdown files: ``.lull/agents/*.md`` (the project) and
+``<config>/lull/agents/*.md`` (the user), in the format Claude Code uses.
+
+A file starts with front matter between ``---`` lines: ``name``, ``description``, ``tools``
+(a comma-separated list or a ``[a, b]`` list of built-in tool names; omitted: the read-only
+ones) and ``model``; the body is the sub-agent's system prompt. A user's agent wins over a
+project's of the same name. A project is untrusted, so its agents' ``model`` (which decides
+what a run costs) applies only in a trusted workspace. A broken file is skipped with a
+one-line note naming it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from app.engine.subagents.task import GENERAL, AgentProfile
+
+_FENCE = "---"
+
+
+@dataclass
+class LoadedProfiles:
+    """The profiles found (the built-in one first) and a note per file that was skipped."""
+
+    profiles: list[AgentProfile] = field(default_factory=lambda: [GENERAL])
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_profile(text: str, source: str) -> AgentProfile:
+    """The profile a Markdown file defines; raises ValueError saying what is wrong."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != _FENCE:
+        raise ValueError("no front matter (the file must start with a --- line)")
+    try:
+        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == _FENCE)
+    except StopIteration:
+        raise ValueError("the front matter has no closing --- line") from None
+    fields: dict[str, str] = {}
+    for number, line in enumerate(lines[1:end], 2):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, colon, value = line.partition(":")
+        if not colon:
+            raise ValueError(f"line {number}: expected 'key: value', got {line.strip()!r}")
+        fields[key.strip().lower()] = value.strip().strip("\"'")
+    name = fields.get("name", "")
+    if not name or not all(c.isalnum() or c in "-_" for c in name):
+        raise ValueError("name: expected letters, digits, '-' or '_'")
+    description = fields.get("description", "")
+    if not description:
+        raise ValueError("description: missing (the model chooses sub-agents by it)")
+    prompt = "\n".join(lines[end + 1 :]).strip()
+    if not prompt:
+        raise ValueError("the body (the sub-agent's system prompt) is empty")
+    tools = None
+    if fields.get("tools"):
+        tools = tuple(t.strip() for t in fields["tools"].strip("[]").split(",") if t.strip())
+    return AgentProfile(name, description, prompt, tools, fields.get("model") or None, source)
+
+
+def load_profiles(
+    user_dir: Path, project_dir: Path, *, project_trusted: bool = False
+) -> LoadedProfiles:
+    """Every profile of both directories (user first; a name defined twice keeps the first)."""
+    loaded = LoadedProfiles()
+    taken = {p.name for p in loaded.profiles}
+    for directory, is_project in ((user_dir, False), (project_dir, True)):
+        try:
+            paths = sorted(directory.glob("*.md"))
+        except OSError:
+            continue
+        for path in paths:
+            try:
+                profile = parse_profile(path.read_text("utf-8", errors="replace"), str(path))
+            except (OSError, ValueError) as problem:
+                loaded.notes.append(f"{path}: skipped: {problem}")
+                continue
+            if profile.name in taken:
+                loaded.notes.append(f"{path}: skipped: a sub-agent {profile.name!r} exists")
+                continue
+            if is_project and profile.model and not project_trusted:
+                loaded.notes.append(
+                    f"{path}: model {profile.model!r} ignored until you /trust this workspace "
+                    "(a project may not choose what a run costs)"
+                )
+                profile = replace(profile, model=None)
+            taken.add(profile.name)
+            loaded.profiles.append(profile)
+    return loaded

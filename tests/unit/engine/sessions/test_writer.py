@@ -1,0 +1,59 @@
+"""The session writer: its lock, torn tails, and write errors injected at the OS boundary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.engine.sessions.writer import SessionLocked, SessionWriter
+from app.model.events import Notice
+
+
+def test_a_torn_last_line_is_cut_when_the_writer_opens(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type":"session"}\n{"type":"mess')
+    writer = SessionWriter(path)
+    writer.append({"type": "edit"})
+    writer.close()
+    assert path.read_bytes() == b'{"type":"session"}\n{"type":"edit"}\n'
+
+
+def test_a_file_of_one_torn_line_is_emptied(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type":"sess' * 10000)
+    SessionWriter(path).close()
+    assert path.read_bytes() == b""
+
+
+def test_one_writer_per_file_until_it_closes(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    first = SessionWriter(path)
+    with pytest.raises(SessionLocked) as refused:
+        SessionWriter(path)
+    assert refused.value.pid == os.getpid()
+    assert str(refused.value) == f"session s is in use by another lull (pid {os.getpid()})"
+    first.close()
+    SessionWriter(path).close()
+
+
+def test_a_full_disk_keeps_records_in_memory_and_says_so_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.symlink_to("/dev/full")  # every write fails with ENOSPC
+    writer = SessionWriter(path)
+
+    assert writer.append({"type": "message", "n": 1}) is False
+    assert writer.append({"type": "message", "n": 2}) is False
+
+    assert writer.unsaved == 2
+    assert writer.take_notice() == Notice(
+        "warning",
+        f"could not save the session to {path} (No space left on device); the conversation "
+        "goes on in memory and is saved as soon as writing works again",
+    )
+    assert writer.take_notice() is None
+    assert writer.close() == (
+        f"2 record(s) of session s could not be saved to {path} (No space left on device); "
+        "it resumes from its last saved message"
+    )

@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.unit.tools.helpers import Call
+from tools.base import ToolContext
+from tools.builtin.shell import ShellTool
+
+
+def live_pids_in_group(pgid: int) -> list[int]:
+    """Non-zombie processes of group ``pgid``, as ps sees them."""
+    ps = subprocess.run(["ps", "-eo", "pid=,pgid=,stat="], capture_output=True, text=True)
+    pids = []
+    for line in ps.stdout.splitlines():
+        pid, group, state = line.split()[:3]
+        if int(group) == pgid and not state.startswith("Z"):
+            pids.append(int(pid))
+    return pids
+
+
+async def wait_for_file(path: Path, timeout: float = 5.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")
+
+
+async def test_reports_exit_code_stdout_and_stderr(call: Call) -> None:
+    out = await call("run_shell_command", command="echo out; echo err >&2; exit 3")
+    assert not out.is_error
+    assert out.content == "Exit code: 3\nstdout:\nout\nstderr:\nerr"
+    assert out.metadata["exit_code"] == 3
+
+
+async def test_runs_in_the_workspace_with_stdin_closed(call: Call, workspace: Path) -> None:
+    out = await call("run_shell_command", command="pwd; cat; echo done")
+    assert out.content == f"Exit code: 0\nstdout:\n{workspace}\ndone"
+
+
+async def test_no_output_is_said(call: Call) -> None:
+    assert (await call("run_shell_command", command="true")).content == "Exit code: 0\n(no output)"
+
+
+async def test_timeout_kills_the_whole_process_group(call: Call, workspace: Path) -> None:
+    started = time.monotonic()
+    out = await call(
+        "run_shell_command",
+        command="echo $$ > pgid; sleep 30 & sleep 30",
+        timeout_seconds=1,
+    )
+    elapsed = time.monotonic() - started
+    assert out.is_error
+    assert out.content.startswith("Command timed out after 1 s")
+    assert elapsed < 4
+    pgid = int((workspace / "pgid").read_text())
+    assert live_pids_in_group(pgid) == []
+
+
+async def test_cancellation_kills_the_whole_process_group(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    tool = ShellTool()
+    task = asyncio.create_task(tool.run({"command": "echo $$ > pgid; sleep 30 & sleep 30"}, ctx))
+    pgid = int(await wait_for_file(workspace / "pgid"))
+    assert len(live_pids_in_group(pgid)) >= 2
+    task.cancel()
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 3
+    assert live_pids_in_group(pgid) == []
+
+
+async def test_background_process_holding_the_pipe_does_not_hang_the_call(ctx: ToolContext) -> None:
+    tool = ShellTool(pipe_grace=0.2)
+    started = time.monotonic()
+    out = await tool.run({"command": "sleep 30 & echo started"}, ctx)
+    assert time.monotonic() - started < 3
+    assert "Exit code: 0" in out.content and "started" in out.content
+    assert "background processes kept stdout/stderr open" in out.content
+
+
+async def test_detached_background_process_is_left_running(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    tool = ShellTool(pipe_grace=0.2)
+    out = await tool.run({"command": "sleep 30 > /dev/null 2>&1 & echo $! > bg.pid"}, ctx)
+    assert "background processes" not in out.content
+    pid = int((workspace / "bg.pid").read_text())
+    try:
+        assert Path(f"/proc/{pid}").exists()
+    finally:
+        subprocess.run(["kill", str(pid)], check=False)
+
+
+async def test_long_output_is_capped_and_saved(call: Call, ctx: ToolContext) -> None:
+    small = dataclasses.replace(ctx, max_output_chars=2000)
+    out = await call("run_shell_command", small, command="seq 1 20000")
+    assert len(out.content) <= 2000
+    assert out.content.startswith("Exit code: 0\nstdout:\n1\n2\n")
+    assert out.content.endswith("19999\n20000")
+    assert "full output saved to" in out.content
+    saved = (ctx.output_dir / "call_1.txt").read_text()
+    assert saved.count("\n") == 20001
+
+
+async def test_killed_by_signal_is_explained(call: Call) -> None:
+    out = await call("run_shell_command", command="kill -TERM $$")
+    assert out.content.startswith("Exit code: -15 (killed by signal SIGTERM)")
+
+
+async def test_bad_timeout_and_empty_command_are_errors(call: Call) -> None:
+    too_long = await call("run_shell_command", command="true", timeout_seconds=601)
+    assert too_long.is_error and "timeout_seconds must be more than 0 and at most 600" in (
+        too_long.content
+    )
+    empty = await call("run_shell_command", command="  ")
+    assert empty.is_error and empty.content == "run_shell_command: command is empty"
+
+
+async def test_spawn_failure_is_an_error(call: Call, ctx: ToolContext, tmp_path: Path) -> None:
+    gone = dataclasses.replace(ctx, workspace=tmp_path / "missing")
+    out = await call("run_shell_command", gone, command="true")
+    assert out.is_error and out.content.startswith("run_shell_command: could not start bash")

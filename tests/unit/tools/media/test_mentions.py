@@ -1,0 +1,114 @@
+"""@path mentions: the file's content goes with the message, the same in every front end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.media.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
+
+
+def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    expanded = expand_mentions("fix the bug in @src/calc.py please", tmp_path)
+    assert expanded.prompt == (
+        "fix the bug in @src/calc.py please\n\n"
+        "Contents of src/calc.py:\n```py\ndef add(a, b):\n    return a - b\n```"
+    )
+    assert expanded.notes == ("attached src/calc.py (32 bytes)",)
+    assert expanded.attached == ("src/calc.py",)
+
+
+def test_trailing_punctuation_is_dropped_and_a_file_goes_once(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    expansion = expand_mentions("look at @a.py, please", tmp_path)
+    assert expansion.attached == ("a.py",)
+    assert expansion.prompt == "look at @a.py, please\n\nContents of a.py:\n```py\nx = 1\n```"
+
+
+def test_emails_repeats_and_trailing_punctuation(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("A")
+    text = "mail me@example.com about @a.md, then @a.md again"
+    assert mentioned_paths(text) == ["a.md,", "a.md"]
+    expanded = expand_mentions(text, tmp_path)
+    assert expanded.attached == ("a.md",)
+    assert expanded.prompt.count("Contents of a.md:") == 1
+
+
+def test_missing_files_directories_and_binaries_are_not_attached(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    expanded = expand_mentions("see @nope.txt @pkg @blob.bin", tmp_path)
+    assert expanded.prompt == "see @nope.txt @pkg @blob.bin"
+    assert expanded.notes == (
+        "@nope.txt: no such file; sent as plain text",
+        "@pkg: is a directory; only files are attached",
+        "@blob.bin: binary file; not attached",
+    )
+
+
+def test_missing_binary_and_directory_mentions_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\0\1\2")
+    (tmp_path / "src").mkdir()
+    expansion = expand_mentions("@nope @blob.bin @src", tmp_path)
+    assert expansion.prompt == "@nope @blob.bin @src"
+    assert len(expansion.problems) == 3
+    assert "no such file" in expansion.problems[0]
+    assert "binary" in expansion.problems[1]
+    assert "directory" in expansion.problems[2]
+
+
+def test_a_large_file_is_truncated_with_a_marker(tmp_path: Path) -> None:
+    (tmp_path / "big.log").write_text("x" * (MAX_ATTACH_BYTES + 500))
+    expanded = expand_mentions("@big.log", tmp_path)
+    size = MAX_ATTACH_BYTES + 500
+    assert f"[truncated: first {MAX_ATTACH_BYTES:,} of {size:,} bytes" in expanded.prompt
+    assert expanded.notes[0].startswith("attached the first")
+
+
+def test_backticks_in_the_file_get_a_longer_fence(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("```sh\nmake\n```\n")
+    expanded = expand_mentions("@README.md", tmp_path)
+    assert "````md\n```sh\nmake\n```\n````" in expanded.prompt
+
+
+def test_absolute_paths_work(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("far away")
+    expanded = expand_mentions(f"read @{target}", tmp_path / "missing-workspace")
+    assert "far away" in expanded.prompt
+
+
+def test_an_image_mention_attaches_the_picture(tmp_path: Path) -> None:
+    from tests.images import png_bytes
+
+    (tmp_path / "shot.png").write_bytes(png_bytes(30, 20))
+    expanded = expand_mentions("what is wrong in @shot.png?", tmp_path)
+    assert expanded.prompt == "what is wrong in @shot.png?"  # no text block for an image
+    assert [i.media_type for i in expanded.images] == ["image/png"]
+    assert expanded.notes[0].startswith("attached image shot.png (image/png, ")
+
+
+def test_a_pasted_image_path_attaches_the_picture(tmp_path: Path) -> None:
+    from tests.images import jpeg_bytes
+
+    folder = tmp_path / "My Pictures"
+    folder.mkdir()
+    (folder / "Screen Shot.jpg").write_bytes(jpeg_bytes())
+    pasted = str(folder / "Screen Shot.jpg").replace(" ", "\\ ")
+    expanded = expand_mentions(f"{pasted} why is the button grey?", tmp_path)
+    assert [i.media_type for i in expanded.images] == ["image/jpeg"]
+    quoted = expand_mentions(f"'{folder / 'Screen Shot.jpg'}'", tmp_path)
+    assert len(quoted.images) == 1
+    assert expand_mentions("/no/such/file.png please", tmp_path).images == ()
+
+
+def test_a_model_without_image_input_gets_a_clear_note(tmp_path: Path) -> None:
+    from tests.images import png_bytes
+
+    (tmp_path / "shot.png").write_bytes(png_bytes())
+    expanded = expand_mentions("see @shot.png", tmp_path, "deepseek-chat does not accept images")
+    assert expanded.images == ()
+    assert expanded.problems == (
+        "shot.png: image not attached: deepseek-chat does not accept images",
+    )

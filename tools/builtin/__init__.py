@@ -1,0 +1,1 @@
+"""The built-in tools the model is offered, one module each."""

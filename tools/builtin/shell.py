@@ -1,0 +1,240 @@
+"""The ``run_shell_command`` tool: ``bash -c`` in the workspace, in its own process group."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.model import defaults
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.output import cap_output
+from tools.process.environment import tool_environment
+from tools.process.group import kill_group
+
+DEFAULT_TIMEOUT = float(defaults.SHELL_TIMEOUT_SECONDS)
+MAX_TIMEOUT = 600.0
+MAX_CAPTURE_BYTES = 8 * 1024 * 1024
+PIPE_GRACE_SECONDS = 2.0
+KILL_GRACE_SECONDS = 2.0
+
+DESCRIPTION = f"""\
+Run a shell command with `bash -c` in the workspace directory and return its exit code, \
+stdout and stderr.
+- Use it for builds, tests, git, package managers and other programs. Prefer read_file, \
+grep_search, glob and list_directory over cat/grep/find/ls, and edit/write_file over sed \
+or echo redirection.
+- stdin is /dev/null: interactive commands (editors, pagers, prompts) fail; pass \
+non-interactive flags (e.g. `-y`, `--no-pager`).
+- `timeout_seconds` defaults to {DEFAULT_TIMEOUT:.0f} unless the user set another default \
+(max {MAX_TIMEOUT:.0f}); on timeout the command and everything it started are killed.
+- A non-zero exit code is reported, not treated as a failure of the tool; read the output.
+- Each call is a fresh shell: `cd` and variables do not carry over; chain with `&&`.
+- Quote paths with spaces. Long output is shortened (head and tail kept).
+- Secret-looking environment variables (API keys, tokens, passwords) are not passed on; \
+the user can let named ones through with tools.envPassthrough."""
+
+
+class _Capture:
+    """Bytes read from one pipe, bounded in memory."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Keep ``chunk`` while under the memory bound, else count it as dropped."""
+        kept = chunk[: max(0, MAX_CAPTURE_BYTES - self.size)]
+        if kept:
+            self.chunks.append(kept)
+            self.size += len(kept)
+        self.dropped += len(chunk) - len(kept)
+
+    def text(self) -> str:
+        """The captured bytes as text, with a note if some were dropped."""
+        text = b"".join(self.chunks).decode("utf-8", errors="replace")
+        if self.dropped:
+            text += f"\n[... {self.dropped:,} more bytes not captured]"
+        return text
+
+
+async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
+    """Read ``stream`` to EOF into ``capture``."""
+    if stream is None:
+        return
+    while chunk := await stream.read(65536):
+        capture.add(chunk)
+
+
+@dataclass
+class _Run:
+    """What happened to one command."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    notes: list[str]
+
+
+def _timeout_arg(args: Mapping[str, Any], default: float) -> float:
+    """The validated timeout in seconds (``default`` when the call names none)."""
+    timeout = float(args.get("timeout_seconds", default))
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise ToolError(
+            f"run_shell_command: timeout_seconds must be more than 0 and at most "
+            f"{MAX_TIMEOUT:.0f} (got {timeout:g})"
+        )
+    return timeout
+
+
+def _signal_name(number: int) -> str:
+    """``SIGTERM`` for 15, or the number when unknown."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _format(run: _Run, timeout: float) -> str:
+    """The model-facing report: exit status, then stdout and stderr."""
+    if run.timed_out:
+        head = f"Command timed out after {timeout:g} s and was killed (with its process group)."
+    elif run.exit_code is not None and run.exit_code < 0:
+        head = f"Exit code: {run.exit_code} (killed by signal {_signal_name(-run.exit_code)})"
+    else:
+        head = f"Exit code: {run.exit_code}"
+    parts = [head, *run.notes]
+    if run.stdout:
+        parts.append(f"stdout:\n{run.stdout.rstrip()}")
+    if run.stderr:
+        parts.append(f"stderr:\n{run.stderr.rstrip()}")
+    if not run.stdout and not run.stderr:
+        parts.append("(no output)")
+    return "\n".join(parts)
+
+
+class ShellTool(Tool):
+    """Run a bash command in the workspace with a timeout, killing its process group."""
+
+    name = "run_shell_command"
+    description = DESCRIPTION
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The bash command to run."},
+            "timeout_seconds": {
+                "type": "number",
+                "description": f"Seconds before the command is killed "
+                f"(default {DEFAULT_TIMEOUT:.0f}, max {MAX_TIMEOUT:.0f}).",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    compactable = True
+    aliases: Mapping[str, str] = {
+        "cmd": "command",
+        "shell_command": "command",
+        "script": "command",
+        "bash": "command",
+        "timeout": "timeout_seconds",
+    }
+    fingerprint_keys = ("command",)
+
+    def __init__(
+        self, kill_grace: float = KILL_GRACE_SECONDS, pipe_grace: float = PIPE_GRACE_SECONDS
+    ) -> None:
+        self.kill_grace = kill_grace
+        self.pipe_grace = pipe_grace
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Run the command and report exit code, stdout and stderr."""
+        command = str(args["command"])
+        if not command.strip():
+            raise ToolError("run_shell_command: command is empty")
+        timeout = _timeout_arg(args, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
+        env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                command,
+                cwd=ctx.workspace,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ToolError(f"run_shell_command: could not start bash: {exc}") from exc
+        result = await self._supervise(proc, timeout)
+        content = cap_output(_format(result, timeout), ctx, "command output")
+        meta = {"exit_code": result.exit_code, "timed_out": result.timed_out}
+        return ToolOutput(content, is_error=result.timed_out, metadata=meta)
+
+    async def _supervise(self, proc: asyncio.subprocess.Process, timeout: float) -> _Run:
+        """Wait for the command within ``timeout``; kill its group on timeout or cancel."""
+        out, err = _Capture(), _Capture()
+        readers = asyncio.gather(_drain(proc.stdout, out), _drain(proc.stderr, err))
+        timed_out = False
+        notes: list[str] = []
+        try:
+            if not await _wait_for_exit(proc, readers, timeout):
+                timed_out = True
+                await kill_group(proc.pid, self.kill_grace)
+            if not await _wait_quietly(readers, self.pipe_grace):
+                notes.append(
+                    "Note: background processes kept stdout/stderr open and were stopped; "
+                    "redirect their output (e.g. `cmd > log 2>&1 &`) to keep them running."
+                )
+                await kill_group(proc.pid, self.kill_grace)
+                await _wait_quietly(readers, self.pipe_grace)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), self.kill_grace)
+        except asyncio.CancelledError:
+            await asyncio.shield(kill_group(proc.pid, self.kill_grace))
+            raise
+        finally:
+            readers.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await readers
+        exit_code = None if timed_out else proc.returncode
+        return _Run(exit_code, out.text(), err.text(), timed_out, notes)
+
+
+async def _wait_for_exit(
+    proc: asyncio.subprocess.Process, readers: asyncio.Future[Any], timeout: float
+) -> bool:
+    """Wait up to ``timeout`` for the shell to exit; True if it did.
+
+    ``Process.wait()`` on Python 3.11 also waits for the pipes to close, which
+    never happens while a background child holds them, so the exit status is
+    polled as well.
+    """
+    waiter = asyncio.ensure_future(proc.wait())
+    deadline = time.monotonic() + timeout
+    try:
+        while proc.returncode is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            pending = {waiter} if readers.done() else {waiter, readers}
+            await asyncio.wait(
+                pending, timeout=min(remaining, 0.1), return_when=asyncio.FIRST_COMPLETED
+            )
+        return True
+    finally:
+        waiter.cancel()
+
+
+async def _wait_quietly(future: asyncio.Future[Any], seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``future`` without cancelling it; True if it finished."""
+    done, _ = await asyncio.wait({future}, timeout=seconds)
+    return bool(done)

@@ -1,0 +1,66 @@
+"""The ``write_file`` tool: create or overwrite a whole file atomically."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from tools.files.paths import display_path, resolve_in_workspace, root_of
+from tools.files.text import count_lines, write_text_or_fail
+
+DESCRIPTION = """\
+Write a whole file: creates it (and any missing parent directories) or replaces its \
+entire content.
+- `path`: absolute, or relative to the workspace. `content`: the complete new text.
+- Prefer `edit` for changing part of an existing file; use write_file for new files \
+or full rewrites, and read an existing file first so nothing is lost.
+- The write is atomic and keeps the file's permissions.
+- Do not create documentation or README files unless asked."""
+
+
+class WriteFileTool(Tool):
+    """Create or overwrite a text file, atomically."""
+
+    name = "write_file"
+    description = DESCRIPTION
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to write (relative to the workspace)."},
+            "content": {"type": "string", "description": "The complete content of the file."},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+    compactable = True
+    aliases: Mapping[str, str] = {
+        **PATH_ALIASES,
+        "contents": "content",
+        "text": "content",
+        "file_content": "content",
+    }
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Write the content and say whether the file was created or overwritten."""
+        path = resolve_in_workspace(str(args["path"]), ctx)
+        content = str(args["content"])
+        shown = display_path(path, ctx)
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; give a file path to write")
+        existed = path.exists()
+        write_text_or_fail(
+            path,
+            content,
+            shown,
+            root=root_of(path, ctx),
+            journal=ctx.pending_writes_dir,
+            create_dirs=True,
+        )
+        lines = count_lines(content)
+        verb = "Overwrote" if existed else "Created"
+        noun = "line" if lines == 1 else "lines"
+        return ToolOutput(
+            f"{verb} {shown} ({lines} {noun}, {len(content.encode('utf-8')):,} bytes)",
+            metadata={"path": str(path), "created": not existed, "lines": lines},
+        )

@@ -1,0 +1,373 @@
+"""Saved permission rules matched against tool calls: deny > ask > allow.
+
+A rule is ``tool`` or ``tool(pattern)`` (:mod:`app.model.permissions`). What the pattern
+matches depends on the tool:
+
+- ``run_shell_command``: each command of the line (:mod:`tools.permissions.shell_split`). ``*``
+matches
+  anything, ``npm test *`` also matches ``npm test`` itself, and Claude Code's ``npm run:*``
+  means ``npm run`` or ``npm run …``. An ``allow`` rule must match *every* command of a
+  compound line, and never allows a line with substitutions, subshells, keywords or an output
+  redirection to a file; ``deny`` and ``ask`` rules match *any* command, also inside
+  substitutions and subshells, and look through ``VAR=x``, ``sudo``, ``env``, ``nohup``,
+  ``time``, ``timeout``, ``nice``, ``xargs``, ``command``, ``exec``, ``bash -c`` and ``eval``.
+- file tools (``read_file``, ``write_file``, ``edit``, ``list_directory``, ``grep_search``,
+  ``glob``): the path, as a glob relative to the workspace (``src/**``; a pattern without
+  ``/`` matches a name at any depth, a matching directory covers what is inside it);
+  ``//abs/path`` is absolute and ``~/`` is the home directory, as in Claude Code.
+- ``web_fetch``: ``domain:docs.python.org`` (``domain:*.python.org`` for subdomains), or a
+  glob over the URL.
+- any other tool: a glob over the call's key argument.
+
+A tool part with ``*`` matches tool names (``mcp__github__*``); ``mcp__github`` alone covers
+every tool of that server.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from app.model.permissions import PermissionRule, RuleEffect, SaveScope, rule_tools
+from tools.base import ApprovalNeed, Tool, ToolContext
+from tools.permissions.shell_split import SimpleCommand, split_command
+from tools.search.globpattern import glob_matches
+
+SHELL_TOOL = "run_shell_command"
+FETCH_TOOL = "web_fetch"
+PATH_TOOLS = frozenset({"read_file", "write_file", "edit", "list_directory", "grep_search", "glob"})
+_WRAPPERS = frozenset(
+    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout",
+     "xargs", "stdbuf", "setsid", "then", "do", "else", "elif", "if", "while", "until", "!",
+     "{"}
+)  # fmt: skip
+_OPTION_VALUES: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-U"}),
+    "nice": frozenset({"-n"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "xargs": frozenset({"-I", "-n", "-P", "-L", "-d", "-a", "-E", "-s"}),
+    "env": frozenset({"-u", "-C", "-S"}),
+}
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_SUBCOMMAND = re.compile(r"[A-Za-z][\w:.+-]*")
+_WITH_SUBCOMMANDS = frozenset(
+    {"git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "make",
+     "pip", "pip3", "uv", "poetry", "bundle", "gradle", "mvn", "dotnet", "brew", "apt",
+     "apt-get", "gh", "terraform", "helm", "deno", "rustup", "composer", "conda", "just",
+     "systemctl", "podman"}
+)  # fmt: skip
+"""Programs whose second word picks what they do (``npm test``, ``git status``): an "allow
+always" answer suggests both words for them, the first word alone for anything else."""
+
+RuleSaver = Callable[[str, SaveScope], str]
+"""Saves one ``allow`` rule for this workspace or everywhere; returns where it went (one
+line). Raises :class:`RuleNotSaved` saying why it could not."""
+
+
+class RuleNotSaved(Exception):
+    """An "allow always" rule could not be written; the message is one line saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatch:
+    """The rule that decided a call, and what it decided."""
+
+    effect: RuleEffect
+    rule: PermissionRule
+
+
+class RuleBook:
+    """The rules in force: from settings (user, workspace, project files) and the answers of
+    this session. A project file's ``allow`` rules apply only while ``trusted()`` is true."""
+
+    def __init__(
+        self,
+        rules: tuple[PermissionRule, ...] | list[PermissionRule] = (),
+        *,
+        trusted: Callable[[], bool] = lambda: False,
+        saver: RuleSaver | None = None,
+    ) -> None:
+        self.saved: list[PermissionRule] = list(rules)
+        self.session: list[PermissionRule] = []
+        self.exact: set[str] = set()
+        self.trusted = trusted
+        self.saver = saver
+
+    def all(self) -> list[PermissionRule]:
+        """Every rule, saved ones first, whether it applies now or not."""
+        return [*self.saved, *self.session]
+
+    def applies(self, rule: PermissionRule) -> bool:
+        """Whether ``rule`` is in force (a project's allow rule waits for trust)."""
+        return rule.scope != "project" or rule.effect != "allow" or self.trusted()
+
+    def match(self, tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> RuleMatch | None:
+        """The rule that decides this call (deny, then ask, then allow), or None."""
+        call = _Call(tool, args, ctx)
+        in_force = [rule for rule in self.all() if self.applies(rule)]
+        for effect in ("deny", "ask"):
+            for rule in in_force:
+                if rule.effect == effect and call.named(rule) and call.touches(rule.pattern):
+                    return RuleMatch(rule.effect, rule)
+        allowing = [r for r in in_force if r.effect == "allow" and call.named(r)]
+        decided = call.allowed_by(allowing)
+        return RuleMatch("allow", decided) if decided is not None else None
+
+    def allowed_exactly(self, tool: Tool, args: Mapping[str, Any]) -> bool:
+        """Whether the user allowed this very call for the session (no rule could say it)."""
+        return _exact_key(tool.name, args) in self.exact
+
+    def remember(
+        self, tool: Tool, args: Mapping[str, Any], texts: tuple[str, ...], scope: SaveScope
+    ) -> list[str]:
+        """Keep an "allow always" answer: ``texts`` as allow rules for ``scope`` (the session,
+        or saved through the saver); the call itself when no rule describes it. Returns
+        lines for the user (where the rules went, or why they could not be saved)."""
+        if not texts:
+            self.exact.add(_exact_key(tool.name, args))
+            return [f"allowed this exact {tool.name} call for the rest of the session"]
+        notes: list[str] = []
+        for text in texts:
+            source, rule_scope = "this session", "session"
+            if scope != "session" and self.saver is not None:
+                try:
+                    source = self.saver(text, scope)
+                    rule_scope = "workspace" if scope == "workspace" else "user"
+                except RuleNotSaved as problem:
+                    notes.append(f"{problem}; {text} is allowed for this session only")
+            rule = PermissionRule("allow", text, source, rule_scope)  # type: ignore[arg-type]
+            kept = self.session if rule_scope == "session" else self.saved
+            if rule not in kept:
+                kept.append(rule)
+            if rule_scope != "session":
+                notes.append(f'saved allow rule "{text}" in {source}')
+        return notes
+
+    def forget_session(self) -> None:
+        """Forget this session's answers (a new or another session starts); saved rules stay."""
+        self.session.clear()
+        self.exact.clear()
+
+
+def suggest_rules(
+    tool: Tool, args: Mapping[str, Any], need: ApprovalNeed | None
+) -> tuple[str, ...]:
+    """The allow rules an "allow always" answer would save for this call: the need's scope
+    (``web_fetch(domain:localhost)``), ``run_shell_command(PREFIX *)`` for each command of a
+    shell line, else the tool's name. Empty when no rule may allow the call (a shell line
+    with substitutions or writing redirections): the answer then covers the call itself."""
+    if need is not None:
+        return (need.scope,)
+    if tool.name != SHELL_TOOL:
+        return (tool.name,)
+    parsed = split_command(str(args.get("command", "")))
+    if parsed.problem or not parsed.commands:
+        return ()
+    rules: list[str] = []
+    for command in parsed.commands:
+        if command.writes or not command.raw or "=" in command.words[0]:
+            return ()
+        head = list(command.raw[:1])
+        sub = len(command.raw) > 1 and _SUBCOMMAND.fullmatch(command.raw[1]) is not None
+        if sub and Path(command.words[0]).name in _WITH_SUBCOMMANDS:
+            head.append(command.raw[1])
+        rule = f"{SHELL_TOOL}({' '.join(head)} *)"
+        if rule not in rules:
+            rules.append(rule)
+    return tuple(rules)
+
+
+# --- one call, as rules see it -------------------------------------------------------------
+
+
+class _Call:
+    """What rules may look at in one call: its tool name, command, path or URL."""
+
+    def __init__(self, tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> None:
+        self.tool = tool
+        self.args = args
+        self.ctx = ctx
+
+    def named(self, rule: PermissionRule) -> bool:
+        """Whether the rule's tool part names this call's tool."""
+        return any(_tool_matches(name, self.tool.name) for name in rule_tools(rule.tool))
+
+    def touches(self, pattern: str | None) -> bool:
+        """Whether a deny or ask ``pattern`` matches any part of this call."""
+        if pattern is None:
+            return True
+        name = self.tool.name
+        if name == SHELL_TOOL:
+            command = str(self.args.get("command", ""))
+            matcher = shell_pattern(pattern)
+            return any(matcher.fullmatch(text) for text in _deny_texts(command))
+        if name in PATH_TOOLS:
+            return any(path_matches(pattern, path, self.ctx.workspace) for path in self._paths())
+        return self._other_matches(pattern)
+
+    def allowed_by(self, rules: list[PermissionRule]) -> PermissionRule | None:
+        """The allow rule that covers this whole call, or None."""
+        whole = next((rule for rule in rules if rule.pattern is None), None)
+        if whole is not None or not rules:
+            return whole
+        if self.tool.name == SHELL_TOOL:
+            return self._shell_allowed(rules)
+        for rule in rules:
+            pattern = rule.pattern
+            assert pattern is not None
+            if self.tool.name in PATH_TOOLS:
+                paths = self._paths()
+                if paths and path_matches(pattern, paths[-1], self.ctx.workspace):
+                    return rule
+            elif self._other_matches(pattern):
+                return rule
+        return None
+
+    def _shell_allowed(self, rules: list[PermissionRule]) -> PermissionRule | None:
+        parsed = split_command(str(self.args.get("command", "")))
+        if parsed.problem or not parsed.commands:
+            return None
+        first: PermissionRule | None = None
+        for command in parsed.commands:
+            if command.writes:
+                return None
+            rule = next(
+                (r for r in rules if shell_pattern(str(r.pattern)).fullmatch(command.text)), None
+            )
+            if rule is None:
+                return None
+            first = first or rule
+        return first
+
+    def _paths(self) -> list[Path]:
+        """The call's path as written (normalised) and resolved (symlinks followed)."""
+        given = self.args.get("path", ".")
+        if not isinstance(given, str) or not given.strip() or "\0" in given:
+            return []
+        workspace = self.ctx.workspace
+        path = Path(given).expanduser()
+        naive = Path(os.path.normpath(path if path.is_absolute() else workspace / path))
+        try:
+            resolved = naive.resolve()
+        except (OSError, RuntimeError, ValueError):
+            return [naive]
+        return [naive] if resolved == naive else [naive, resolved]
+
+    def _other_matches(self, pattern: str) -> bool:
+        if self.tool.name == FETCH_TOOL:
+            url = str(self.args.get("url", ""))
+            if pattern.startswith("domain:"):
+                host = (urlsplit(url).hostname or "").lower()
+                return bool(host) and fnmatch.fnmatchcase(host, pattern[7:].strip().lower())
+            return fnmatch.fnmatchcase(url, pattern)
+        return fnmatch.fnmatchcase(self.tool.describe_call(self.args), pattern)
+
+
+def _tool_matches(rule_tool: str, name: str) -> bool:
+    if "*" in rule_tool:
+        return fnmatch.fnmatchcase(name, rule_tool)
+    if rule_tool == name:
+        return True
+    server_level = rule_tool.startswith("mcp__") and rule_tool.count("__") == 1
+    return server_level and name.startswith(rule_tool + "__")
+
+
+def _exact_key(name: str, args: Mapping[str, Any]) -> str:
+    return name + json.dumps(dict(args), sort_keys=True, default=str)
+
+
+@lru_cache(maxsize=256)
+def shell_pattern(pattern: str) -> re.Pattern[str]:
+    """A shell rule's pattern as a regex over one command's text: ``*`` matches anything;
+    a single trailing `` *`` (and Claude Code's ``:*``) also matches the bare prefix."""
+    pattern = pattern.strip()
+    if pattern.endswith(":*"):
+        return re.compile(re.escape(pattern[:-2].rstrip()) + r"(?:\s.*)?", re.DOTALL)
+    if pattern.endswith(" *") and pattern.count("*") == 1:
+        return re.compile(re.escape(pattern[:-2].rstrip()) + r"(?:\s.*)?", re.DOTALL)
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+
+
+def _deny_texts(line: str) -> Iterator[str]:
+    """Every text a deny or ask rule is tried on: the whole line, and each command it runs
+    (nested ones too), as written and unquoted, with wrappers and assignments peeled off."""
+    yield line.strip()
+    seen = 0
+    pending = list(split_command(line).every_command)
+    while pending and seen < 200:
+        command = pending.pop(0)
+        seen += 1
+        for start in _peel(command):
+            yield " ".join(command.raw[start:])
+            yield " ".join(command.words[start:])
+        pending.extend(_inner(command))
+
+
+def _peel(command: SimpleCommand) -> Iterator[int]:
+    """The positions a command may start at once assignments and wrappers are skipped."""
+    words = command.words
+    index = 0
+    yield 0
+    while index < len(words):
+        word = words[index]
+        if "=" in word and not word.startswith("-") and word.split("=", 1)[0].isidentifier():
+            index += 1
+        elif word in _WRAPPERS:
+            index = _after_options(words, index + 1, word)
+        else:
+            break
+        yield index
+
+
+def _after_options(words: tuple[str, ...], index: int, wrapper: str) -> int:
+    """The position after a wrapper's options (and their values, and ``timeout``'s
+    duration)."""
+    valued = _OPTION_VALUES.get(wrapper, frozenset())
+    while index < len(words) and words[index].startswith("-"):
+        index += 2 if words[index] in valued else 1
+    if wrapper == "timeout" and index < len(words):
+        index += 1
+    return index
+
+
+def _inner(command: SimpleCommand) -> list[SimpleCommand]:
+    """Commands a command runs from its arguments: ``bash -c "…"`` and ``eval …``."""
+    words = command.words
+    for start in _peel(command):
+        rest = words[start:]
+        if len(rest) >= 3 and Path(rest[0]).name in _SHELLS and rest[1] == "-c":
+            return list(split_command(rest[2]).every_command)
+        if len(rest) >= 2 and rest[0] == "eval":
+            return list(split_command(" ".join(rest[1:])).every_command)
+    return []
+
+
+def path_matches(pattern: str, path: Path, workspace: Path) -> bool:
+    """Whether ``path`` (absolute) or a directory above it matches a path rule's pattern."""
+    pattern = pattern.strip()
+    if pattern.startswith("//"):
+        return _glob_any(pattern[1:], str(path))
+    if pattern.startswith("~/"):
+        return _glob_any(str(Path.home()) + pattern[1:], str(path))
+    if not path.is_relative_to(workspace):
+        return False
+    relative = path.relative_to(workspace).as_posix()
+    pattern = pattern.removeprefix("./").lstrip("/") or "**"
+    parts = relative.split("/") if relative != "." else []
+    return any(glob_matches(pattern, "/".join(parts[:end])) for end in range(len(parts), 0, -1))
+
+
+def _glob_any(pattern: str, absolute: str) -> bool:
+    """An absolute glob against an absolute path or one of its parents."""
+    parts = absolute.split("/")
+    return any(
+        glob_matches(pattern, "/".join(parts[:end]) or "/") for end in range(len(parts), 1, -1)
+    )
