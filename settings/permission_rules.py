@@ -4,7 +4,8 @@ Code.
 ``{"permissions": {"allow": ["run_shell_command(npm test*)"], "deny": ["read_file(.env)"]}}``.
 Rules from every file add up (user, the user's rules for this workspace, the project); a
 project's ``deny`` and ``ask`` rules apply at once, its ``allow`` rules only once the user
-trusts the workspace (the engine checks, see ``tools/rules.py``). The user's rules for one
+trusts the workspace (the engine checks, see ``tools/permissions/rules.py``). The user's rules for
+one
 workspace are in :mod:`settings.rule_files`.
 """
 
