@@ -10,41 +10,54 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+# The install is editable and strict: build/ holds a tree of links named as the installed package
+# (app/ is lull, tools/ is lull.tools, settings/ is lull.settings) that Python, mypy and pytest
+# follow. A module added or removed needs the tree laid out again: the stamp below is named by
+# the list of files, so a new list lays it out anew.
+EDITABLE := --config-settings editable_mode=strict
+LAYOUT := $(VENV)/.layout-$(shell find app tools settings -type f \( -name '*.py' -o -name '*.json' \
+	-o -name '*.tcss' -o -name py.typed \) 2>/dev/null | sort | cksum | cut -d' ' -f1)
+
+$(VENV)/.installed-run: pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . $(EDITABLE)
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]' $(EDITABLE)
 	touch $@ $(VENV)/.installed-run
 
-run: $(VENV)/.installed-run
+$(VENV)/.layout-%: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --no-deps -e . $(EDITABLE)
+	rm -f $(VENV)/.layout-*
+	touch $@
+
+run: $(VENV)/.installed-run $(LAYOUT)
 	$(BIN)/lull $(ARGS)
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
-lint: $(VENV)/.installed-dev
+lint: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
-typecheck: $(VENV)/.installed-dev
+typecheck: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed-dev
+pytest: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/python -m pytest -q $(ARGS)
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/python -m tests.bench
 
 # A short run against a real local server (llama.cpp, Ollama …); skipped when none is set:
 #   LULL_SMOKE_BASE_URL=http://127.0.0.1:8080/v1 [LULL_SMOKE_MODEL=name] make smoke
-smoke: $(VENV)/.installed-dev
+smoke: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/python -m pytest -q -m smoke -rs tests/smoke $(ARGS)
 
-fake: $(VENV)/.installed-dev
+fake: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/python -m tests.fakes --port 8765 $(ARGS)
 
 clean:

@@ -1,7 +1,7 @@
-"""``python -m app`` runs the ``lull`` command."""
+"""``python -m lull`` runs the ``lull`` command."""
 
 import sys
 
-from app.cli import main
+from lull.cli import main
 
 sys.exit(main())

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.model.approvals import APPROVAL_MODES
-from app.model.provider import PROVIDERS
-from app.model.text import decode_bytes
-from app.ui.formats import OUTPUT_FORMATS, OutputFormat
+from lull.model.approvals import APPROVAL_MODES
+from lull.model.provider import PROVIDERS
+from lull.model.text import decode_bytes
+from lull.ui.formats import OUTPUT_FORMATS, OutputFormat
 
 if TYPE_CHECKING:
-    from app.runtime import RunOptions
+    from lull.runtime import RunOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -62,7 +62,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from app.version import version
+        from lull.version import version
 
         print(f"lull {version()}")
         parser.exit()
@@ -201,7 +201,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         prompt = _full_prompt(prompt)
         if not prompt.strip():
             parser.error("-p needs a prompt (as an argument or on stdin)")
-    from app.runtime import RunOptions  # after parsing: --help and --version stay light
+    from lull.runtime import RunOptions  # after parsing: --help and --version stay light
 
     run = RunOptions(
         workspace=workspace,
@@ -226,24 +226,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     _replace_unprintable()
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["mcp"]:
-        from app.ui.mcp_command import run_mcp_command
+        from lull.ui.mcp_command import run_mcp_command
 
         return run_mcp_command(arguments[1:])
     line = parse_command_line(argv)
-    from app.log import setup_logging
-    from settings.paths import log_path
+    from lull.log import setup_logging
+    from lull.settings.paths import log_path
 
     setup_logging(log_path(), debug=line.debug)
     options = line.run
     if line.prompt is not None:
-        from app.ui.printer import run_print
+        from lull.ui.printer import run_print
 
         return run_print(options, line.prompt, line.output_format)
     if line.plain or not sys.stdout.isatty():
-        from app.ui.line import run_line
+        from lull.ui.line import run_line
 
         return run_line(options)
-    from app.ui.tui import run_tui
+    from lull.ui.tui import run_tui
 
     return run_tui(options)
 

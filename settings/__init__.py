@@ -2,7 +2,7 @@
 
 Typical use::
 
-    from settings import load_settings
+    from lull.settings import load_settings
     loaded = load_settings(Path.cwd(), cli={"model.name": args.model})
     for diagnostic in loaded.diagnostics:
         print(diagnostic, file=sys.stderr)
@@ -11,9 +11,9 @@ Only the standard library is imported here (platformdirs is imported when a
 path is asked for), so ``import settings`` is cheap.
 """
 
-from settings.errors import Diagnostic, SettingsError
-from settings.loader import LoadedSettings, load_settings
-from settings.model import (
+from lull.settings.errors import Diagnostic, SettingsError
+from lull.settings.loader import LoadedSettings, load_settings
+from lull.settings.model import (
     ApprovalMode,
     CompressionSettings,
     ContextSettings,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from settings.fields import FIELDS, get_value
-from settings.loader import LoadedSettings
+from lull.settings.fields import FIELDS, get_value
+from lull.settings.loader import LoadedSettings
 
 
 def effective_rows(loaded: LoadedSettings) -> list[tuple[str, str, str]]:

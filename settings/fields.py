@@ -1,8 +1,8 @@
 """The catalogue of settings keys: JSON path, check, description, env var and flag.
 
 This table is the single source for what the loader accepts, what the messages
-say, what ``schema.json`` contains (see :mod:`settings.schema`) and how a dotted
-key maps onto the :class:`settings.model.Settings` dataclasses.
+say, what ``schema.json`` contains (see :mod:`lull.settings.schema`) and how a dotted
+key maps onto the :class:`lull.settings.model.Settings` dataclasses.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.model import defaults
-from app.model.approvals import APPROVAL_MODES
-from app.model.provider import CACHE_LIFETIMES, PROVIDERS, VENDORS
-from settings.checks import (
+from lull.model import defaults
+from lull.model.approvals import APPROVAL_MODES
+from lull.model.provider import CACHE_LIFETIMES, PROVIDERS, VENDORS
+from lull.settings.checks import (
     AdditiveList,
     Boolean,
     Check,
@@ -28,11 +28,11 @@ from settings.checks import (
     TextList,
     Thinking,
 )
-from settings.hooks import Hooks
-from settings.mcp_servers import McpServers
-from settings.model import Settings
-from settings.permission_rules import RuleList
-from settings.web_search import WebSearch
+from lull.settings.hooks import Hooks
+from lull.settings.mcp_servers import McpServers
+from lull.settings.model import Settings
+from lull.settings.permission_rules import RuleList
+from lull.settings.web_search import WebSearch
 
 _MINUTES = Number()
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")

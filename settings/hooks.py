@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.model.hooks import DEFAULT_HOOK_TIMEOUT, HOOK_EVENTS, HookCommand, HookEvent
-from settings.checks import Check, Invalid
+from lull.model.hooks import DEFAULT_HOOK_TIMEOUT, HOOK_EVENTS, HookCommand, HookEvent
+from lull.settings.checks import Check, Invalid
 
 _COMMAND_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
-from settings.checks import AdditiveList, Invalid
-from settings.errors import Diagnostic, SettingsError, show
-from settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
-from settings.jsonfile import FileProblem, read_json_object
-from settings.model import Settings
-from settings.paths import mcp_json_path, project_settings_path, user_settings_path
-from settings.trust import judge, narrowed_message, refused_message
+from lull.settings.checks import AdditiveList, Invalid
+from lull.settings.errors import Diagnostic, SettingsError, show
+from lull.settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
+from lull.settings.jsonfile import FileProblem, read_json_object
+from lull.settings.model import Settings
+from lull.settings.paths import mcp_json_path, project_settings_path, user_settings_path
+from lull.settings.trust import judge, narrowed_message, refused_message
 
 __all__ = ["LoadedSettings", "apply_cli", "apply_env", "apply_file", "load_settings", "show"]
 
@@ -83,7 +83,7 @@ def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> N
     """Apply one settings file; a missing file is fine, a broken one is reported.
 
     An untrusted (project) file may only narrow what the user allows: each key's
-    :attr:`settings.fields.Field.project` rule decides (see :mod:`settings.trust`).
+    :attr:`lull.settings.fields.Field.project` rule decides (see :mod:`lull.settings.trust`).
     """
     source = str(path)
     try:
@@ -209,7 +209,7 @@ def apply_env(loaded: LoadedSettings, env: Mapping[str, str]) -> None:
 def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
     """Apply command-line values (strings are parsed like env values); raise on a bad one.
 
-    A deny list (:class:`~settings.checks.AdditiveList`, e.g. ``--exclude-tools``) adds to
+    A deny list (:class:`~lull.settings.checks.AdditiveList`, e.g. ``--exclude-tools``) adds to
     the value from the files instead of replacing it.
     """
     for key, raw in cli.items():
@@ -235,7 +235,7 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
 def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:
     """Add the user's permission rules for ``workspace`` (kept in the user's config
     directory: "allow always ... this workspace"); a broken file is reported and skipped."""
-    from settings.rule_files import workspace_rules, workspace_rules_path
+    from lull.settings.rule_files import workspace_rules, workspace_rules_path
 
     source = str(workspace_rules_path())
     try:

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.model import defaults
-from app.model.mcp import MCP_TRANSPORTS, McpServerConfig, McpTransport
-from settings.checks import Check, Invalid
+from lull.model import defaults
+from lull.model.mcp import MCP_TRANSPORTS, McpServerConfig, McpTransport
+from lull.settings.checks import Check, Invalid
 
 _KEYS = frozenset(
     {

@@ -1,7 +1,7 @@
 """The typed settings model: frozen dataclasses with the built-in defaults.
 
 Every field maps to a camelCase JSON key of the same name (``base_url`` ->
-``model.baseUrl``). Validation lives in :mod:`settings.fields`; these classes
+``model.baseUrl``). Validation lives in :mod:`lull.settings.fields`; these classes
 only hold already-validated values.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.model import defaults
-from app.model.approvals import ApprovalMode
-from app.model.hooks import HookCommand
-from app.model.mcp import McpServerConfig
-from app.model.permissions import PermissionRule
-from app.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
-from app.model.search import WebSearchConfig
+from lull.model import defaults
+from lull.model.approvals import ApprovalMode
+from lull.model.hooks import HookCommand
+from lull.model.mcp import McpServerConfig
+from lull.model.permissions import PermissionRule
+from lull.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
+from lull.model.search import WebSearchConfig
 
 __all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 

@@ -6,7 +6,7 @@ Rules from every file add up (user, the user's rules for this workspace, the pro
 project's ``deny`` and ``ask`` rules apply at once, its ``allow`` rules only once the user
 trusts the workspace (the engine checks, see ``tools/permissions/rules.py``). The user's rules for
 one
-workspace are in :mod:`settings.rule_files`.
+workspace are in :mod:`lull.settings.rule_files`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.model.permissions import PermissionRule, RuleEffect, RuleScope, parse_rule
-from settings.checks import Check, Invalid
+from lull.model.permissions import PermissionRule, RuleEffect, RuleScope, parse_rule
+from lull.settings.checks import Check, Invalid
 
 RULE_PATTERN = r"^\s*[A-Za-z0-9_.*-]+\s*(\(.*\S.*\)\s*)?$"
 

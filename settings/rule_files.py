@@ -13,12 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, get_args
 
-from app.model.permissions import PermissionRule, RuleEffect
-from settings.checks import Invalid
-from settings.jsonfile import FileProblem, read_json_object
-from settings.paths import user_config_dir, user_settings_path
-from settings.permission_rules import RuleList
-from settings.writer import WriteProblem, dump_json, replace_file
+from lull.model.permissions import PermissionRule, RuleEffect
+from lull.settings.checks import Invalid
+from lull.settings.jsonfile import FileProblem, read_json_object
+from lull.settings.paths import user_config_dir, user_settings_path
+from lull.settings.permission_rules import RuleList
+from lull.settings.writer import WriteProblem, dump_json, replace_file
 
 WORKSPACE_RULES_FILE = "workspace-permissions.json"
 

@@ -2,9 +2,9 @@
 
 A repository is untrusted, so its ``.lull/settings.json`` may only narrow what the user (the
 user settings file, the environment, the command line) allows. Each key's rule is
-:attr:`settings.fields.Field.project`: ``yes`` (any value), ``narrow`` (only a value no wider
+:attr:`lull.settings.fields.Field.project`: ``yes`` (any value), ``narrow`` (only a value no wider
 than the user's) or ``no`` (user only: it decides where the workspace goes or what it costs).
-The loader, ``schema.json`` and the README table (:mod:`settings.schema`) all derive from
+The loader, ``schema.json`` and the README table (:mod:`lull.settings.schema`) all derive from
 that one attribute.
 """
 
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
-from settings.checks import AdditiveList, Boolean, Choice, Integer, Number, PathList, TextList
-from settings.errors import show
-from settings.fields import Field
-from settings.paths import user_settings_path
+from lull.settings.checks import AdditiveList, Boolean, Choice, Integer, Number, PathList, TextList
+from lull.settings.errors import show
+from lull.settings.fields import Field
+from lull.settings.paths import user_settings_path
 
 Outcome = Literal["accepted", "narrowed", "refused"]
 

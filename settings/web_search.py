@@ -7,8 +7,8 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from app.model.search import SEARCH_PROVIDERS, WebSearchConfig
-from settings.checks import Check, Invalid
+from lull.model.search import SEARCH_PROVIDERS, WebSearchConfig
+from lull.settings.checks import Check, Invalid
 
 _CHOICES = (*SEARCH_PROVIDERS, "off")
 _KEYS = ("provider", "apiKeyEnv", "url")

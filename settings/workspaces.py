@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from settings.jsonfile import FileProblem, read_json_object
-from settings.paths import user_config_dir
-from settings.writer import WriteProblem, dump_json, replace_file
+from lull.settings.jsonfile import FileProblem, read_json_object
+from lull.settings.paths import user_config_dir
+from lull.settings.writer import WriteProblem, dump_json, replace_file
 
 TRUST_FILE = "trusted-workspaces.json"
 
@@ -57,7 +57,7 @@ def is_trusted(workspace: Path) -> bool:
 
 def trust(workspace: Path) -> Path:
     """Trust ``workspace`` from now on; returns the file that records it. Raises
-    :class:`~settings.writer.WriteProblem` when it cannot be written."""
+    :class:`~lull.settings.writer.WriteProblem` when it cannot be written."""
     path = trust_path()
     try:
         data = read_json_object(path) or {}

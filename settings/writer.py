@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from settings.fields import FIELDS
-from settings.jsonfile import FileProblem, read_json_object
+from lull.settings.fields import FIELDS
+from lull.settings.jsonfile import FileProblem, read_json_object
 
 
 class WriteProblem(Exception):

@@ -8,7 +8,7 @@ import random
 
 from PIL import Image as Picture
 
-from app.model.messages import Image
+from lull.model.messages import Image
 
 
 def png_bytes(width: int = 8, height: int = 6, *, noisy: bool = False) -> bytes:

@@ -5,20 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.context.compress_prompt import SECTIONS
-from app.context.idle import IdlePolicy
-from app.engine.calls.runner import ToolRunner
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import Event
-from app.providers.config import ProviderConfig, create_provider
-from app.runtime import Runtime
-from settings.loader import LoadedSettings
+from lull.context.compress_prompt import SECTIONS
+from lull.context.idle import IdlePolicy
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import Event
+from lull.providers.config import ProviderConfig, create_provider
+from lull.runtime import Runtime
+from lull.settings.loader import LoadedSettings
+from lull.tools.base import ToolContext
+from lull.tools.registry import default_registry
 from tests.fakes import FakeServer
-from tools.base import ToolContext
-from tools.registry import default_registry
 
 VENDOR_PROVIDER = {
     "anthropic": "anthropic",

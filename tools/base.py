@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.model import defaults
-from app.model.messages import Image
+from lull.model import defaults
+from lull.model.messages import Image
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 
-from tools.base import ToolContext
+from lull.tools.base import ToolContext
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 _MIN_KEEP = 200

@@ -1,7 +1,7 @@
 """The tool registry: a fixed, ordered set of tools, their specs, and safe execution.
 
-Execution repairs known argument mistakes first (:mod:`tools.repair`), validates, runs, and
-tries a call again after a transient failure (:class:`tools.base.TransientToolError`: 1 s,
+Execution repairs known argument mistakes first (:mod:`lull.tools.repair`), validates, runs, and
+tries a call again after a transient failure (:class:`lull.tools.base.TransientToolError`: 1 s,
 2 s, 4 s by default) before it becomes an error result. Excluded tools (``tools.exclude``)
 are never offered to the model and cannot be called.
 """
@@ -15,20 +15,20 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.model import defaults
-from app.model.provider import ToolSpec
-from tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
-from tools.builtin.edit import EditTool
-from tools.builtin.glob_files import GlobTool
-from tools.builtin.grep_search import GrepSearchTool
-from tools.builtin.list_directory import ListDirectoryTool
-from tools.builtin.note import NoteTool
-from tools.builtin.read_file import ReadFileTool
-from tools.builtin.shell import ShellTool
-from tools.builtin.web_fetch import WebFetchTool
-from tools.builtin.write_file import WriteFileTool
-from tools.repair import repair_arguments
-from tools.validation import validate_arguments
+from lull.model import defaults
+from lull.model.provider import ToolSpec
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
+from lull.tools.builtin.edit import EditTool
+from lull.tools.builtin.glob_files import GlobTool
+from lull.tools.builtin.grep_search import GrepSearchTool
+from lull.tools.builtin.list_directory import ListDirectoryTool
+from lull.tools.builtin.note import NoteTool
+from lull.tools.builtin.read_file import ReadFileTool
+from lull.tools.builtin.shell import ShellTool
+from lull.tools.builtin.web_fetch import WebFetchTool
+from lull.tools.builtin.write_file import WriteFileTool
+from lull.tools.repair import repair_arguments
+from lull.tools.validation import validate_arguments
 
 log = logging.getLogger("lull.tools")
 

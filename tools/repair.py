@@ -11,7 +11,7 @@ What is repaired (each repair is reported as one short phrase, shown with the ca
 - **Scalars as strings**: ``"12"`` where the schema wants an integer or a number,
   ``"true"``/``"false"`` where it wants a boolean.
 
-Anything still wrong is left for :func:`tools.validation.validate_arguments` to report.
+Anything still wrong is left for :func:`lull.tools.validation.validate_arguments` to report.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.model.messages import RAW_ARGUMENTS_KEY
+from lull.model.messages import RAW_ARGUMENTS_KEY
 
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 _NUMBER = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")

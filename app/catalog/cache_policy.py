@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.model import defaults
-from app.model.provider import CacheLifetime, CacheTtl, ProviderName, tail_ttl
+from lull.model import defaults
+from lull.model.provider import CacheLifetime, CacheTtl, ProviderName, tail_ttl
 
 TTL_MINUTES: dict[CacheTtl, float] = {"5m": 5.0, "1h": 60.0}
 _IDLE_KEY = "context.clearContextOnIdle"

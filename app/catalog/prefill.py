@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from app.catalog.windows import normalize_model
-from app.model.provider import Vendor
+from lull.catalog.windows import normalize_model
+from lull.model.provider import Vendor
 
 CONTINUE_FINAL_VENDORS: frozenset[Vendor] = frozenset({"vllm", "sglang"})
 """Dialects whose servers continue a final assistant message (``continue_final_message``)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.model.provider import Usage
+from lull.model.provider import Usage
 
 PER_TOKENS = 1_000_000
 READ_FACTOR = 0.1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.model.media import ImageLimits
+from lull.model.media import ImageLimits
 
 #: Substrings of model names that accept image input (checked lower-case). Claude 3 and
 #: later, GPT-4o / 4.1 / 5 and the o-series, and models whose name says "vision" or "vl".

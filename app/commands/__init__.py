@@ -22,11 +22,11 @@ Contract for a front end:
 
 from __future__ import annotations
 
-from app.commands.base import CommandResult, FollowUp, SessionChoice
-from app.commands.registry import COMMANDS, Command, command_names, run_command
-from app.commands.sessions import choice_line, list_sessions, resume_session
-from app.commands.usage import format_cost
-from app.commands.view import Breakdown, context_bar, context_breakdown, describe
+from lull.commands.base import CommandResult, FollowUp, SessionChoice
+from lull.commands.registry import COMMANDS, Command, command_names, run_command
+from lull.commands.sessions import choice_line, list_sessions, resume_session
+from lull.commands.usage import format_cost
+from lull.commands.view import Breakdown, context_bar, context_breakdown, describe
 
 __all__ = [
     "COMMANDS",

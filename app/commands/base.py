@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.model.events import Event
+from lull.model.events import Event
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, get_args
 
-from app.commands.base import CommandResult, FollowUp, hint, say
-from app.engine.checkpoints.files import RestoreReport, SessionCheckpoints
-from app.model.messages import Message
+from lull.commands.base import CommandResult, FollowUp, hint, say
+from lull.engine.checkpoints.files import RestoreReport, SessionCheckpoints
+from lull.model.messages import Message
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 RewindPart = Literal["code", "conversation", "both"]
 REWIND_USAGE = "/rewind, or /rewind N [code|conversation|both] [force]"

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.catalog.cache_policy import ttl_warnings
-from app.commands.base import CommandResult, hint, say
+from lull.catalog.cache_policy import ttl_warnings
+from lull.commands.base import CommandResult, hint, say
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 VALUE_WIDTH = 60
 
 
 def model_command(runtime: Runtime, arg: str) -> CommandResult:
     """/model shows the model; /model NAME switches to it, keeping the session."""
-    from app.runtime import SwitchError
+    from lull.runtime import SwitchError
 
     name = arg.strip()
     config = runtime.provider_config
@@ -35,7 +35,7 @@ def model_command(runtime: Runtime, arg: str) -> CommandResult:
 
 def settings_command(runtime: Runtime, arg: str) -> CommandResult:
     """/settings [PREFIX]: every effective value and where it came from."""
-    from settings.describe import effective_rows
+    from lull.settings.describe import effective_rows
 
     prefix = arg.strip()
     rows = [r for r in effective_rows(runtime.loaded) if r[0].startswith(prefix)]

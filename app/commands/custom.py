@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from app.engine.calls.scope import SHELL_TOOL, ToolRule, TurnScope, parse_tool_rule
-from app.model.messages import ToolCall
-from app.model.text import decode_bytes
+from lull.engine.calls.scope import SHELL_TOOL, ToolRule, TurnScope, parse_tool_rule
+from lull.model.messages import ToolCall
+from lull.model.text import decode_bytes
 
 CommandScope = Literal["user", "project"]
 """Who wrote a command file: the user (their config directory) or the repository."""
@@ -96,8 +96,8 @@ class LoadedCommands:
 def workspace_commands(workspace: Path, reserved: frozenset[str]) -> LoadedCommands:
     """The custom commands of the user and of ``workspace`` (read afresh: a file added or
     edited while lull runs is picked up at its next use)."""
-    from settings.paths import project_commands_dir, user_commands_dir
-    from settings.workspaces import is_trusted
+    from lull.settings.paths import project_commands_dir, user_commands_dir
+    from lull.settings.workspaces import is_trusted
 
     return load_custom_commands(
         user_commands_dir(),

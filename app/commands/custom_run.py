@@ -17,14 +17,14 @@ import shlex
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult
-from app.commands.custom import CustomCommand
-from app.engine.calls.user_shell import check_user_command, execute_user_command, user_call
-from app.model.events import Event, Notice, ToolFinished, ToolStarted
-from tools.media.mentions import expand_mentions
+from lull.commands.base import CommandResult
+from lull.commands.custom import CustomCommand
+from lull.engine.calls.user_shell import check_user_command, execute_user_command, user_call
+from lull.model.events import Event, Notice, ToolFinished, ToolStarted
+from lull.tools.media.mentions import expand_mentions
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 SHELL_SPAN = re.compile(r"!`([^`\n]+)`")
 POSITIONAL = re.compile(r"\$([1-9])(?!\d)")

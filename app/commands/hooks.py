@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult, hint, say
-from app.model.hooks import HOOK_EVENTS
+from lull.commands.base import CommandResult, hint, say
+from lull.model.hooks import HOOK_EVENTS
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 
 def hooks_command(runtime: Runtime, arg: str) -> CommandResult:

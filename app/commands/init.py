@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult
+from lull.commands.base import CommandResult
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 AGENTS_FILE = "AGENTS.md"
 

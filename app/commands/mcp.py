@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult, no_argument, say
+from lull.commands.base import CommandResult, no_argument, say
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 NONE_CONFIGURED = (
     "no MCP servers configured; add one with `lull mcp add NAME COMMAND [ARGS...]` or under "

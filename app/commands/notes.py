@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult, hint, say
-from app.engine.sessions.notes import record_user_note, session_notes
-from app.model.notes import check_key, check_text
+from lull.commands.base import CommandResult, hint, say
+from lull.engine.sessions.notes import record_user_note, session_notes
+from lull.model.notes import check_key, check_text
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 USAGE = "/notes, /notes add [KEY:] TEXT, /notes delete KEY"
 

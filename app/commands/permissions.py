@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, get_args
 
-from app.commands.base import CommandResult, hint, say
-from app.model.permissions import PermissionRule, RuleEffect, parse_rule
+from lull.commands.base import CommandResult, hint, say
+from lull.model.permissions import PermissionRule, RuleEffect, parse_rule
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 USAGE = "/permissions, or /permissions allow|ask|deny RULE (for this session)"
 

@@ -8,23 +8,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult, Handler, hint
-from app.commands.checkpoints import rewind_command, undo_command
-from app.commands.config import model_command, settings_command
-from app.commands.custom import CustomCommand, LoadedCommands, workspace_commands
-from app.commands.custom_run import custom_command
-from app.commands.hooks import hooks_command
-from app.commands.init import init_command
-from app.commands.mcp import mcp_command
-from app.commands.notes import notes_command
-from app.commands.permissions import permissions_command
-from app.commands.sessions import clear_command, resume_command
-from app.commands.trust import trust_command
-from app.commands.usage import cost_report
-from app.commands.view import compact, context_report
+from lull.commands.base import CommandResult, Handler, hint
+from lull.commands.checkpoints import rewind_command, undo_command
+from lull.commands.config import model_command, settings_command
+from lull.commands.custom import CustomCommand, LoadedCommands, workspace_commands
+from lull.commands.custom_run import custom_command
+from lull.commands.hooks import hooks_command
+from lull.commands.init import init_command
+from lull.commands.mcp import mcp_command
+from lull.commands.notes import notes_command
+from lull.commands.permissions import permissions_command
+from lull.commands.sessions import clear_command, resume_command
+from lull.commands.trust import trust_command
+from lull.commands.usage import cost_report
+from lull.commands.view import compact, context_report
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 log = logging.getLogger("lull.commands")
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult, SessionChoice, hint, no_argument, say
-from app.engine.sessions.load import SessionNotFound, load_notes, load_session
-from app.engine.sessions.record import SessionRecord
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
+from lull.commands.base import CommandResult, SessionChoice, hint, no_argument, say
+from lull.engine.sessions.load import SessionNotFound, load_notes, load_session
+from lull.engine.sessions.record import SessionRecord
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 MAX_CHOICES = 20
 PROMPT_WIDTH = 60
@@ -22,7 +22,7 @@ def clear_command(runtime: Runtime, arg: str) -> CommandResult:
     """/clear: continue in a new, empty session (same store, same provider)."""
     if (problem := no_argument("clear", arg)) is not None:
         return problem
-    from app.runtime import SwitchError
+    from lull.runtime import SwitchError
 
     old = runtime.agent.session
     try:
@@ -87,7 +87,7 @@ def _choice(record: SessionRecord, updated: float) -> SessionChoice:
 
 def resume_session(runtime: Runtime, session_id: str) -> CommandResult:
     """Switch to the saved session ``session_id`` (an id prefix is enough)."""
-    from app.runtime import SwitchError
+    from lull.runtime import SwitchError
 
     current = runtime.agent.session
     try:

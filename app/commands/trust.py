@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.commands.base import CommandResult, hint, say
+from lull.commands.base import CommandResult, hint, say
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 MEANING = (
     "what this workspace's project files ask to run or allow (MCP servers, hooks, allow rules "
@@ -19,8 +19,8 @@ MEANING = (
 def trust_command(runtime: Runtime, arg: str) -> CommandResult:
     """/trust grants trust to the workspace; /trust status shows it; /trust revoke takes it
     back (for this directory itself)."""
-    from settings.workspaces import distrust, trust, trust_path, trusted_root
-    from settings.writer import WriteProblem
+    from lull.settings.workspaces import distrust, trust, trust_path, trusted_root
+    from lull.settings.writer import WriteProblem
 
     workspace = runtime.workspace
     argument = arg.strip().lower()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.catalog.pricing import cost_usd, price_for
-from app.commands.base import CommandResult, no_argument
-from app.model.provider import Usage
+from lull.catalog.pricing import cost_usd, price_for
+from lull.commands.base import CommandResult, no_argument
+from lull.model.provider import Usage
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 
 NOT_REPORTED = "not reported by the server"

@@ -6,15 +6,15 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
 
-from app.commands.base import CommandResult, hint, say
-from app.context.cachebreak import find_detector
-from app.context.estimate import estimate_part_tokens, estimate_tokens
-from app.context.media import describe_media
-from app.context.restore import CompressionRecord, compression_history, parse_scope
-from app.context.view import active_edits
-from app.engine.fitting.restore import restore_context
-from app.engine.loop.agent import Agent
-from app.model.edits import (
+from lull.commands.base import CommandResult, hint, say
+from lull.context.cachebreak import find_detector
+from lull.context.estimate import estimate_part_tokens, estimate_tokens
+from lull.context.media import describe_media
+from lull.context.restore import CompressionRecord, compression_history, parse_scope
+from lull.context.view import active_edits
+from lull.engine.fitting.restore import restore_context
+from lull.engine.loop.agent import Agent
+from lull.model.edits import (
     ClearMedia,
     ClearThinking,
     ClearToolResults,
@@ -24,11 +24,11 @@ from app.model.edits import (
     Summary,
     Supersede,
 )
-from app.model.events import ContextEdited
-from app.model.messages import Image, Thinking, ToolResult
+from lull.model.events import ContextEdited
+from lull.model.messages import Image, Thinking, ToolResult
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 BAR_WIDTH = 40
 CATEGORIES = (

@@ -43,9 +43,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.model.messages import Message, ToolCall, ToolResult
-from app.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ToolSpec
-from app.model.text import text_bytes
+from lull.model.messages import Message, ToolCall, ToolResult
+from lull.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ToolSpec
+from lull.model.text import text_bytes
 
 MAX_BREAKPOINTS = 4
 #: Providers look back 20 blocks from a marker for an earlier cache entry (Anthropic); a

@@ -11,7 +11,7 @@ about five minutes). The engine feeds each request's prefix chain and markers
 prefix still warm, and how far?" — idle cleanup, the light step, compression and the
 status bar's "cache warm 4m" alike.
 
-A prefix is named by :func:`app.context.assemble.prefix_chain`: ``chain[k]`` stands for the
+A prefix is named by :func:`lull.context.assemble.prefix_chain`: ``chain[k]`` stands for the
 tools, system prompt, environment, thinking settings and the first ``k`` messages, so any
 change in front of a boundary (a cleared result, a summary, another model) gives another
 name and no stale entry can be mistaken for it.
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.catalog.cache_policy import TTL_MINUTES
-from app.model.provider import CacheTtl
+from lull.catalog.cache_policy import TTL_MINUTES
+from lull.model.provider import CacheTtl
 
 
 def ttl_seconds(ttl: CacheTtl) -> float:

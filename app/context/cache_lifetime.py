@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.catalog.cache_policy import TTL_MINUTES
-from app.catalog.pricing import READ_FACTOR, WRITE_1H_FACTOR, WRITE_FACTOR, ModelPrice
-from app.model.messages import Message, Text
-from app.model.provider import SHORT_TTL, CacheTtl
+from lull.catalog.cache_policy import TTL_MINUTES
+from lull.catalog.pricing import READ_FACTOR, WRITE_1H_FACTOR, WRITE_FACTOR, ModelPrice
+from lull.model.messages import Message, Text
+from lull.model.provider import SHORT_TTL, CacheTtl
 
 SHORT_MINUTES = TTL_MINUTES["5m"]
 LONG_MINUTES = TTL_MINUTES["1h"]

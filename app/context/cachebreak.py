@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import assert_never
 
-from app.context.assemble import MessageDigests, PrefixBlock, fixed_blocks, message_blocks
-from app.model.edits import (
+from lull.context.assemble import MessageDigests, PrefixBlock, fixed_blocks, message_blocks
+from lull.model.edits import (
     ClearMedia,
     ClearThinking,
     ClearToolResults,
@@ -31,8 +31,8 @@ from app.model.edits import (
     Summary,
     Supersede,
 )
-from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ToolSpec
+from lull.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ModelRequest, ToolSpec
 
 log = logging.getLogger("lull.cache")
 

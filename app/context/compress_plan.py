@@ -24,9 +24,9 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.context.tiers import Tiers, classify
-from app.model import defaults
-from app.model.messages import Message, Text, ToolResult, cleared_result_text, is_cleared_text
+from lull.context.tiers import Tiers, classify
+from lull.model import defaults
+from lull.model.messages import Message, Text, ToolResult, cleared_result_text, is_cleared_text
 
 SAFETY_MARGIN = 0.05
 GROWTH_FRACTION = 0.05

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.model.messages import Message, Text
+from lull.model.messages import Message, Text
 
 SUMMARY_MARKER = "[lull: context compression request]"
 SECTIONS = (

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable
 from typing import assert_never
 
-from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1600

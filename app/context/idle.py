@@ -43,12 +43,12 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
-from app.context.cache_lifetime import SHORT_MINUTES
-from app.context.estimate import estimate_part_tokens
-from app.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
-from app.context.media import describe_media
-from app.model import defaults
-from app.model.edits import (
+from lull.context.cache_lifetime import SHORT_MINUTES
+from lull.context.estimate import estimate_part_tokens
+from lull.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
+from lull.context.media import describe_media
+from lull.model import defaults
+from lull.model.edits import (
     ClearMedia,
     ClearThinking,
     ClearToolResults,
@@ -59,7 +59,7 @@ from app.model.edits import (
     Supersede,
     image_ref,
 )
-from app.model.messages import (
+from lull.model.messages import (
     Image,
     Message,
     Text,
@@ -68,7 +68,7 @@ from app.model.messages import (
     cleared_result_text,
     is_cleared_text,
 )
-from app.model.notes import NOTE_TOOL
+from lull.model.notes import NOTE_TOOL
 
 __all__ = [
     "DEFAULT_COMPACTABLE",

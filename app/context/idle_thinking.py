@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from app.context.estimate import estimate_part_tokens
-from app.model.edits import ClearThinking
-from app.model.messages import Message, Part, Text, Thinking
+from lull.context.estimate import estimate_part_tokens
+from lull.model.edits import ClearThinking
+from lull.model.messages import Message, Part, Text, Thinking
 
 ThinkingRule = Literal["all", "keep_tool_calls", "none"]
 

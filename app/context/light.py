@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from app.context.tiers import READ_TOOLS, WRITE_TOOLS, calls_by_id, file_path
-from app.model.edits import Supersede
-from app.model.messages import Message, ToolCall, ToolResult, is_cleared_text
-from app.model.notes import NOTE_TOOL
+from lull.context.tiers import READ_TOOLS, WRITE_TOOLS, calls_by_id, file_path
+from lull.model.edits import Supersede
+from lull.model.messages import Message, ToolCall, ToolResult, is_cleared_text
+from lull.model.notes import NOTE_TOOL
 
 Saving = Callable[[ToolResult, str], int]
 """Tokens saved by replacing a result's content with a pointer text."""

@@ -2,7 +2,7 @@
 
 **Media window** (``context.media.keep``): only the newest ``keep`` messages that carry images
 keep them in what the model sees; each older image becomes ``[Old image cleared: image/png,
-1.2 MB]``. It is a recorded, reversible edit (:class:`~app.model.edits.ClearMedia`) like idle
+1.2 MB]``. It is a recorded, reversible edit (:class:`~lull.model.edits.ClearMedia`) like idle
 cleanup, and *when* it is applied is the fitter's schedule (``engine/fitting/fitter.py``): only at
 moments
 the prompt cache is rewritten anyway (another context edit is due, or the cache has gone
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.context.estimate import estimate_part_tokens
-from app.model.edits import ClearMedia, image_ref
-from app.model.media import ImageLimits, cleared_media_text, human_size, image_bytes
-from app.model.messages import Image, Message, Part, Text
+from lull.context.estimate import estimate_part_tokens
+from lull.model.edits import ClearMedia, image_ref
+from lull.model.media import ImageLimits, cleared_media_text, human_size, image_bytes
+from lull.model.messages import Image, Message, Part, Text
 
 
 def image_messages(view: Sequence[Message]) -> list[Message]:

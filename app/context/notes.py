@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.model.messages import Message, Text, ToolCall
-from app.model.notes import NOTE_TOOL, check_key, check_text, parse_user_note
+from lull.model.messages import Message, Text, ToolCall
+from lull.model.notes import NOTE_TOOL, check_key, check_text, parse_user_note
 
 NoteAuthor = Literal["model", "user"]
 
@@ -46,7 +46,7 @@ def notes_from(messages: Sequence[Message]) -> dict[str, Note]:
     """The notes in force after ``messages``, by key, oldest first.
 
     A ``note`` call counts once its result arrived and is not an error; a user note is a
-    user message holding :func:`~app.model.notes.user_note_text`.
+    user message holding :func:`~lull.model.notes.user_note_text`.
     """
     calls: dict[str, tuple[ToolCall, str]] = {}
     notes: dict[str, Note] = {}

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 
-from app.context.notes import Note, is_note_message, render_notes
-from app.context.tiers import calls_by_id, target
-from app.model.messages import Message, Text, ToolResult
+from lull.context.notes import Note, is_note_message, render_notes
+from lull.context.tiers import calls_by_id, target
+from lull.model.messages import Message, Text, ToolResult
 
 PINNED_HEADING = "## Kept verbatim (never summarised)"
 _ATTACHMENT = re.compile(r"\n\nContents of [^\n]+:\n`{3,}")

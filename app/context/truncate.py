@@ -16,8 +16,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.context.tokens import TokenCounter
-from app.model.messages import Message, Part, ToolResult, is_cleared_text
+from lull.context.tokens import TokenCounter
+from lull.model.messages import Message, Part, ToolResult, is_cleared_text
 
 log = logging.getLogger("lull.truncate")
 

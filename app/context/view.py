@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from app.model.edits import (
+from lull.model.edits import (
     ClearMedia,
     ClearThinking,
     ClearToolResults,
@@ -17,8 +17,8 @@ from app.model.edits import (
     Supersede,
     image_ref,
 )
-from app.model.media import cleared_media_text
-from app.model.messages import (
+from lull.model.media import cleared_media_text
+from lull.model.messages import (
     Image,
     Message,
     Part,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from app.model.events import Notice
-from app.model.provider import Retrying
+from lull.model.events import Notice
+from lull.model.provider import Retrying
 
 log = logging.getLogger("lull.loop")
 

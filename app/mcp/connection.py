@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from app.model.mcp import McpServerConfig
+from lull.model.mcp import McpServerConfig
 
 log = logging.getLogger("lull.mcp")
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from app.mcp.connection import McpConnection, McpFailure
-from app.mcp.naming import adapt_schema, tool_name
-from app.mcp.tool import McpTool
-from app.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTransport
-from tools.registry import ToolRegistry
+from lull.mcp.connection import McpConnection, McpFailure
+from lull.mcp.naming import adapt_schema, tool_name
+from lull.mcp.tool import McpTool
+from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTransport
+from lull.tools.registry import ToolRegistry
 
 log = logging.getLogger("lull.mcp")
 
@@ -46,7 +46,7 @@ class ServerStatus:
 
 
 class McpManager:
-    """The MCP servers of one run (a :class:`tools.sources.ToolSource`).
+    """The MCP servers of one run (a :class:`lull.tools.sources.ToolSource`).
 
     ``provider`` is the API family the schemas are adapted for; ``trusted`` says whether the
     workspace is trusted now; ``allow_project`` is ``--allow-project-mcp``.

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.model.mcp import TOOL_PREFIX
+from lull.model.mcp import TOOL_PREFIX
 
 MAX_NAME = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")

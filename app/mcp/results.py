@@ -1,6 +1,6 @@
-"""An MCP ``tools/call`` result as lull's :class:`~tools.base.ToolOutput`.
+"""An MCP ``tools/call`` result as lull's :class:`~lull.tools.base.ToolOutput`.
 
-Text blocks become the result's text; images become :class:`~app.model.messages.Image`
+Text blocks become the result's text; images become :class:`~lull.model.messages.Image`
 parts (the tool runner sends them to models that accept images, and says they were left
 out otherwise); resource links and embedded resources are named with their URI; structured
 content without text is shown as JSON. The text is capped like a built-in tool's output
@@ -16,9 +16,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from app.model.messages import Image
-from tools.base import ToolContext, ToolOutput
-from tools.output import cap_output
+from lull.model.messages import Image
+from lull.tools.base import ToolContext, ToolOutput
+from lull.tools.output import cap_output
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 

@@ -1,6 +1,6 @@
 """One MCP tool as a lull tool: ``mcp__<server>__<tool>`` with the server's (adapted) schema.
 
-Calls go to the server's :class:`~app.mcp.connection.McpConnection`; a failure of the server
+Calls go to the server's :class:`~lull.mcp.connection.McpConnection`; a failure of the server
 (it cannot start, crashed, hung past its timeout) is an error result with the server's stderr
 tail, never an exception in the turn loop. MCP tools are not ``read_only`` (``default`` mode
 asks before each call, "allow always" covers one tool for the session); a tool its server
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.mcp.connection import McpConnection, McpFailure, RemoteTool
-from app.mcp.results import convert_result
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.mcp.connection import McpConnection, McpFailure, RemoteTool
+from lull.mcp.results import convert_result
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DESCRIPTION_CHARS = 2048
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
-from app.model.messages import ToolCall
-from app.model.permissions import SaveScope
+from lull.model.messages import ToolCall
+from lull.model.permissions import SaveScope
 
 ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
 """default: ask before edits and shell commands; auto-edit: ask before shell commands;

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from app.model.approvals import ApprovalMode
-    from app.model.provider import CacheLifetime
+    from lull.model.approvals import ApprovalMode
+    from lull.model.provider import CacheLifetime
 
 # model.*
 MAX_OUTPUT_TOKENS: Final = 8192  # model.maxOutputTokens when null (the model's own default)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.model.messages import new_id
+from lull.model.messages import new_id
 
 ClearReason = Literal["idle", "emergency"]
 """Why content was cleared: an idle gap, or a prompt that would not fit the window."""

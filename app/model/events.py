@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from app.model.edits import ContextEdit
-from app.model.messages import ToolCall, ToolResult
-from app.model.provider import ErrorKind, StopReason, Usage
+from lull.model.edits import ContextEdit
+from lull.model.messages import ToolCall, ToolResult
+from lull.model.provider import ErrorKind, StopReason, Usage
 
 NoticeLevel = Literal["info", "warning", "error"]
 RequestPurpose = Literal["turn", "summary", "failure_summary"]
@@ -169,7 +169,7 @@ class GuardrailTriggered:
     ``-p`` attempt started.
 
     ``text`` is one line for the user; ``reason`` refines ``kind`` (for a rollback, a
-    :data:`~app.model.rollbacks.RollbackReason`), so counts can be kept per reason.
+    :data:`~lull.model.rollbacks.RollbackReason`), so counts can be kept per reason.
     """
 
     kind: GuardKind

@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from app.model import defaults
-from app.model.permissions import CLAUDE_CODE_NAMES
+from lull.model import defaults
+from lull.model.permissions import CLAUDE_CODE_NAMES
 
 HookEvent = Literal[
     "PreToolUse",

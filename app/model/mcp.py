@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from app.model import defaults
+from lull.model import defaults
 
 McpTransport = Literal["stdio", "http", "sse"]
 """stdio: a local process; http: streamable HTTP; sse: the legacy HTTP+SSE transport."""

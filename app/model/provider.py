@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
-from app.model import defaults
-from app.model.messages import Message, Part
+from lull.model import defaults
+from lull.model.messages import Message, Part
 
 ProviderName = Literal["anthropic", "openai"]
 """The API families lull speaks (``model.provider``, ``--provider``)."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from app.model.messages import Message, message_from_dict, message_to_dict
+from lull.model.messages import Message, message_from_dict, message_to_dict
 
 RollbackReason = Literal["tool_call_as_text", "refusal", "empty", "unknown_tool", "repetition"]
 """Why a reply was rolled back: a tool call written as text (tags or a bare JSON call), an

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, get_args
 
-from app.model.provider import Usage
+from lull.model.provider import Usage
 
 SearchProvider = Literal["anthropic", "brave", "tavily", "searxng", "exa"]
 """Who answers ``web_search``: the Anthropic server tool, or a configured search API."""

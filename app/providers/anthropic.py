@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from app.model.provider import ModelRequest, StreamEvent
-from app.providers.anthropic_events import AnthropicStreamState
-from app.providers.anthropic_wire import PROVIDER_NAME
-from app.providers.bodies import AnthropicBody
-from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
-from app.providers.errors import error_context
-from app.providers.retry import RetryTiming
-from app.providers.sdk import ENDPOINTS, LazyClient, post_stream, sdk_client
-from app.providers.streaming import run_stream
+from lull.model.provider import ModelRequest, StreamEvent
+from lull.providers.anthropic_events import AnthropicStreamState
+from lull.providers.anthropic_wire import PROVIDER_NAME
+from lull.providers.bodies import AnthropicBody
+from lull.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
+from lull.providers.errors import error_context
+from lull.providers.retry import RetryTiming
+from lull.providers.sdk import ENDPOINTS, LazyClient, post_stream, sdk_client
+from lull.providers.streaming import run_stream
 
 ENDPOINT = ENDPOINTS["anthropic"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.model.messages import Part, Text, Thinking, ToolCall
-from app.model.provider import (
+from lull.model.messages import Part, Text, Thinking, ToolCall
+from lull.model.provider import (
     Completed,
     StopReason,
     StreamEvent,
@@ -19,8 +19,8 @@ from app.model.provider import (
     ToolCallStarted,
     Usage,
 )
-from app.providers.arguments import parse_arguments
-from app.providers.errors import stream_cut_error
+from lull.providers.arguments import parse_arguments
+from lull.providers.errors import stream_cut_error
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.model.provider import Usage
-from app.model.search import SearchAnswer, SearchError, SearchResult
-from app.model.text import wire_safe
-from app.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
-from app.providers.sdk import LazyClient, sdk_client
+from lull.model.provider import Usage
+from lull.model.search import SearchAnswer, SearchError, SearchResult
+from lull.model.text import wire_safe
+from lull.providers.config import ANTHROPIC_DEFAULT_URL, ProviderConfig
+from lull.providers.sdk import LazyClient, sdk_client
 
 SERVER_TOOL_TYPE = "web_search_20250305"
 SEARCH_MAX_TOKENS = 2048

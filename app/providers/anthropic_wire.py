@@ -2,7 +2,7 @@
 
 Layout of a request: tools, then the system prompt as text blocks (static
 ``system`` first, ``environment`` second), then the messages. Prompt-cache
-markers are planned by :func:`app.context.assemble.plan_breakpoints`: on the
+markers are planned by :func:`lull.context.assemble.plan_breakpoints`: on the
 conversation tail, on the previous request's tail (when the provider's lookback
 would not reach it), after the static prompt and after the environment, and, with
 a lifetime per block, on the latest user prompt (the stable part on the one-hour
@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from app.catalog.vision import accepts_images, provider_image_limits
-from app.context.assemble import WireBlock, plan_breakpoints
-from app.context.media import sendable_images
-from app.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
+from lull.catalog.vision import accepts_images, provider_image_limits
+from lull.context.assemble import WireBlock, plan_breakpoints
+from lull.context.media import sendable_images
+from lull.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import SHORT_TTL, CacheTtl, ModelRequest, ThinkingConfig, ToolSpec
 
 PROVIDER_NAME = "anthropic"
 MIN_THINKING_BUDGET = 1024
@@ -261,7 +261,7 @@ def add_cache_markers(
 
     ``has_environment`` says the last system block is the environment (not the
     static prompt); ``stable_ttl`` gives the stable part its own lifetime (see
-    :func:`~app.context.assemble.plan_breakpoints`); ``shared_blocks`` (None: all) is how
+    :func:`~lull.context.assemble.plan_breakpoints`); ``shared_blocks`` (None: all) is how
     many leading message blocks are not for this request only (only they may end the stable
     part). Thinking blocks never get a marker.
     """

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from app.model.messages import RAW_ARGUMENTS_KEY
+from lull.model.messages import RAW_ARGUMENTS_KEY
 
 __all__ = ["RAW_ARGUMENTS_KEY", "arguments_json", "parse_arguments", "raw_arguments"]
 

@@ -1,7 +1,7 @@
 """Request bodies as JSON bytes, each message encoded once.
 
 A long session sends the same messages with every request, only a few new ones at the end.
-Building wire dicts, replacing lone surrogates (:func:`app.model.text.wire_safe`) and
+Building wire dicts, replacing lone surrogates (:func:`lull.model.text.wire_safe`) and
 encoding JSON for the whole history each time costs tens of milliseconds at 150k tokens,
 and the SDKs add their own walk over every message (openai's per-message type transform,
 anthropic's deep copy of the body). So each provider keeps a body encoder: a message's wire
@@ -23,11 +23,11 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from app.model.messages import Message, Part
-from app.model.provider import ModelRequest, Vendor
-from app.model.text import wire_safe
-from app.providers import anthropic_wire, openai_wire
-from app.providers.sdk import without_collections
+from lull.model.messages import Message, Part
+from lull.model.provider import ModelRequest, Vendor
+from lull.model.text import wire_safe
+from lull.providers import anthropic_wire, openai_wire
+from lull.providers.sdk import without_collections
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -127,7 +127,7 @@ go); those before them are settled (:class:`Settled`)."""
 
 MANY_NEW = 1_000
 """Messages new to a body encoder at which a request's body is built with no garbage
-collection (:func:`app.providers.sdk.without_collections`): the first request after a resume
+collection (:func:`lull.providers.sdk.without_collections`): the first request after a resume
 makes a few objects a message, kept for the next requests (wire blocks), and a full
 collection in the middle of making them walks them and the whole SDK again (~10 ms at
 8,000 messages)."""

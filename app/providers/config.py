@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, assert_never
 from urllib.parse import urlsplit
 
-from app.catalog.local_servers import NO_KEY_PLACEHOLDER, ModelListError
-from app.model import defaults
-from app.model.provider import VENDORS, ProviderName, Vendor
+from lull.catalog.local_servers import NO_KEY_PLACEHOLDER, ModelListError
+from lull.model import defaults
+from lull.model.provider import VENDORS, ProviderName, Vendor
 
 ProviderKind = ProviderName | Literal["scripted"]
 """What can serve requests: an API family, or the in-process scripted model (``--demo``)."""
 
 if TYPE_CHECKING:
-    from app.model.provider import Provider
+    from lull.model.provider import Provider
 
 
 ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
@@ -187,25 +187,25 @@ def model_from_server(missing: NoModelName, lister: ModelLister) -> str:
 
 def demo_config(model: str | None = None) -> ProviderConfig:
     """The in-process scripted model of ``lull --demo`` (no key, no network)."""
-    from app.providers.scripted import DEFAULT_MODEL
+    from lull.providers.scripted import DEFAULT_MODEL
 
     return ProviderConfig("scripted", model or DEFAULT_MODEL, None, None, "generic")
 
 
 def create_provider(config: ProviderConfig) -> Provider:
     """Build the provider for ``config``; its SDK is imported at the first request (or
-    ahead of time by :func:`app.providers.sdk.preload_sdk`)."""
+    ahead of time by :func:`lull.providers.sdk.preload_sdk`)."""
     match config.provider:
         case "anthropic":
-            from app.providers.anthropic import AnthropicProvider
+            from lull.providers.anthropic import AnthropicProvider
 
             return AnthropicProvider(config)
         case "openai":
-            from app.providers.openai import OpenAIProvider
+            from lull.providers.openai import OpenAIProvider
 
             return OpenAIProvider(config)
         case "scripted":
-            from app.providers.scripted import ScriptedProvider, demo_reply
+            from lull.providers.scripted import ScriptedProvider, demo_reply
 
             return ScriptedProvider(model=config.model, respond=demo_reply)
         case _:

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.model import defaults
-from app.model.provider import ErrorKind, ProviderError
-from app.providers.config import CONNECT_TIMEOUT_SECONDS, ProviderConfig
+from lull.model import defaults
+from lull.model.provider import ErrorKind, ProviderError
+from lull.providers.config import CONNECT_TIMEOUT_SECONDS, ProviderConfig
 
 STREAM_CUT_MESSAGE = (
     "the connection dropped in the middle of the answer; the partial answer was discarded"

@@ -29,12 +29,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, assert_never
 
-from app.catalog.prefill import CONTINUE_FINAL_VENDORS
-from app.catalog.vision import accepts_images, provider_image_limits
-from app.context.media import sendable_images
-from app.model.messages import Image, Message, Text, Thinking, ToolResult
-from app.model.provider import ModelRequest, ToolSpec, Vendor
-from app.providers.arguments import arguments_json
+from lull.catalog.prefill import CONTINUE_FINAL_VENDORS
+from lull.catalog.vision import accepts_images, provider_image_limits
+from lull.context.media import sendable_images
+from lull.model.messages import Image, Message, Text, Thinking, ToolResult
+from lull.model.provider import ModelRequest, ToolSpec, Vendor
+from lull.providers.arguments import arguments_json
 
 PROVIDER_NAME = "openai"
 ERROR_PREFIX = "Error: "

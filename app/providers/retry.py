@@ -1,7 +1,7 @@
 """lull's own retries of a request that failed before its answer started.
 
 The SDKs are built with ``max_retries=0`` (``sdk.py``) so that every wait is lull's: the
-provider yields a :class:`~app.model.provider.Retrying` event before each one (the engine
+provider yields a :class:`~lull.model.provider.Retrying` event before each one (the engine
 shows those longer than a couple of seconds), and a few failures stop at once instead of
 being retried in silence:
 
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.model.provider import ProviderError, Retrying
-from app.providers.errors import (
+from lull.model.provider import ProviderError, Retrying
+from lull.providers.errors import (
     ErrorContext,
     connection_refused,
     map_error,

@@ -21,9 +21,9 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.context.estimate import estimate_message_tokens, estimate_tokens
-from app.model.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import (
+from lull.context.estimate import estimate_message_tokens, estimate_tokens
+from lull.model.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import (
     Completed,
     ModelRequest,
     ProviderError,
@@ -108,7 +108,7 @@ def demo_reply(request: ModelRequest) -> ScriptedReply:
 
 
 class ScriptedProvider:
-    """A :class:`~app.model.provider.Provider` that answers from a script, in process."""
+    """A :class:`~lull.model.provider.Provider` that answers from a script, in process."""
 
     name = PROVIDER_NAME
 

@@ -1,7 +1,7 @@
 """The official SDK clients, built on first use, and a way to import an SDK ahead of time.
 
 Importing ``anthropic`` in full takes one to two seconds, ``openai`` about half that; lull
-imports only what its requests use (:mod:`app.providers.lean_import`). A front end
+imports only what its requests use (:mod:`lull.providers.lean_import`). A front end
 that can show something first (the line-mode prompt) builds its runtime without the SDK
 and calls :func:`preload_sdk`, so the import runs in a thread while the user types.
 """
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from app.providers.config import ProviderConfig
-from app.providers.lean_import import import_lean
+from lull.providers.config import ProviderConfig
+from lull.providers.lean_import import import_lean
 
 log = logging.getLogger("lull.providers")
 
@@ -27,7 +27,7 @@ log = logging.getLogger("lull.providers")
 def sdk_client(config: ProviderConfig, module: str, class_name: str, default_url: str) -> Any:
     """An async SDK client (``module.class_name``) set up from ``config``; imports the SDK.
 
-    The SDK never retries (lull's own loop in :mod:`app.providers.streaming` does, and shows
+    The SDK never retries (lull's own loop in :mod:`lull.providers.streaming` does, and shows
     each wait); its timeout is ``config.timeout_seconds`` for every read (the first byte and
     each chunk after it) and a short one for connecting.
     """

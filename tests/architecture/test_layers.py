@@ -10,6 +10,7 @@ from tests.architecture.layers import (
     all_imports,
     cycles,
     layer_violations,
+    module_name,
     package_graph,
     unit_of,
 )
@@ -26,19 +27,19 @@ def test_no_package_level_import_cycle() -> None:
 def test_a_wrong_import_is_reported_with_file_and_line() -> None:
     path = ROOT / "app" / "engine" / "loop" / "agent.py"
     wrong = [
-        Import("app.engine.loop.agent", "app.ui.tui.app.LullApp", path, 7),
-        Import("app.engine.loop.agent", "anthropic", path, 8),
-        Import("app.context.idle", "settings.model.Settings", path, 9),
-        Import("app.model.messages", "app.engine.sessions.session", path, 10),
+        Import("lull.engine.loop.agent", "lull.ui.tui.app.LullApp", path, 7),
+        Import("lull.engine.loop.agent", "anthropic", path, 8),
+        Import("lull.context.idle", "lull.settings.model.Settings", path, 9),
+        Import("lull.model.messages", "lull.engine.sessions.session", path, 10),
     ]
     problems = layer_violations(wrong)
     assert len(problems) == 4
     assert problems[0].startswith(
-        "app/engine/loop/agent.py:7: app.engine.loop may not import app.ui"
+        "app/engine/loop/agent.py:7: lull.engine.loop may not import lull.ui"
     )
-    assert "imports anthropic (only app.providers)" in problems[1]
-    assert "app.context may not import settings" in problems[2]
-    assert "app.model may not import app.engine" in problems[3]
+    assert "imports anthropic (only lull.providers)" in problems[1]
+    assert "lull.context may not import lull.settings" in problems[2]
+    assert "lull.model may not import lull.engine" in problems[3]
 
 
 def test_a_cycle_is_found() -> None:
@@ -48,7 +49,7 @@ def test_a_cycle_is_found() -> None:
 
 def test_every_first_party_module_belongs_to_a_unit() -> None:
     modules = [p for p in ROOT.joinpath("app").rglob("*.py") if "__pycache__" not in p.parts]
-    names = [".".join(p.relative_to(ROOT).with_suffix("").parts) for p in modules]
+    names = [module_name(p) for p in modules]
     assert [n for n in names if unit_of(n) is None] == []
     assert Path(ROOT / "ARCHITECTURE.md").is_file()
 
@@ -56,21 +57,21 @@ def test_every_first_party_module_belongs_to_a_unit() -> None:
 def test_rooms_of_the_engine_and_tools_are_checked_too() -> None:
     path = ROOT / "app" / "engine" / "sessions" / "notes.py"
     wrong = [
-        Import("app.engine.sessions.notes", "app.engine.loop.agent.CANCELLED", path, 3),
-        Import("app.engine.hooks.lifecycle", "app.engine.calls.runner.ToolRunner", path, 4),
-        Import("tools.net.search_backends", "tools.builtin.web_fetch.failure", path, 5),
-        Import("tools.base", "tools.registry.ToolRegistry", path, 6),
+        Import("lull.engine.sessions.notes", "lull.engine.loop.agent.CANCELLED", path, 3),
+        Import("lull.engine.hooks.lifecycle", "lull.engine.calls.runner.ToolRunner", path, 4),
+        Import("lull.tools.net.search_backends", "lull.tools.builtin.web_fetch.failure", path, 5),
+        Import("lull.tools.base", "lull.tools.registry.ToolRegistry", path, 6),
     ]
     problems = layer_violations(wrong)
     assert len(problems) == 4
-    assert "app.engine.sessions may not import app.engine.loop" in problems[0]
-    assert "app.engine.hooks may not import app.engine.calls" in problems[1]
-    assert "tools.net may not import tools.builtin" in problems[2]
-    assert "tools may not import tools.registry" in problems[3]
+    assert "lull.engine.sessions may not import lull.engine.loop" in problems[0]
+    assert "lull.engine.hooks may not import lull.engine.calls" in problems[1]
+    assert "lull.tools.net may not import lull.tools.builtin" in problems[2]
+    assert "lull.tools may not import lull.tools.registry" in problems[3]
     right = [
-        Import("app.engine.loop.agent", "app.engine.fitting.fitter.ContextFitter", path, 1),
-        Import("app.runtime.build", "app.engine.subagents.task.TaskTool", path, 2),
-        Import("tools.builtin.read_file", "tools.files.paths.resolve", path, 3),
+        Import("lull.engine.loop.agent", "lull.engine.fitting.fitter.ContextFitter", path, 1),
+        Import("lull.runtime.build", "lull.engine.subagents.task.TaskTool", path, 2),
+        Import("lull.tools.builtin.read_file", "lull.tools.files.paths.resolve", path, 3),
     ]
     assert layer_violations(right) == []
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.engine.loop.agent import Agent
-from app.model.edits import Summary
-from app.model.events import RequestFinished
-from app.model.provider import ModelRequest, Usage
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.engine.loop.agent import Agent
+from lull.model.edits import Summary
+from lull.model.events import RequestFinished
+from lull.model.provider import ModelRequest, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 from tests.support import build_agent, run, summary_of

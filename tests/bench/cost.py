@@ -41,18 +41,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.catalog.pricing import cost_usd, price_for
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT
-from app.context.compress_plan import CompressionPolicy
-from app.context.idle import IdlePolicy
-from app.engine.guardrails.policy import OFF as GUARDS_OFF
-from app.model import defaults
-from app.model.edits import ClearThinking, ClearToolResults, Summary, Supersede
-from app.model.events import ToolFinished
-from app.model.provider import CacheLifetime, ModelRequest, ThinkingConfig, Usage
+from lull.catalog.pricing import cost_usd, price_for
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
+from lull.context.compress_plan import CompressionPolicy
+from lull.context.idle import IdlePolicy
+from lull.engine.guardrails.policy import OFF as GUARDS_OFF
+from lull.model import defaults
+from lull.model.edits import ClearThinking, ClearToolResults, Summary, Supersede
+from lull.model.events import ToolFinished
+from lull.model.provider import CacheLifetime, ModelRequest, ThinkingConfig, Usage
+from lull.tools.registry import default_registry
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import FakeTime, build_agent, run, summary_of
-from tools.registry import default_registry
 
 WORKLOADS = Path(__file__).with_name("workloads")
 PRICED_AS = "claude-sonnet-4-5"

@@ -11,11 +11,11 @@ import itertools
 import json
 from pathlib import Path
 
-from app.context.tokens import TokenCounter
-from app.engine.sessions.record import SessionRecord
-from app.engine.sessions.session import Session
-from app.model.messages import Message, Text, ToolCall, ToolResult, message_to_dict
-from app.model.text import json_line
+from lull.context.tokens import TokenCounter
+from lull.engine.sessions.record import SessionRecord
+from lull.engine.sessions.session import Session
+from lull.model.messages import Message, Text, ToolCall, ToolResult, message_to_dict
+from lull.model.text import json_line
 
 FILE_SIZES = (1_000, 2_500, 4_000, 8_000)
 LINE = "    value = compute(items[index], options)  # keep the loader pure\n"

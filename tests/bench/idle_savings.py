@@ -11,8 +11,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.context.idle import IdlePolicy
-from app.model.events import RequestFinished
+from lull.context.idle import IdlePolicy
+from lull.model.events import RequestFinished
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import Clock, build_agent, run
 

@@ -27,17 +27,17 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from app.context.cachebreak import CacheBreakDetector
-from app.context.compress_plan import CompressionPolicy
-from app.context.tokens import get_tokenizer
-from app.engine.loop.agent import Agent
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model import defaults
-from app.model.text import wire_safe
-from app.providers import anthropic_wire, openai_wire
-from app.providers.anthropic import AnthropicProvider
-from app.providers.openai import OpenAIProvider
+from lull.context.cachebreak import CacheBreakDetector
+from lull.context.compress_plan import CompressionPolicy
+from lull.context.tokens import get_tokenizer
+from lull.engine.loop.agent import Agent
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model import defaults
+from lull.model.text import wire_safe
+from lull.providers import anthropic_wire, openai_wire
+from lull.providers.anthropic import AnthropicProvider
+from lull.providers.openai import OpenAIProvider
 from tests.bench.history import fill, history, write_session
 from tests.bench.support import fake_process, goal, median, ratio
 from tests.support import build_agent, run

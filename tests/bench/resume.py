@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.engine.sessions.store import SessionStore
+from lull.engine.sessions.store import SessionStore
 from tests.bench.history import describe, history, write_session
 from tests.bench.support import Run, fake_process, goal, median, run_command
 from tests.e2e.conftest import lull_command

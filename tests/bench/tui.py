@@ -126,10 +126,10 @@ def markdown_answer(size: int = ANSWER_CHARS) -> str:
 async def _stream_once(workspace: Path, expected: str) -> tuple[float, float, float]:
     """(seconds until the answer settled, worst stall in wall seconds, worst stall in the UI
     thread's CPU seconds) for the next scripted answer."""
-    from app.runtime import RunOptions
-    from app.ui.shared.history import History
-    from app.ui.tui.app import LullApp
-    from app.ui.tui.widgets.assistant_message import AssistantMessage
+    from lull.runtime import RunOptions
+    from lull.ui.shared.history import History
+    from lull.ui.tui.app import LullApp
+    from lull.ui.tui.widgets.assistant_message import AssistantMessage
 
     options = RunOptions(workspace=workspace)
     app = LullApp(options, history=History(workspace / "history"), detect=lambda: [])

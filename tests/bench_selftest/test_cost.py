@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog.pricing import cost_usd
+from lull.catalog.pricing import cost_usd
 from tests.bench.cost import (
     NO_LIGHT,
     POLICIES,

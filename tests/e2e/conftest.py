@@ -16,12 +16,12 @@ from tests.fakes import FakeServer
 
 
 def lull_command() -> list[str]:
-    """The installed ``lull`` next to this interpreter, else ``python -m app``."""
+    """The installed ``lull`` next to this interpreter, else ``python -m lull``."""
     candidate = Path(sys.executable).with_name("lull")
     if candidate.exists():
         return [str(candidate)]
     found = shutil.which("lull")
-    return [found] if found else [sys.executable, "-m", "app"]
+    return [found] if found else [sys.executable, "-m", "lull"]
 
 
 @dataclass

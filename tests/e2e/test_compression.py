@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.view import SUMMARY_PREFIX
-from app.engine.sessions.load import load_session
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.view import SUMMARY_PREFIX
+from lull.engine.sessions.load import load_session
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.model.messages import is_cleared_text
+from lull.model.messages import is_cleared_text
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 

@@ -1,10 +1,12 @@
-"""`pip install .` into a clean virtual environment gives a working `lull`."""
+"""`pip install .` into a clean virtual environment gives a working `lull`, whose only top-level
+import package is `lull`."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,9 @@ def test_pip_install_gives_a_working_lull(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     wheel = next(wheels.glob("lullcode-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"lull"}
     subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
         check=True,
@@ -55,8 +60,8 @@ def test_pip_install_gives_a_working_lull(tmp_path: Path) -> None:
         [
             str(python),
             "-c",
-            "import app.cli, tools.registry, settings.loader, importlib.resources as r;"
-            "print(r.files('settings').joinpath('schema.json').is_file())",
+            "import lull.cli, lull.tools.registry, lull.settings.loader, importlib.resources as r;"
+            "print(r.files('lull.settings').joinpath('schema.json').is_file())",
         ],
         capture_output=True,
         text=True,

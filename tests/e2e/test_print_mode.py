@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.sessions.load import load_session
-from app.model.messages import unanswered_calls
+from lull.engine.sessions.load import load_session
+from lull.model.messages import unanswered_calls
 from tests.e2e.conftest import Lull
 from tests.e2e.tmux import Tmux as Terminal
 from tests.e2e.tmux import needs_tmux

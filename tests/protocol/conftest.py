@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.loop.agent import Agent
+from lull.engine.loop.agent import Agent
 from tests.fakes import FakeServer
 from tests.support import Clock, build_agent, run
 

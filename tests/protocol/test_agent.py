@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.calls.approvals import DenyApprover
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import (
+from lull.engine.calls.approvals import DenyApprover
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import (
     AssistantText,
     Notice,
     RequestFinished,
@@ -21,7 +21,7 @@ from app.model.events import (
     TurnFailed,
     TurnFinished,
 )
-from app.model.messages import Thinking, unanswered_calls
+from lull.model.messages import Thinking, unanswered_calls
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.protocol.conftest import AgentFactory, run
 

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT
-from app.context.cachebreak import CacheBreakDetector
-from app.context.idle import IdlePolicy
-from app.engine.loop.agent import Agent
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.provider import ThinkingConfig, Usage
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
+from lull.context.cachebreak import CacheBreakDetector
+from lull.context.idle import IdlePolicy
+from lull.engine.loop.agent import Agent
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.provider import ThinkingConfig, Usage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import Clock, FakeTime, build_agent, run
 

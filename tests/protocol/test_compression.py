@@ -9,17 +9,24 @@ from typing import Any
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.idle import IdlePolicy
-from app.context.view import SUMMARY_PREFIX
-from app.engine.loop.agent import Agent
-from app.engine.sessions.load import load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.edits import ClearToolResults, Summary
-from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFailed, TurnFinished
-from app.model.messages import unanswered_calls
-from app.providers.config import ProviderConfig, create_provider
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.idle import IdlePolicy
+from lull.context.view import SUMMARY_PREFIX
+from lull.engine.loop.agent import Agent
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.edits import ClearToolResults, Summary
+from lull.model.events import (
+    ContextEdited,
+    Event,
+    Notice,
+    RequestFinished,
+    TurnFailed,
+    TurnFinished,
+)
+from lull.model.messages import unanswered_calls
+from lull.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 from tests.protocol.conftest import AgentFactory, Clock, run

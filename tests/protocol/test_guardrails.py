@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from app.engine.loop.attempts import OutcomeWatch, failure_summary
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished
-from app.model.provider import ThinkingConfig
+from lull.engine.loop.attempts import OutcomeWatch, failure_summary
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished
+from lull.model.provider import ThinkingConfig
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import last_user_text

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from app.commands import run_command
-from app.context.idle import IdlePolicy
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.edits import ClearThinking, ClearToolResults
-from app.model.events import ContextEdited, RequestFinished
-from app.model.messages import is_cleared_text
+from lull.commands import run_command
+from lull.context.idle import IdlePolicy
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.edits import ClearThinking, ClearToolResults
+from lull.model.events import ContextEdited, RequestFinished
+from lull.model.messages import is_cleared_text
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.protocol.conftest import AgentFactory, Clock, run
 from tests.support import CLEARED_PREFIX, runtime_for

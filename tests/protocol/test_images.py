@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.model.events import ToolFinished, TurnFailed, TurnFinished
-from app.model.messages import Image
+from lull.model.events import ToolFinished, TurnFailed, TurnFinished
+from lull.model.messages import Image
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.errors import WireError
 from tests.fakes.images import check_anthropic_image, check_openai_image
@@ -56,7 +56,7 @@ async def test_a_mentioned_image_reaches_the_model(
 async def test_openai_vision_models_get_data_urls(
     fake: FakeServer, workspace: Path, tmp_path: Path
 ) -> None:
-    from app.providers.config import ProviderConfig, create_provider
+    from lull.providers.config import ProviderConfig, create_provider
     from tests.support import build_agent
 
     agent = build_agent(fake, workspace, tmp_path, "openai")

@@ -17,7 +17,7 @@ from tests.fakes import FakeServer, Reply, ToolUse
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys
-from app.cli import main
+from lull.cli import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.subagents.task import SubagentSetup, TaskTool
-from app.mcp.manager import McpManager
-from app.mcp.tool import McpTool
-from app.model.events import RequestFinished, TurnFailed, TurnFinished
-from app.model.mcp import McpServerConfig
-from app.model.provider import Usage
-from app.ui.printer import RunResult
+from lull.engine.subagents.task import SubagentSetup, TaskTool
+from lull.mcp.manager import McpManager
+from lull.mcp.tool import McpTool
+from lull.model.events import RequestFinished, TurnFailed, TurnFinished
+from lull.model.mcp import McpServerConfig
+from lull.model.provider import Usage
+from lull.ui.printer import RunResult
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.protocol.conftest import AgentFactory, run
 
@@ -87,7 +87,7 @@ async def test_the_parent_gets_only_the_sub_agents_answer_and_costs_add_up(
     (workspace / "notes.txt").write_text("secret: 42\n" + "filler line\n" * 50)
     agent = make_agent(vendor)
     assert agent.session.path is not None
-    from app.engine.sessions.store import SessionStore
+    from lull.engine.sessions.store import SessionStore
 
     store = SessionStore(agent.session.path.parent.parent, workspace)
     setup = SubagentSetup(store, lambda model: agent.provider, agent.config)

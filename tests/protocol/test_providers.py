@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
-from app.model.provider import (
+from lull.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
+from lull.model.provider import (
     Completed,
     ModelRequest,
     Provider,
@@ -25,7 +25,7 @@ from app.model.provider import (
     ToolCallStarted,
     ToolSpec,
 )
-from app.providers.config import ProviderConfig, Vendor, create_provider
+from lull.providers.config import ProviderConfig, Vendor, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 
 DIALECTS = ["anthropic", "openai", "deepseek", "kimi"]

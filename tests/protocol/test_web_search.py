@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from app.commands.usage import cost_report
-from app.model.events import ToolFinished
-from app.model.search import SearchError
-from app.providers.anthropic_search import AnthropicServerSearch
-from app.providers.config import ProviderConfig
+from lull.commands.usage import cost_report
+from lull.model.events import ToolFinished
+from lull.model.search import SearchError
+from lull.providers.anthropic_search import AnthropicServerSearch
+from lull.providers.config import ProviderConfig
+from lull.tools.builtin.web_search import WebSearchTool
 from tests.fakes import FakeServer, Reply, SearchHit, ServerSearch, ToolUse
 from tests.protocol.conftest import AgentFactory, run
 from tests.support import runtime_for
-from tools.builtin.web_search import WebSearchTool
 
 HITS = [
     SearchHit("lull on GitHub", "https://github.com/example/lull", "A calm coding agent."),

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.loop.agent import Agent
-from app.engine.sessions.store import SessionStore
-from settings.paths import sessions_dir
+from lull.engine.loop.agent import Agent
+from lull.engine.sessions.store import SessionStore
+from lull.settings.paths import sessions_dir
 from tests.e2e.conftest import Lull, lull, lull_command
 from tests.fakes import FakeServer
 from tests.support import build_agent

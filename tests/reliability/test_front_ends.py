@@ -29,18 +29,18 @@ import pytest
 from rich.console import Console
 from textual.widgets import Button
 
-from app.catalog.local_servers import CANDIDATES, Candidate, detect_local_servers, probe
-from app.catalog.pricing import cost_usd
-from app.engine.sessions.load import load_session
-from app.model.events import AssistantText, AttemptDiscarded, TurnFailed, TurnFinished
-from app.model.messages import unanswered_calls
-from app.model.provider import Usage
-from app.runtime import RunOptions, build_runtime
-from app.ui.line.render import DISCARDED, EventPrinter
-from app.ui.printer import run_print
-from app.ui.shared.waiting import FirstTokenWait
-from app.ui.tui.widgets.assistant_message import AssistantMessage
-from app.ui.tui.widgets.notice_line import NoticeLine
+from lull.catalog.local_servers import CANDIDATES, Candidate, detect_local_servers, probe
+from lull.catalog.pricing import cost_usd
+from lull.engine.sessions.load import load_session
+from lull.model.events import AssistantText, AttemptDiscarded, TurnFailed, TurnFinished
+from lull.model.messages import unanswered_calls
+from lull.model.provider import Usage
+from lull.runtime import RunOptions, build_runtime
+from lull.ui.line.render import DISCARDED, EventPrinter
+from lull.ui.printer import run_print
+from lull.ui.shared.waiting import FirstTokenWait
+from lull.ui.tui.widgets.assistant_message import AssistantMessage
+from lull.ui.tui.widgets.notice_line import NoticeLine
 from tests.e2e import conftest as e2e
 from tests.e2e.conftest import Lull, lull_command
 from tests.e2e.tmux import Tmux, needs_tmux
@@ -485,7 +485,7 @@ async def test_the_tui_status_shows_the_wait_then_the_time_to_first_token(
 def test_the_wait_ends_at_the_first_token() -> None:
     now = [100.0]
     wait = FirstTokenWait(lambda: now[0])
-    from app.model.events import TurnStarted
+    from lull.model.events import TurnStarted
 
     wait.observe(TurnStarted("hi"))
     now[0] += 12.5

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
+from lull.context.compress_prompt import SUMMARY_MARKER
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text

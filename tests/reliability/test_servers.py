@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.load import load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.edits import Summary
-from app.model.events import (
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.edits import Summary
+from lull.model.events import (
     AssistantText,
     ContextEdited,
     Event,
@@ -34,8 +34,8 @@ from app.model.events import (
     TurnFailed,
     TurnFinished,
 )
-from app.model.messages import Text, user_text
-from app.model.provider import (
+from lull.model.messages import Text, user_text
+from lull.model.provider import (
     Completed,
     ModelRequest,
     Provider,
@@ -44,17 +44,17 @@ from app.model.provider import (
     StreamEvent,
     ThinkingConfig,
 )
-from app.providers.anthropic import AnthropicProvider
-from app.providers.config import ProviderConfig
-from app.providers.errors import ErrorContext, error_context, from_status, map_error
-from app.providers.openai import OpenAIProvider
-from app.providers.retry import RetryTiming, clock_time, plan_retry
-from app.providers.scripted import ScriptedProvider, ScriptedReply
+from lull.providers.anthropic import AnthropicProvider
+from lull.providers.config import ProviderConfig
+from lull.providers.errors import ErrorContext, error_context, from_status, map_error
+from lull.providers.openai import OpenAIProvider
+from lull.providers.retry import RetryTiming, clock_time, plan_retry
+from lull.providers.scripted import ScriptedProvider, ScriptedReply
+from lull.tools.base import ToolContext
+from lull.tools.registry import default_registry
 from tests.fakes import FakeServer, Reply, ServerQuirks, ToolUse
 from tests.fakes.cache import openai_units
 from tests.support import run, summary_of
-from tools.base import ToolContext
-from tools.registry import default_registry
 
 NOW = 1_700_000_000.0
 
@@ -237,8 +237,8 @@ async def test_a_stream_that_stalls_between_chunks_times_out_too(
 def test_model_timeout_seconds_is_a_setting_with_a_default(
     workspace: Path, isolated_env: Path
 ) -> None:
-    from app.providers.sdk import sdk_client
-    from app.runtime import RunOptions, build_runtime
+    from lull.providers.sdk import sdk_client
+    from lull.runtime import RunOptions, build_runtime
 
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}
     default = build_runtime(RunOptions(workspace, model="m"), env)
@@ -482,8 +482,8 @@ async def test_unreported_usage_is_not_zero_and_does_not_calibrate(
 def test_displays_say_not_reported(
     fake: FakeServer, workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    from app.runtime import RunOptions
-    from app.ui.printer import run_print
+    from lull.runtime import RunOptions
+    from lull.ui.printer import run_print
 
     fake.quirks.stream_usage = False
     monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
@@ -502,11 +502,11 @@ def test_displays_say_not_reported(
 async def test_cost_status_and_line_summary_say_not_reported(
     workspace: Path, tmp_path: Path, isolated_env: Path
 ) -> None:
-    from app.commands.usage import cost_report
-    from app.runtime import RunOptions, build_runtime
-    from app.ui.line.status import status_line, turn_summary
-    from app.ui.shared.facts import facts_for
-    from app.ui.shared.status import status_line as bar
+    from lull.commands.usage import cost_report
+    from lull.runtime import RunOptions, build_runtime
+    from lull.ui.line.status import status_line, turn_summary
+    from lull.ui.shared.facts import facts_for
+    from lull.ui.shared.status import status_line as bar
 
     def factory(config: ProviderConfig) -> Provider:
         return ScriptedProvider([ScriptedReply(text="hi", usage_reported=False)])
@@ -514,7 +514,7 @@ async def test_cost_status_and_line_summary_say_not_reported(
     runtime = build_runtime(RunOptions(workspace, demo=True), {}, provider_factory=factory)
     from rich.console import Console
 
-    from app.ui.line.render import EventPrinter
+    from lull.ui.line.render import EventPrinter
 
     printer = EventPrinter(Console(file=open(tmp_path / "out.txt", "w")))  # noqa: SIM115
     async for event in runtime.agent.run_turn("hello"):

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.sessions.load import SessionNotFound, load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import TurnFailed, TurnFinished
-from app.model.messages import Message, message_from_dict
+from lull.engine.sessions.load import SessionNotFound, load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import TurnFailed, TurnFinished
+from lull.model.messages import Message, message_from_dict
 from tests.e2e.conftest import lull_command
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import build_agent, run

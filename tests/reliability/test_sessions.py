@@ -24,23 +24,23 @@ from typing import Any
 
 import pytest
 
-from app.commands import run_command
-from app.engine.calls.runner import ToolRunner
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.load import SessionNotFound, load_notes, load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.engine.sessions.writer import SessionLocked
-from app.model.events import Event, Notice, ToolFinished, TurnFailed, TurnFinished
-from app.model.messages import Message, ToolCall, ToolResult, user_text
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from app.runtime import SwitchError
+from lull.commands import run_command
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.load import SessionNotFound, load_notes, load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.engine.sessions.writer import SessionLocked
+from lull.model.events import Event, Notice, ToolFinished, TurnFailed, TurnFinished
+from lull.model.messages import Message, ToolCall, ToolResult, user_text
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.runtime import SwitchError
+from lull.tools.base import ToolContext
+from lull.tools.registry import default_registry
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.reliability.conftest import AgentFactory, Lull, run_bytes, store_of
 from tests.support import fake_runtime, run
-from tools.base import ToolContext
-from tools.registry import default_registry
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # the byte 0xE9 is not UTF-8: 'caf\udce9.txt'
 AS_SENT = "caf\ufffd.txt"  # how the model is sent that name

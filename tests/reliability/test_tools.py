@@ -29,23 +29,23 @@ from typing import Any
 
 import pytest
 
-from app.engine.calls.approvals import AllowApprover, DenyApprover
-from app.engine.calls.runner import ToolRunner
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.approvals import Approval, ApprovalMode, Decision
-from app.model.events import ToolFinished
-from app.model.messages import ToolCall, ToolResult
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from app.runtime import RunOptions, Runtime, build_runtime
-from settings.paths import user_settings_path
+from lull.engine.calls.approvals import AllowApprover, DenyApprover
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.approvals import Approval, ApprovalMode, Decision
+from lull.model.events import ToolFinished
+from lull.model.messages import ToolCall, ToolResult
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.runtime import RunOptions, Runtime, build_runtime
+from lull.settings.paths import user_settings_path
+from lull.tools.base import ToolContext
+from lull.tools.builtin.grep_search import GrepSearchTool
+from lull.tools.builtin.web_fetch import WebFetchTool
+from lull.tools.registry import ToolRegistry, default_registry
 from tests.support import run
-from tools.base import ToolContext
-from tools.builtin.grep_search import GrepSearchTool
-from tools.builtin.web_fetch import WebFetchTool
-from tools.registry import ToolRegistry, default_registry
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET_BODY = "the admin console's secret"
@@ -434,9 +434,9 @@ async def test_a_symlink_swapped_in_during_writes_never_lets_one_land_outside(
 KILLED_WRITER = """
 import asyncio, os, signal, sys
 from pathlib import Path
-from app.runtime import tool_context
-from settings.loader import load_settings
-from tools.registry import default_registry
+from lull.runtime import tool_context
+from lull.settings.loader import load_settings
+from lull.tools.registry import default_registry
 
 def killed_before_the_rename(fd):
     os.kill(os.getpid(), signal.SIGKILL)
@@ -523,7 +523,7 @@ def _search_workers(marker: str) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if "tools.search.worker" in cmdline and marker in cmdline and state != "Z":
+        if "lull.tools.search.worker" in cmdline and marker in cmdline and state != "Z":
             found.append(int(entry.name))
     return found
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from app.model.messages import Message, Text, ToolCall, ToolResult, user_text
-from app.model.provider import Completed, ModelRequest
-from app.providers.config import ProviderConfig, create_provider
+from lull.model.messages import Message, Text, ToolCall, ToolResult, user_text
+from lull.model.provider import Completed, ModelRequest
+from lull.providers.config import ProviderConfig, create_provider
 from tests.e2e.conftest import lull_command
 
 BASE_URL = os.environ.get("LULL_SMOKE_BASE_URL") or os.environ.get("OPENAI_BASE_URL") or ""

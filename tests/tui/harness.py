@@ -11,9 +11,9 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from app.cli import parse_command_line
-from app.ui.shared.history import History
-from app.ui.tui.app import LullApp
+from lull.cli import parse_command_line
+from lull.ui.shared.history import History
+from lull.ui.tui.app import LullApp
 
 DEADLINE = 15.0
 

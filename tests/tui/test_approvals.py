@@ -7,11 +7,11 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from app.engine.sessions.load import load_session
-from app.model.messages import unanswered_calls
-from app.ui.tui.screens.approval import ApprovalScreen
-from app.ui.tui.widgets.diff_view import DiffView
-from app.ui.tui.widgets.tool_block import ToolBlock
+from lull.engine.sessions.load import load_session
+from lull.model.messages import unanswered_calls
+from lull.ui.tui.screens.approval import ApprovalScreen
+from lull.ui.tui.widgets.diff_view import DiffView
+from lull.ui.tui.widgets.tool_block import ToolBlock
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.tui.harness import idle, make_app, ready, send, until
 
@@ -166,7 +166,7 @@ async def test_always_for_this_workspace_saves_a_rule_in_the_users_config(
 async def test_a_doom_loop_asks_in_the_modal_and_deny_stops_the_turn(
     provider_env: FakeServer, workspace: Path
 ) -> None:
-    from app.ui.tui.widgets.notice_line import NoticeLine
+    from lull.ui.tui.widgets.notice_line import NoticeLine
 
     loop = Reply(tool_calls=[ToolUse("glob", {"pattern": "*.py"})])
     provider_env.script(loop, loop, loop, Reply(text="unreached"))
@@ -187,8 +187,8 @@ async def test_a_doom_loop_asks_in_the_modal_and_deny_stops_the_turn(
 async def test_a_rolled_back_reply_is_marked_and_noted(
     provider_env: FakeServer, workspace: Path
 ) -> None:
-    from app.ui.tui.widgets.assistant_message import AssistantMessage
-    from app.ui.tui.widgets.notice_line import NoticeLine
+    from lull.ui.tui.widgets.assistant_message import AssistantMessage
+    from lull.ui.tui.widgets.notice_line import NoticeLine
 
     provider_env.script(Reply(text="As an AI, I cannot help with that."), Reply(text="Done."))
     app = make_app(workspace)

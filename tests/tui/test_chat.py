@@ -8,14 +8,14 @@ from pathlib import Path
 
 from textual.widgets import Collapsible
 
-from app.model.events import AssistantText, Event, TurnFinished
-from app.model.messages import unanswered_calls
-from app.runtime import RunOptions, Runtime, build_runtime
-from app.ui.tui.widgets.assistant_message import AssistantMessage
-from app.ui.tui.widgets.command_output import CommandOutput
-from app.ui.tui.widgets.notice_line import NoticeLine
-from app.ui.tui.widgets.tool_block import ToolBlock
-from app.ui.tui.widgets.user_message import UserMessage
+from lull.model.events import AssistantText, Event, TurnFinished
+from lull.model.messages import unanswered_calls
+from lull.runtime import RunOptions, Runtime, build_runtime
+from lull.ui.tui.widgets.assistant_message import AssistantMessage
+from lull.ui.tui.widgets.command_output import CommandOutput
+from lull.ui.tui.widgets.notice_line import NoticeLine
+from lull.ui.tui.widgets.tool_block import ToolBlock
+from lull.ui.tui.widgets.user_message import UserMessage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.tui.harness import idle, make_app, ready, rendered, send, texts, until
 

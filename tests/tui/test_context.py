@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.tui.widgets.notice_line import NoticeLine
-from app.ui.tui.widgets.thinking_block import ThinkingBlock
+from lull.ui.tui.widgets.notice_line import NoticeLine
+from lull.ui.tui.widgets.thinking_block import ThinkingBlock
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import CLEARED_PREFIX
 from tests.tui.harness import idle, make_app, ready, send

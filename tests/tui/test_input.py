@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.ui.tui.widgets.completion_menu import CompletionMenu
-from app.ui.tui.widgets.user_message import UserMessage
+from lull.ui.tui.widgets.completion_menu import CompletionMenu
+from lull.ui.tui.widgets.user_message import UserMessage
 from tests.fakes import FakeServer
 from tests.tui.harness import idle, make_app, ready, send
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.widgets import Button
 
-from app.ui.tui.screens.approval import ApprovalScreen
-from app.ui.tui.widgets.tool_block import ToolBlock
+from lull.ui.tui.screens.approval import ApprovalScreen
+from lull.ui.tui.widgets.tool_block import ToolBlock
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.tui.harness import idle, make_app, ready, send, until
 

@@ -6,14 +6,14 @@ import json
 import threading
 from pathlib import Path
 
-from app.runtime import RunOptions, Runtime, build_runtime
-from app.ui.tui.screens.choice_picker import ChoicePicker
-from app.ui.tui.screens.session_picker import SessionPicker
-from app.ui.tui.widgets.assistant_message import AssistantMessage
-from app.ui.tui.widgets.command_output import CommandOutput
-from app.ui.tui.widgets.tool_block import ToolBlock
-from app.ui.tui.widgets.user_message import UserMessage
-from settings.paths import user_settings_path
+from lull.runtime import RunOptions, Runtime, build_runtime
+from lull.settings.paths import user_settings_path
+from lull.ui.tui.screens.choice_picker import ChoicePicker
+from lull.ui.tui.screens.session_picker import SessionPicker
+from lull.ui.tui.widgets.assistant_message import AssistantMessage
+from lull.ui.tui.widgets.command_output import CommandOutput
+from lull.ui.tui.widgets.tool_block import ToolBlock
+from lull.ui.tui.widgets.user_message import UserMessage
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.tui.harness import idle, make_app, ready, send, texts, until
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import Button
 
-from app.catalog.local_servers import Candidate, detect_local_servers
-from app.ui.tui.widgets.assistant_message import AssistantMessage
-from app.ui.tui.widgets.setup_panel import NONE_FOUND, SetupPanel
+from lull.catalog.local_servers import Candidate, detect_local_servers
+from lull.ui.tui.widgets.assistant_message import AssistantMessage
+from lull.ui.tui.widgets.setup_panel import NONE_FOUND, SetupPanel
 from tests.fakes import FakeServer
 from tests.tui.harness import idle, make_app, ready, rendered, send, until
 

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from app.ui.tui.app import LullApp
-from app.ui.tui.screens.approval import ApprovalScreen
-from app.ui.tui.widgets.setup_panel import NONE_FOUND, SetupPanel
-from app.ui.tui.widgets.tool_block import ToolBlock
+from lull.ui.tui.app import LullApp
+from lull.ui.tui.screens.approval import ApprovalScreen
+from lull.ui.tui.widgets.setup_panel import NONE_FOUND, SetupPanel
+from lull.ui.tui.widgets.tool_block import ToolBlock
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.tui.harness import idle, make_app, ready, rendered, send, until
 

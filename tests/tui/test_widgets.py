@@ -6,11 +6,11 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from app.model.messages import ToolCall, ToolResult
-from app.ui.tui.widgets.conversation import Conversation, PrunedNote
-from app.ui.tui.widgets.diff_view import diff_stats, render_diff, write_as_diff
-from app.ui.tui.widgets.thinking_block import ThinkingBlock
-from app.ui.tui.widgets.tool_block import ToolBlock, key_argument
+from lull.model.messages import ToolCall, ToolResult
+from lull.ui.tui.widgets.conversation import Conversation, PrunedNote
+from lull.ui.tui.widgets.diff_view import diff_stats, render_diff, write_as_diff
+from lull.ui.tui.widgets.thinking_block import ThinkingBlock
+from lull.ui.tui.widgets.tool_block import ToolBlock, key_argument
 
 
 class Harness(App[None]):
@@ -112,7 +112,7 @@ async def test_items_with_many_widgets_are_pruned_too() -> None:
 
 
 async def test_a_long_answer_is_a_few_widgets_whatever_its_length() -> None:
-    from app.ui.tui.widgets.assistant_message import AssistantMessage
+    from lull.ui.tui.widgets.assistant_message import AssistantMessage
 
     long_markdown = "\n\n".join(f"## part {n}\n\n- point {n}\n- more" for n in range(60))
     app = WideHarness()
@@ -125,7 +125,7 @@ async def test_a_long_answer_is_a_few_widgets_whatever_its_length() -> None:
 
 
 async def test_a_streamed_answer_is_batched_but_complete() -> None:
-    from app.ui.tui.widgets.assistant_message import AssistantMessage, flush_interval
+    from lull.ui.tui.widgets.assistant_message import AssistantMessage, flush_interval
 
     assert flush_interval(0) == 0.05 and flush_interval(100_000) == 0.5
     app = Harness()
@@ -142,7 +142,7 @@ async def test_a_streamed_answer_is_batched_but_complete() -> None:
 
 
 def test_blocks_end_at_blank_lines_outside_code_fences() -> None:
-    from app.ui.tui.widgets.assistant_message import block_ends, next_cut, settled_length
+    from lull.ui.tui.widgets.assistant_message import block_ends, next_cut, settled_length
 
     text = "# Title\n\nA paragraph.\n\n```python\nx = 1\n\ny = 2\n```\n\n- a\n\n  continued\n\nlast"
     ends = block_ends(text)
@@ -156,7 +156,7 @@ def test_blocks_end_at_blank_lines_outside_code_fences() -> None:
 
 
 async def test_a_streamed_answer_freezes_its_finished_blocks_and_keeps_the_tail_live() -> None:
-    from app.ui.tui.widgets.assistant_message import AssistantMessage
+    from lull.ui.tui.widgets.assistant_message import AssistantMessage
 
     app = Harness()
     async with app.run_test() as pilot:
@@ -178,8 +178,8 @@ async def test_a_streamed_answer_freezes_its_finished_blocks_and_keeps_the_tail_
 async def test_a_sub_agent_shows_as_a_collapsed_block_inside_its_task_call() -> None:
     from textual.widgets import Collapsible
 
-    from app.model.events import SubagentUpdate, ToolStarted
-    from app.ui.tui.renderer import TurnRenderer
+    from lull.model.events import SubagentUpdate, ToolStarted
+    from lull.ui.tui.renderer import TurnRenderer
 
     app = Harness()
     async with app.run_test() as pilot:

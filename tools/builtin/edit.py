@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import display_path, resolve_in_workspace, root_of
-from tools.files.text import read_text_exact, write_text_or_fail
+from lull.tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import display_path, resolve_in_workspace, root_of
+from lull.tools.files.text import read_text_exact, write_text_or_fail
 
 MAX_DIFF_LINES = 60
 

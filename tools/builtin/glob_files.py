@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import display_path, resolve_in_workspace
-from tools.output import cap_output
-from tools.search.globpattern import compile_glob
-from tools.search.walk import SKIP_DIRS, walk_files
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.output import cap_output
+from lull.tools.search.globpattern import compile_glob
+from lull.tools.search.walk import SKIP_DIRS, walk_files
 
 MAX_RESULTS = 200
 

@@ -6,12 +6,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import display_path, resolve_in_workspace
-from tools.output import cap_output
-from tools.process.environment import tool_environment
-from tools.search.engines import Match
-from tools.search.run import run_search
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.output import cap_output
+from lull.tools.process.environment import tool_environment
+from lull.tools.search.engines import Match
+from lull.tools.search.run import run_search
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300

@@ -6,8 +6,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import display_path, resolve_in_workspace
 
 MAX_ENTRIES = 500
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.model.notes import (
+from lull.model.notes import (
     MAX_KEY_CHARS,
     MAX_NOTE_CHARS,
     NOTE_ACTIONS,
@@ -19,7 +19,7 @@ from app.model.notes import (
     check_key,
     check_text,
 )
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DESCRIPTION = f"""\
 Keep a short session note that must survive the whole session (the user wants tabs; tests \

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.model.media import human_size, image_bytes
-from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import display_path, resolve_in_workspace
-from tools.files.text import check_regular_file, looks_binary
-from tools.media.images import ImageRefused, read_image_file, sniff_media_type
+from lull.model.media import human_size, image_bytes
+from lull.tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.files.text import check_regular_file, looks_binary
+from lull.tools.media.images import ImageRefused, read_image_file, sniff_media_type
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.model import defaults
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.output import cap_output
-from tools.process.environment import tool_environment
-from tools.process.group import kill_group
+from lull.model import defaults
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.output import cap_output
+from lull.tools.process.environment import tool_environment
+from lull.tools.process.group import kill_group
 
 DEFAULT_TIMEOUT = float(defaults.SHELL_TIMEOUT_SECONDS)
 MAX_TIMEOUT = 600.0

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from email.message import Message
 from typing import Any
 
-from tools.base import (
+from lull.tools.base import (
     ApprovalNeed,
     Tool,
     ToolContext,
@@ -20,14 +20,14 @@ from tools.base import (
     ToolOutput,
     TransientToolError,
 )
-from tools.net.guarded_http import (
+from lull.tools.net.guarded_http import (
     check_target,
     guarded_opener,
     proxy_endpoints,
     transient_network_failure,
 )
-from tools.net.html_text import html_to_text
-from tools.net.netguard import (
+from lull.tools.net.html_text import html_to_text
+from lull.tools.net.netguard import (
     PRIVATE_NETWORK_HINT,
     RESOLVE_TIMEOUT_SECONDS,
     BlockedAddress,
@@ -36,7 +36,7 @@ from tools.net.netguard import (
     find_non_public,
     system_resolver,
 )
-from tools.output import cap_output
+from lull.tools.output import cap_output
 
 TIMEOUT_SECONDS = 20.0
 MAX_BYTES = 5 * 1024 * 1024

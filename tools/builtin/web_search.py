@@ -1,6 +1,6 @@
 """The ``web_search`` tool: search the web, get title, URL and snippet per hit.
 
-A :class:`~app.model.search.SearchBackend` answers: Anthropic's server-side web search on
+A :class:`~lull.model.search.SearchBackend` answers: Anthropic's server-side web search on
 Claude models (no extra key), or a search API from ``tools.webSearch``. The tool is offered
 only when one is available. Like ``web_fetch``, it is read-only, and a backend at a loopback
 or private address (a SearXNG on this machine) needs the user's approval unless
@@ -14,8 +14,8 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from app.model.search import MAX_RESULTS, SearchAnswer, SearchBackend, SearchError
-from tools.base import (
+from lull.model.search import MAX_RESULTS, SearchAnswer, SearchBackend, SearchError
+from lull.tools.base import (
     ApprovalNeed,
     Tool,
     ToolContext,
@@ -23,14 +23,14 @@ from tools.base import (
     ToolOutput,
     TransientToolError,
 )
-from tools.net.netguard import (
+from lull.tools.net.netguard import (
     PRIVATE_NETWORK_HINT,
     RESOLVE_TIMEOUT_SECONDS,
     Resolver,
     find_non_public,
     system_resolver,
 )
-from tools.output import cap_output
+from lull.tools.output import cap_output
 
 DEFAULT_RESULTS = 5
 TIMEOUT_SECONDS = 30.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import display_path, resolve_in_workspace, root_of
-from tools.files.text import count_lines, write_text_or_fail
+from lull.tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import display_path, resolve_in_workspace, root_of
+from lull.tools.files.text import count_lines, write_text_or_fail
 
 DESCRIPTION = """\
 Write a whole file: creates it (and any missing parent directories) or replaces its \

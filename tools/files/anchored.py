@@ -1,6 +1,7 @@
 """Reading and writing a checked path without following a symlink swapped in afterwards.
 
-:func:`tools.files.paths.resolve_in_workspace` checks a path; between that check and the write a
+:func:`lull.tools.files.paths.resolve_in_workspace` checks a path; between that check and the write
+a
 process the model started could replace a directory on the way with a symlink to somewhere
 outside the workspace. So the file tools do not reopen the path by name: the directory the
 file lives in is opened once, component by component from the checked root, each with
@@ -19,8 +20,8 @@ import stat
 from pathlib import Path
 from types import TracebackType
 
-from tools.base import ToolError
-from tools.files.pending_writes import TEMP_SUFFIX, forget, record
+from lull.tools.base import ToolError
+from lull.tools.files.pending_writes import TEMP_SUFFIX, forget, record
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NAME_ROOM = 200  # bytes of the target's name kept in a temporary file's name

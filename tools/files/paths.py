@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.model.text import REPLACEMENT, wire_text
-from tools.base import ToolContext, ToolError
+from lull.model.text import REPLACEMENT, wire_text
+from lull.tools.base import ToolContext, ToolError
 
 
 def _resolve_root(root: Path, workspace: Path) -> Path:
@@ -54,7 +54,7 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = Fal
 
 def root_of(path: Path, ctx: ToolContext) -> Path:
     """The checked root (the workspace or an allowed path) a resolved ``path`` lies under:
-    the innermost one, where writes are anchored (see :mod:`tools.files.anchored`)."""
+    the innermost one, where writes are anchored (see :mod:`lull.tools.files.anchored`)."""
     workspace = ctx.workspace.resolve()
     roots = [workspace, *(_resolve_root(p, workspace) for p in ctx.allowed_paths)]
     inside = [root for root in roots if path.is_relative_to(root)]

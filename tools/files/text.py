@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.base import ToolError
-from tools.files.anchored import AnchoredDir
+from lull.tools.base import ToolError
+from lull.tools.files.anchored import AnchoredDir
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -39,7 +39,7 @@ def read_text_exact(path: Path, shown: str, root: Path | None = None) -> str:
     """Read a UTF-8 text file exactly as stored (line endings kept) for editing.
 
     With ``root`` (the checked root ``path`` lies under) the file is opened relative to
-    its directory without following symlinks (see :mod:`tools.files.anchored`).
+    its directory without following symlinks (see :mod:`lull.tools.files.anchored`).
     """
     check_regular_file(path, shown)
     try:

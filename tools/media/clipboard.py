@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.model.media import IMAGE_SUFFIXES
+from lull.model.media import IMAGE_SUFFIXES
 
 log = logging.getLogger("lull.clipboard")
 

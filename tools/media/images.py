@@ -1,5 +1,5 @@
 """Image files as inline images a model can see: format sniffed from the bytes, size
-checked, scaled down to :data:`~app.model.media.UPLOAD_LIMITS` when larger (Pillow, imported
+checked, scaled down to :data:`~lull.model.media.UPLOAD_LIMITS` when larger (Pillow, imported
 only then), or refused with one line that says why.
 """
 
@@ -11,14 +11,14 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from app.model.media import (
+from lull.model.media import (
     IMAGE_SUFFIXES,
     MAX_SOURCE_BYTES,
     UPLOAD_LIMITS,
     ImageLimits,
     human_size,
 )
-from app.model.messages import Image
+from lull.model.messages import Image
 
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),

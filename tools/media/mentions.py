@@ -20,9 +20,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.model.media import human_size, image_bytes
-from app.model.messages import Image
-from tools.media.images import ImageRefused, looks_like_image, read_image_file, sniff_media_type
+from lull.model.media import human_size, image_bytes
+from lull.model.messages import Image
+from lull.tools.media.images import (
+    ImageRefused,
+    looks_like_image,
+    read_image_file,
+    sniff_media_type,
+)
 
 MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 MAX_ATTACH_BYTES = 100_000

@@ -1,6 +1,6 @@
 """A urllib opener that checks every host it connects to, and every redirect, with a policy.
 
-Connections go to the very addresses :class:`tools.net.netguard.NetworkPolicy` checked (no
+Connections go to the very addresses :class:`lull.tools.net.netguard.NetworkPolicy` checked (no
 second DNS lookup to rebind), and a redirect is checked before it is followed, so neither a
 public-looking name nor a redirect can lead a fetch to a loopback or private address the
 user did not approve.
@@ -14,7 +14,7 @@ import urllib.parse
 import urllib.request
 from typing import IO, Any
 
-from tools.net.netguard import BlockedAddress, NetworkPolicy
+from lull.tools.net.netguard import BlockedAddress, NetworkPolicy
 
 
 class _GuardedHTTPConnection(http.client.HTTPConnection):

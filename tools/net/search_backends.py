@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.model.search import SearchAnswer, SearchError, SearchProvider, SearchResult
-from tools.net.guarded_http import (
+from lull.model.search import SearchAnswer, SearchError, SearchProvider, SearchResult
+from lull.tools.net.guarded_http import (
     check_target,
     guarded_opener,
     proxy_endpoints,
     transient_network_failure,
 )
-from tools.net.netguard import BlockedAddress, NetworkPolicy, Resolver, system_resolver
+from lull.tools.net.netguard import BlockedAddress, NetworkPolicy, Resolver, system_resolver
 
 USER_AGENT = "lull/0.1 (web_search)"
 HTTP_TIMEOUT_SECONDS = 20.0

@@ -1,15 +1,16 @@
 """Approval policy: whether a tool call may run, must be asked about, or is refused.
 
-Saved rules (:mod:`tools.permissions.rules`) come first: deny > ask > allow > the approval mode's
+Saved rules (:mod:`lull.tools.permissions.rules`) come first: deny > ask > allow > the approval
+mode's
 default."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from app.model.approvals import APPROVAL_MODES, ApprovalMode
-from tools.base import ApprovalNeed, Tool
-from tools.permissions.rules import RuleMatch
+from lull.model.approvals import APPROVAL_MODES, ApprovalMode
+from lull.tools.base import ApprovalNeed, Tool
+from lull.tools.permissions.rules import RuleMatch
 
 Decision = Literal["allow", "ask", "deny"]
 

@@ -1,9 +1,9 @@
 """Saved permission rules matched against tool calls: deny > ask > allow.
 
-A rule is ``tool`` or ``tool(pattern)`` (:mod:`app.model.permissions`). What the pattern
+A rule is ``tool`` or ``tool(pattern)`` (:mod:`lull.model.permissions`). What the pattern
 matches depends on the tool:
 
-- ``run_shell_command``: each command of the line (:mod:`tools.permissions.shell_split`). ``*``
+- ``run_shell_command``: each command of the line (:mod:`lull.tools.permissions.shell_split`). ``*``
 matches
   anything, ``npm test *`` also matches ``npm test`` itself, and Claude Code's ``npm run:*``
   means ``npm run`` or ``npm run …``. An ``allow`` rule must match *every* command of a
@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.model.permissions import PermissionRule, RuleEffect, SaveScope, rule_tools
-from tools.base import ApprovalNeed, Tool, ToolContext
-from tools.permissions.shell_split import SimpleCommand, split_command
-from tools.search.globpattern import glob_matches
+from lull.model.permissions import PermissionRule, RuleEffect, SaveScope, rule_tools
+from lull.tools.base import ApprovalNeed, Tool, ToolContext
+from lull.tools.permissions.shell_split import SimpleCommand, split_command
+from lull.tools.search.globpattern import glob_matches
 
 SHELL_TOOL = "run_shell_command"
 FETCH_TOOL = "web_fetch"

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.files.text import BINARY_SNIFF_BYTES
-from tools.search.globpattern import glob_matches
-from tools.search.walk import SKIP_DIRS, walk_files
+from lull.tools.files.text import BINARY_SNIFF_BYTES
+from lull.tools.search.globpattern import glob_matches
+from lull.tools.search.walk import SKIP_DIRS, walk_files
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 

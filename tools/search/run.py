@@ -2,7 +2,7 @@
 
 ripgrep runs when it is installed (its regex engine cannot backtrack forever); otherwise,
 or when ripgrep rejects a Python-only pattern (look-arounds, backreferences), the Python
-engine runs in :mod:`tools.search.worker`. Either way the search is a process that is
+engine runs in :mod:`lull.tools.search.worker`. Either way the search is a process that is
 killed at the time limit or the moment the turn is cancelled, so lull never hangs on it.
 """
 
@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tools.search.engines import Match, parse_rg_json, rg_command
+from lull.tools.search.engines import Match, parse_rg_json, rg_command
 
 Engine = Literal["ripgrep", "python"]
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 _BOOTSTRAP = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from tools.search.worker import main; sys.exit(main())"
+    "from lull.tools.search.worker import main; sys.exit(main())"
 )
 
 

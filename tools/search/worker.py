@@ -2,7 +2,7 @@
 
 Python's ``re`` never lets go of the interpreter while it backtracks: ``(a+)+$`` on a long
 line would freeze lull (Ctrl+C included) if it ran in lull's own process. So
-:mod:`tools.search.run` starts this module in a fresh interpreter and kills it at the time
+:mod:`lull.tools.search.run` starts this module in a fresh interpreter and kills it at the time
 limit or when the turn is cancelled. The request is one JSON argument; every match is one
 JSON line ``[path, line, text]`` on stdout (ASCII-escaped, so any file name survives).
 """
@@ -20,7 +20,7 @@ MAX_TEXT_CHARS = 2000  # grep_search shows 300; the rest of a minified line is n
 def main(argv: list[str] | None = None) -> int:
     """Run the search described by the last argument; exit 0 (matches or not) or 2."""
     args = sys.argv if argv is None else argv
-    from tools.search.engines import iter_matches
+    from lull.tools.search.engines import iter_matches
 
     request = json.loads(args[-1])
     try:

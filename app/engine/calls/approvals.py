@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.model.approvals import Approval
-from app.model.messages import ToolCall
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
 
 
 class DenyApprover:

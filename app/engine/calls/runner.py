@@ -6,8 +6,8 @@ user message, whether the call ran, was denied, failed or was cancelled. Images 
 returned (an MCP screenshot) follow the results in that message when the model accepts
 images (:attr:`ToolRunner.images_allowed`); otherwise the result says they were left out.
 
-Arguments are repaired first (:meth:`tools.registry.ToolRegistry.prepare`; what was fixed
-is shown with the call), and with a turn's :class:`~app.engine.guardrails.calls.CallLedger`
+Arguments are repaired first (:meth:`lull.tools.registry.ToolRegistry.prepare`; what was fixed
+is shown with the call), and with a turn's :class:`~lull.engine.guardrails.calls.CallLedger`
 a read-only call that repeats an earlier one of the turn gets a pointer instead of running.
 Tool sources (MCP servers) add tools in the background; :meth:`ToolRunner.settle` lets
 them finish starting where the run waits for them. Tools that report progress while they run
@@ -23,12 +23,12 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from app.engine.calls.approvals import DenyApprover
-from app.engine.calls.scope import TurnScope
-from app.engine.checkpoints.files import CheckpointStore, SessionCheckpoints
-from app.engine.checkpoints.shell import GitSnapshot, record_changes, snapshot
-from app.engine.guardrails.calls import CallLedger, duplicate_pointer
-from app.engine.hooks.runner import (
+from lull.engine.calls.approvals import DenyApprover
+from lull.engine.calls.scope import TurnScope
+from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints
+from lull.engine.checkpoints.shell import GitSnapshot, record_changes, snapshot
+from lull.engine.guardrails.calls import CallLedger, duplicate_pointer
+from lull.engine.hooks.runner import (
     HookOutcome,
     HookRunner,
     Permission,
@@ -36,19 +36,19 @@ from app.engine.hooks.runner import (
     tool_fields,
     tool_response,
 )
-from app.engine.sessions.record import SubagentRun
-from app.engine.sessions.session import Session
-from app.model.approvals import ApprovalMode, Approver
-from app.model.events import Event, GuardrailTriggered, Notice, ToolFinished, ToolStarted
-from app.model.hooks import HookEvent
-from app.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
-from app.model.provider import ToolSpec, Usage
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.files.paths import resolve_in_workspace
-from tools.permissions.policy import EDIT_TOOLS, decide, denial_message
-from tools.permissions.rules import RuleBook, suggest_rules
-from tools.registry import RETRIES_KEY, PreparedCall, ToolRegistry
-from tools.sources import ToolSource
+from lull.engine.sessions.record import SubagentRun
+from lull.engine.sessions.session import Session
+from lull.model.approvals import ApprovalMode, Approver
+from lull.model.events import Event, GuardrailTriggered, Notice, ToolFinished, ToolStarted
+from lull.model.hooks import HookEvent
+from lull.model.messages import RAW_ARGUMENTS_KEY, Image, Message, Part, ToolCall, ToolResult
+from lull.model.provider import ToolSpec, Usage
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.files.paths import resolve_in_workspace
+from lull.tools.permissions.policy import EDIT_TOOLS, decide, denial_message
+from lull.tools.permissions.rules import RuleBook, suggest_rules
+from lull.tools.registry import RETRIES_KEY, PreparedCall, ToolRegistry
+from lull.tools.sources import ToolSource
 
 CANCELLED = "Cancelled by the user before it finished; no result."
 SHELL_TOOL = "run_shell_command"

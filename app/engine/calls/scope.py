@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.model.messages import ToolCall
+from lull.model.messages import ToolCall
 
 SHELL_TOOL = "run_shell_command"
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.calls.scope import SHELL_TOOL
-from app.engine.sessions.session import Session
-from app.model.events import Event, Notice, ToolFinished, ToolStarted
-from app.model.messages import Message, Text, ToolCall, ToolResult, new_id
-from tools.permissions.policy import decide
-from tools.permissions.rules import suggest_rules
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.calls.scope import SHELL_TOOL
+from lull.engine.sessions.session import Session
+from lull.model.events import Event, Notice, ToolFinished, ToolStarted
+from lull.model.messages import Message, Text, ToolCall, ToolResult, new_id
+from lull.tools.permissions.policy import decide
+from lull.tools.permissions.rules import suggest_rules
 
 USER_SHELL_PREFIX = "!"
 USER_CALL_PREFIX = "user_shell"

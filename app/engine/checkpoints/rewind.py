@@ -4,10 +4,10 @@ keeps everything, and a resumed session shows the same view)."""
 
 from __future__ import annotations
 
-from app.context.view import live_summary
-from app.engine.sessions.session import Session
-from app.model.edits import Rewind
-from app.model.messages import Message
+from lull.context.view import live_summary
+from lull.engine.sessions.session import Session
+from lull.model.edits import Rewind
+from lull.model.messages import Message
 
 
 def rewind_conversation(session: Session, prompt: Message) -> Rewind | str:

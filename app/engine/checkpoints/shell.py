@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.engine.checkpoints.files import SessionCheckpoints
+from lull.engine.checkpoints.files import SessionCheckpoints
 
 log = logging.getLogger("lull.checkpoints")
 

@@ -3,7 +3,7 @@
 :class:`CacheKeeper` sits where requests leave (``ContextFitter.sending`` and the summary
 requests): it gives a request its lifetimes (``context.cache.ttl``; under ``auto`` the stable
 part's, chosen at each turn's first request by ``context/cache_lifetime.py``), records the
-markers it carries on the :class:`~app.context.cache_clock.CacheClock`, and hears what the
+markers it carries on the :class:`~lull.context.cache_clock.CacheClock`, and hears what the
 provider reported. Everything that asks "is the cache warm?" asks it: idle cleanup, the stage
 schedule (light step, compression), the status bar.
 """
@@ -13,22 +13,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from app.catalog.pricing import price_for
-from app.context.assemble import MessageDigests, prefix_chain
-from app.context.cache_clock import CacheClock, CacheMark, Warmth
-from app.context.cache_lifetime import (
+from lull.catalog.pricing import price_for
+from lull.context.assemble import MessageDigests, prefix_chain
+from lull.context.cache_clock import CacheClock, CacheMark, Warmth
+from lull.context.cache_lifetime import (
     SHORT_MINUTES,
     Pause,
     cache_prices,
     stable_end,
     stable_lifetime,
 )
-from app.context.estimate import estimate_message_tokens
-from app.context.idle import IdlePolicy, plan_idle_cleanup, thinking_rule_for
-from app.model import defaults
-from app.model.edits import ClearThinking, ClearToolResults
-from app.model.messages import Message
-from app.model.provider import (
+from lull.context.estimate import estimate_message_tokens
+from lull.context.idle import IdlePolicy, plan_idle_cleanup, thinking_rule_for
+from lull.model import defaults
+from lull.model.edits import ClearThinking, ClearToolResults
+from lull.model.messages import Message
+from lull.model.provider import (
     SHORT_TTL,
     CacheLifetime,
     CacheTtl,

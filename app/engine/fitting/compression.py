@@ -1,4 +1,4 @@
-"""Compression for a :class:`~app.engine.fitting.fitter.ContextFitter`: plan the split, run the
+"""Compression for a :class:`~lull.engine.fitting.fitter.ContextFitter`: plan the split, run the
 PreCompact hooks, ask for the summary (with the cache read when it is warm, another model
 when one is set and its window fits), record the edit or say why it failed."""
 
@@ -9,18 +9,18 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from app.catalog.windows import context_window_for
-from app.context.compress_plan import SAFETY_MARGIN, Budget, min_head_tokens
-from app.engine.fitting.steps import pinned_for, worked_on
-from app.engine.fitting.summary import Attempt, CompressionJob
-from app.engine.waits import wait_notice
-from app.model.edits import SummaryReason
-from app.model.events import ContextEdited, Event, Notice, RequestFinished
-from app.model.messages import Message
-from app.model.provider import ModelRequest
+from lull.catalog.windows import context_window_for
+from lull.context.compress_plan import SAFETY_MARGIN, Budget, min_head_tokens
+from lull.engine.fitting.steps import pinned_for, worked_on
+from lull.engine.fitting.summary import Attempt, CompressionJob
+from lull.engine.waits import wait_notice
+from lull.model.edits import SummaryReason
+from lull.model.events import ContextEdited, Event, Notice, RequestFinished
+from lull.model.messages import Message
+from lull.model.provider import ModelRequest
 
 if TYPE_CHECKING:
-    from app.engine.fitting.fitter import ContextFitter
+    from lull.engine.fitting.fitter import ContextFitter
 
 log = logging.getLogger("lull.compress")
 

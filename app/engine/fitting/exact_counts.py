@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from app.context.tokens import TokenCounter, UsageCalibration, tokenizer_name_for
-from app.context.truncate import Cut, ToolOutputLimiter
-from app.engine.sessions.session import Session
+from lull.context.tokens import TokenCounter, UsageCalibration, tokenizer_name_for
+from lull.context.truncate import Cut, ToolOutputLimiter
+from lull.engine.sessions.session import Session
 
 ESTIMATE_SPREAD = 3
 """Before any usage was reported, an estimated token (4 characters) may be up to 4 real ones

@@ -11,7 +11,7 @@ usage calibration, the window) and runs, before each request:
 4. an emergency clear of the oldest standard (then important) tool outputs at the
    emergency line or when the prompt (with a safety margin) would still not fit.
 
-Which steps run, and when, is decided in one place: :class:`~app.context.stages.
+Which steps run, and when, is decided in one place: :class:`~lull.context.stages.
 StageSchedule` (the light step at 0.5 of the window, full compression at 0.8, the
 emergency clear at 0.9, each at most once per crossing of its line).
 
@@ -33,10 +33,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from app.catalog.cache_policy import TTL_MINUTES
-from app.catalog.windows import context_window_for
-from app.context.cache_clock import Warmth
-from app.context.compress_plan import (
+from lull.catalog.cache_policy import TTL_MINUTES
+from lull.catalog.windows import context_window_for
+from lull.context.cache_clock import Warmth
+from lull.context.compress_plan import (
     SAFETY_MARGIN,
     Budget,
     CompressionGuard,
@@ -46,7 +46,7 @@ from app.context.compress_plan import (
     make_budget,
     plan_emergency_clear,
 )
-from app.context.idle import (
+from lull.context.idle import (
     IdlePolicy,
     describe_edit,
     gap_matters,
@@ -54,23 +54,23 @@ from app.context.idle import (
     plan_idle_cleanup,
     thinking_rule_for,
 )
-from app.context.stages import StageSchedule
-from app.context.tiers import classify
-from app.context.tokens import TokenCounter, UsageCalibration
-from app.context.truncate import ToolOutputLimiter
-from app.engine.fitting.cache_keeper import CacheKeeper, CachePolicy
-from app.engine.fitting.compression import SummarySteps
-from app.engine.fitting.exact_counts import SavedCounts, tokenizer_needed
-from app.engine.fitting.outputs import FullTextStore
-from app.engine.fitting.overflow import OverflowLearning
-from app.engine.fitting.steps import cold_since, light_step, media_step
-from app.engine.fitting.summary import Compressor
-from app.engine.sessions.session import Session
-from app.model import defaults
-from app.model.edits import ClearToolResults, ContextEdit, Restore, SummaryReason
-from app.model.events import ContextEdited, Event, Notice
-from app.model.messages import Message, ToolResult
-from app.model.provider import ModelRequest, Provider, Usage, Vendor
+from lull.context.stages import StageSchedule
+from lull.context.tiers import classify
+from lull.context.tokens import TokenCounter, UsageCalibration
+from lull.context.truncate import ToolOutputLimiter
+from lull.engine.fitting.cache_keeper import CacheKeeper, CachePolicy
+from lull.engine.fitting.compression import SummarySteps
+from lull.engine.fitting.exact_counts import SavedCounts, tokenizer_needed
+from lull.engine.fitting.outputs import FullTextStore
+from lull.engine.fitting.overflow import OverflowLearning
+from lull.engine.fitting.steps import cold_since, light_step, media_step
+from lull.engine.fitting.summary import Compressor
+from lull.engine.sessions.session import Session
+from lull.model import defaults
+from lull.model.edits import ClearToolResults, ContextEdit, Restore, SummaryReason
+from lull.model.events import ContextEdited, Event, Notice
+from lull.model.messages import Message, ToolResult
+from lull.model.provider import ModelRequest, Provider, Usage, Vendor
 
 log = logging.getLogger("lull.compress")
 idle_log = logging.getLogger("lull.idle")
@@ -355,7 +355,7 @@ class ContextFitter:
         lines: Budget | None = None,
     ) -> AsyncIterator[Event]:
         """One compression attempt (reason "auto", "overflow" or "manual"), with its events
-        (:class:`~app.engine.fitting.compression.SummarySteps`)."""
+        (:class:`~lull.engine.fitting.compression.SummarySteps`)."""
         return self.summaries.compress(shape, index, reason, focus, lines)
 
     def _emergency_clear(self, shape: ModelRequest, estimate: int, budget: Budget) -> list[Event]:

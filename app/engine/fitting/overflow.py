@@ -8,12 +8,12 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from app.catalog.windows import parse_context_overflow
-from app.model.events import Notice
-from app.model.provider import ProviderError
+from lull.catalog.windows import parse_context_overflow
+from lull.model.events import Notice
+from lull.model.provider import ProviderError
 
 if TYPE_CHECKING:
-    from app.engine.fitting.fitter import ContextFitter
+    from lull.engine.fitting.fitter import ContextFitter
 
 log = logging.getLogger("lull.compress")
 

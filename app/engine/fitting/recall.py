@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.context.recall import RECALL_TOOL, recall
-from app.engine.sessions.session import Session
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.context.recall import RECALL_TOOL, recall
+from lull.engine.sessions.session import Session
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 DESCRIPTION = """\
 Get back content that was removed to save context: the original output of a tool result \

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.context.restore import RestoreScope, restorable, restore_edit
-from app.engine.fitting.fitter import ContextFitter
-from app.model.edits import ContextEdit, Restore, Rewind, Summary
-from app.model.provider import ModelRequest
+from lull.context.restore import RestoreScope, restorable, restore_edit
+from lull.engine.fitting.fitter import ContextFitter
+from lull.model.edits import ContextEdit, Restore, Rewind, Summary
+from lull.model.provider import ModelRequest
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from app.context.light import MIN_SHARE, plan_light
-from app.context.media import describe_media, plan_media_window
-from app.context.notes import notes_from
-from app.context.pinning import pinned_block
-from app.context.tiers import calls_by_id, current_reads, file_path, unresolved_errors
-from app.context.tokens import TokenCounter
-from app.engine.sessions.session import Session
-from app.model.edits import Restore
-from app.model.events import ContextEdited, Event
-from app.model.messages import Message, ToolResult
+from lull.context.light import MIN_SHARE, plan_light
+from lull.context.media import describe_media, plan_media_window
+from lull.context.notes import notes_from
+from lull.context.pinning import pinned_block
+from lull.context.tiers import calls_by_id, current_reads, file_path, unresolved_errors
+from lull.context.tokens import TokenCounter
+from lull.engine.sessions.session import Session
+from lull.model.edits import Restore
+from lull.model.events import ContextEdited, Event
+from lull.model.messages import Message, ToolResult
 
 log = logging.getLogger("lull.compress")
 

@@ -2,12 +2,12 @@
 
 The fitter decides *when* (``context/stages.py``); this module plans the split, runs the
 summary request and checks the answer. A summary that is empty, lacks any of the
-:data:`~app.context.compress_prompt.SECTIONS`, or is not smaller than what it replaces is
+:data:`~lull.context.compress_prompt.SECTIONS`, or is not smaller than what it replaces is
 rejected and asked for once more with a reminder saying why; a second rejection (or a failed
 request) leaves the view as it was. The critical content of the replaced part (what the
 user typed, unresolved errors, notes) is pinned verbatim after the summary
 (``context/pinning.py``); a compression that could not keep it and still gain is refused.
-An accepted summary is a :class:`~app.model.edits.Summary` context edit (an archive
+An accepted summary is a :class:`~lull.model.edits.Summary` context edit (an archive
 checkpoint: ``/context restore`` undoes it), so the transcript is never touched.
 """
 
@@ -18,18 +18,18 @@ from collections.abc import AsyncIterator, Callable, Container, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from app.context.compress_plan import fit_head, plan_split
-from app.context.compress_prompt import (
+from lull.context.compress_plan import fit_head, plan_split
+from lull.context.compress_prompt import (
     clean_summary,
     missing_sections,
     summary_instruction,
     summary_messages,
 )
-from app.context.tokens import TokenCounter
-from app.context.view import SUMMARY_PREFIX
-from app.model.edits import Summary, SummaryReason
-from app.model.messages import Message, Text, Thinking
-from app.model.provider import (
+from lull.context.tokens import TokenCounter
+from lull.context.view import SUMMARY_PREFIX
+from lull.model.edits import Summary, SummaryReason
+from lull.model.messages import Message, Text, Thinking
+from lull.model.provider import (
     Completed,
     ModelRequest,
     Provider,

@@ -1,6 +1,6 @@
 """The tool calls of one user turn: duplicates, doom loops and failures in a row.
 
-- **Duplicates.** A read-only call whose fingerprint (:meth:`tools.base.Tool.fingerprint`:
+- **Duplicates.** A read-only call whose fingerprint (:meth:`lull.tools.base.Tool.fingerprint`:
   read_file path + range, grep_search pattern + path + glob, glob pattern + path, web_fetch
   URL) matches one that already ran successfully in this user turn, with no write or shell
   command since, is not run again: the model gets a short pointer to the earlier call.
@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.model.approvals import Approver
-from app.model.events import GuardrailTriggered
-from app.model.messages import ToolCall, ToolResult
-from tools.registry import ToolRegistry
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.model.approvals import Approver
+from lull.model.events import GuardrailTriggered
+from lull.model.messages import ToolCall, ToolResult
+from lull.tools.registry import ToolRegistry
 
 log = logging.getLogger("lull.guardrails")
 

@@ -22,9 +22,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.model.messages import Part, Text, ToolCall
-from app.model.provider import StopReason
-from app.model.rollbacks import RollbackReason
+from lull.model.messages import Part, Text, ToolCall
+from lull.model.provider import StopReason
+from lull.model.rollbacks import RollbackReason
 
 _FENCED = re.compile(r"```.*?(```|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]*`")

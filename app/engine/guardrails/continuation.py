@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from app.catalog.prefill import CONTINUE_FINAL_VENDORS, supports_prefill
-from app.model.messages import RAW_ARGUMENTS_KEY, Message, Part, Text, Thinking, ToolCall
-from app.model.provider import Completed, Vendor
+from lull.catalog.prefill import CONTINUE_FINAL_VENDORS, supports_prefill
+from lull.model.messages import RAW_ARGUMENTS_KEY, Message, Part, Text, Thinking, ToolCall
+from lull.model.provider import Completed, Vendor
 
 ContinuationMode = Literal["prefill", "continue_final_message", "larger_limit"]
 LIMIT_GROWTH = 1.1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.model import defaults
+from lull.model import defaults
 
 
 @dataclass(frozen=True)

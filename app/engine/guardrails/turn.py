@@ -1,6 +1,6 @@
 """The guardrails of one user turn: what to do with each finished (or cut-off) reply.
 
-The turn loop (:mod:`app.engine.loop.agent`) streams a request and hands the outcome to
+The turn loop (:mod:`lull.engine.loop.agent`) streams a request and hands the outcome to
 :meth:`TurnGuard.decide`, which says one of
 
 - :class:`Accept`: keep the reply (it goes into the transcript and counts as a step);
@@ -19,18 +19,18 @@ import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
-from app.engine.guardrails.calls import CallLedger
-from app.engine.guardrails.classify import Rollback, judge_reply, snippet
-from app.engine.guardrails.continuation import (
+from lull.engine.guardrails.calls import CallLedger
+from lull.engine.guardrails.classify import Rollback, judge_reply, snippet
+from lull.engine.guardrails.continuation import (
     ContinuationMode,
     HeldAnswer,
     continuation_mode,
     cut_kind,
     larger_limit,
 )
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.guardrails.repetition import Repetition, RepetitionDetector
-from app.model.events import (
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.engine.guardrails.repetition import Repetition, RepetitionDetector
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -40,9 +40,9 @@ from app.model.events import (
     RequestFinished,
     TurnFinished,
 )
-from app.model.messages import Message, Text, Thinking
-from app.model.provider import Completed, ModelRequest, Vendor
-from app.model.rollbacks import REASON_WORDS, RolledBack
+from lull.model.messages import Message, Text, Thinking
+from lull.model.provider import Completed, ModelRequest, Vendor
+from lull.model.rollbacks import REASON_WORDS, RolledBack
 
 log = logging.getLogger("lull.guardrails")
 

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.engine.hooks.runner import HookOutcome, HookRunner
-from app.engine.sessions.session import Session
-from app.model.edits import SummaryReason
-from app.model.events import Event, Notice
-from app.model.hooks import HookEvent, SessionStartSource
-from app.model.messages import Message, Text
+from lull.engine.hooks.runner import HookOutcome, HookRunner
+from lull.engine.sessions.session import Session
+from lull.model.edits import SummaryReason
+from lull.model.events import Event, Notice
+from lull.model.hooks import HookEvent, SessionStartSource
+from lull.model.messages import Message, Text
 
 MAX_STOP_CONTINUATIONS = 5
 """How often Stop hooks may send the model back to work in one turn (a hook that ignores

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from app.model.approvals import ApprovalMode
-from app.model.events import Notice
-from app.model.hooks import HookCommand, HookEvent
-from app.model.messages import ToolCall
-from app.model.permissions import CLAUDE_CODE_NAMES
-from tools.base import ToolContext, ToolOutput
-from tools.process.environment import tool_environment
-from tools.process.group import kill_group
+from lull.model.approvals import ApprovalMode
+from lull.model.events import Notice
+from lull.model.hooks import HookCommand, HookEvent
+from lull.model.messages import ToolCall
+from lull.model.permissions import CLAUDE_CODE_NAMES
+from lull.tools.base import ToolContext, ToolOutput
+from lull.tools.process.environment import tool_environment
+from lull.tools.process.group import kill_group
 
 log = logging.getLogger("lull.hooks")
 

@@ -17,12 +17,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import assert_never
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.calls.scope import TurnScope
-from app.engine.fitting.cache_keeper import CachePolicy
-from app.engine.fitting.fitter import ContextFitter, FitSettings
-from app.engine.guardrails.calls import CallLedger
-from app.engine.guardrails.turn import (
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.calls.scope import TurnScope
+from lull.engine.fitting.cache_keeper import CachePolicy
+from lull.engine.fitting.fitter import ContextFitter, FitSettings
+from lull.engine.guardrails.calls import CallLedger
+from lull.engine.guardrails.turn import (
     Accept,
     Answered,
     Outcome,
@@ -35,15 +35,15 @@ from app.engine.guardrails.turn import (
     TurnSetup,
     with_plan,
 )
-from app.engine.hooks.lifecycle import Lifecycle
-from app.engine.loop.config import AgentConfig, OfferedTools
-from app.engine.loop.recovery import Recovery
-from app.engine.loop.step_calls import run_step_calls
-from app.engine.sessions.session import CANCELLED_RESULT, Session
-from app.engine.waits import wait_notice
-from app.model.approvals import Approver
-from app.model.edits import Summary
-from app.model.events import (
+from lull.engine.hooks.lifecycle import Lifecycle
+from lull.engine.loop.config import AgentConfig, OfferedTools
+from lull.engine.loop.recovery import Recovery
+from lull.engine.loop.step_calls import run_step_calls
+from lull.engine.sessions.session import CANCELLED_RESULT, Session
+from lull.engine.waits import wait_notice
+from lull.model.approvals import Approver
+from lull.model.edits import Summary
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -55,8 +55,8 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import Image, Message, Text, ToolCall
-from app.model.provider import (
+from lull.model.messages import Image, Message, Text, ToolCall
+from lull.model.provider import (
     Completed,
     ModelRequest,
     Provider,

@@ -18,9 +18,9 @@ import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 
-from app.engine.loop.agent import Agent
-from app.engine.waits import wait_notice
-from app.model.events import (
+from lull.engine.loop.agent import Agent
+from lull.engine.waits import wait_notice
+from lull.model.events import (
     AttemptFinished,
     AttemptOutcome,
     AttemptStarted,
@@ -32,8 +32,8 @@ from app.model.events import (
     TurnFailed,
     TurnFinished,
 )
-from app.model.messages import Message, Text
-from app.model.provider import Completed, ProviderError, Retrying
+from lull.model.messages import Message, Text
+from lull.model.provider import Completed, ProviderError, Retrying
 
 log = logging.getLogger("lull.guardrails")
 

@@ -1,17 +1,17 @@
-"""What an :class:`~app.engine.loop.agent.Agent` is set up with (:class:`AgentConfig`, resolved
-from settings and flags) and the live view of the tools it offers (:class:`OfferedTools`)."""
+"""What an :class:`~lull.engine.loop.agent.Agent` is set up with (:class:`AgentConfig`, resolved
+from lull.settings and flags) and the live view of the tools it offers (:class:`OfferedTools`)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
-from app.context.compress_plan import CompressionPolicy
-from app.context.idle import IdlePolicy
-from app.engine.calls.runner import ToolRunner
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.model import defaults
-from app.model.provider import CacheLifetime, ThinkingConfig, Vendor
+from lull.context.compress_plan import CompressionPolicy
+from lull.context.idle import IdlePolicy
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.model import defaults
+from lull.model.provider import CacheLifetime, ThinkingConfig, Vendor
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.model.events import Notice
-from app.model.provider import ProviderError
+from lull.model.events import Notice
+from lull.model.provider import ProviderError
 
 if TYPE_CHECKING:
-    from app.engine.fitting.fitter import ContextFitter
+    from lull.engine.fitting.fitter import ContextFitter
 
 STREAM_RETRIES = 1
 """How often a cut or an empty stream is asked for again (per request)."""

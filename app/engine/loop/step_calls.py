@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.guardrails.calls import confirm_loop, loop_notice
-from app.engine.guardrails.turn import TurnGuard
-from app.engine.sessions.session import Session
-from app.model.events import Event, ToolFinished, TurnFinished
-from app.model.messages import Message, ToolCall, ToolResult
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.guardrails.calls import confirm_loop, loop_notice
+from lull.engine.guardrails.turn import TurnGuard
+from lull.engine.sessions.session import Session
+from lull.model.events import Event, ToolFinished, TurnFinished
+from lull.model.messages import Message, ToolCall, ToolResult
 
 log = logging.getLogger("lull.guardrails")
 

@@ -1,6 +1,6 @@
 """Reading a session file back: lines that cannot be read are skipped (their numbers
 kept), the tool-call pairing that skipping may break is repaired
-(:mod:`app.engine.sessions.pairing`),
+(:mod:`lull.engine.sessions.pairing`),
 and both are reported (:func:`load_notes`)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.engine.sessions.pairing import repair_pairing
-from app.engine.sessions.record import SessionRecord, SubagentRun, TokenCounts
-from app.model.edits import edit_from_dict
-from app.model.messages import message_from_dict
-from app.model.provider import Usage
-from app.model.rollbacks import rollback_from_dict
+from lull.engine.sessions.pairing import repair_pairing
+from lull.engine.sessions.record import SessionRecord, SubagentRun, TokenCounts
+from lull.model.edits import edit_from_dict
+from lull.model.messages import message_from_dict
+from lull.model.provider import Usage
+from lull.model.rollbacks import rollback_from_dict
 
 SHOWN_LINE_NUMBERS = 5
 

@@ -3,10 +3,10 @@ deletes (``/notes``), appended to the conversation like everything else."""
 
 from __future__ import annotations
 
-from app.context.notes import Note, notes_from
-from app.engine.sessions.session import CANCELLED_RESULT, Session
-from app.model.messages import Message, Text
-from app.model.notes import user_note_text
+from lull.context.notes import Note, notes_from
+from lull.engine.sessions.session import CANCELLED_RESULT, Session
+from lull.model.messages import Message, Text
+from lull.model.notes import user_note_text
 
 
 def session_notes(session: Session) -> dict[str, Note]:

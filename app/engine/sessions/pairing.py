@@ -13,7 +13,7 @@ import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from app.model.messages import Message, Part, ToolCall, ToolResult
+from lull.model.messages import Message, Part, ToolCall, ToolResult
 
 LOST_RESULT = (
     "No result was saved for this call (that part of the session file was lost); "

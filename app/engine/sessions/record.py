@@ -1,17 +1,17 @@
 """What a session file holds, in memory: :class:`SessionRecord` (messages, edits, usage,
 sub-agent runs, rollbacks) and the records it is made of (:class:`TokenCounts`,
-:class:`SubagentRun`). Written by :mod:`app.engine.sessions.writer`, read by
-:mod:`app.engine.sessions.load`."""
+:class:`SubagentRun`). Written by :mod:`lull.engine.sessions.writer`, read by
+:mod:`lull.engine.sessions.load`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.model.edits import ContextEdit
-from app.model.messages import Message
-from app.model.provider import Usage
-from app.model.rollbacks import RolledBack
+from lull.model.edits import ContextEdit
+from lull.model.messages import Message
+from lull.model.provider import Usage
+from lull.model.rollbacks import RolledBack
 
 FORMAT_VERSION = 1
 
@@ -99,7 +99,7 @@ class SessionRecord:
 class TokenCounts:
     """Exact token counts made for a session, with the tokenizer that made them: per message
     id (as the message is in the transcript) and per tool-call id (how its result is cut for
-    the model, :class:`app.context.truncate.Cut`: ``[total]`` or ``[total, head, tail,
+    the model, :class:`lull.context.truncate.Cut`: ``[total]`` or ``[total, head, tail,
     omitted]``), so a resumed session counts only what is new."""
 
     tokenizer: str

@@ -7,17 +7,17 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from app.context.estimate import estimate_message_tokens
-from app.context.view import appended_view, build_view, without_rewound
-from app.engine.sessions.pairing import unique_call_ids
-from app.engine.sessions.record import SessionRecord, SubagentRun, TokenCounts
-from app.engine.sessions.store import SessionStore
-from app.engine.sessions.writer import SessionWriter
-from app.model.edits import ContextEdit
-from app.model.events import Notice
-from app.model.messages import Message, Part, ToolCall, ToolResult, unanswered_calls
-from app.model.provider import Usage
-from app.model.rollbacks import RolledBack
+from lull.context.estimate import estimate_message_tokens
+from lull.context.view import appended_view, build_view, without_rewound
+from lull.engine.sessions.pairing import unique_call_ids
+from lull.engine.sessions.record import SessionRecord, SubagentRun, TokenCounts
+from lull.engine.sessions.store import SessionStore
+from lull.engine.sessions.writer import SessionWriter
+from lull.model.edits import ContextEdit
+from lull.model.events import Notice
+from lull.model.messages import Message, Part, ToolCall, ToolResult, unanswered_calls
+from lull.model.provider import Usage
+from lull.model.rollbacks import RolledBack
 
 CANCELLED_RESULT = "Cancelled by the user before it finished; no result."
 """The result of a call the user cancelled before it finished."""
@@ -155,7 +155,7 @@ class Session:
     def view_since(self, messages: int, edits: int) -> list[Message] | None:
         """What :meth:`view` has past the view of when the session had ``messages`` messages
         and ``edits`` edits, if only messages were added since (None: build the whole view
-        again; :func:`~app.context.view.appended_view`)."""
+        again; :func:`~lull.context.view.appended_view`)."""
         if edits != len(self.record.edits) or messages >= len(self.record.messages):
             return None
         return appended_view(self.record.messages, self.record.edits, messages)

@@ -3,10 +3,10 @@
 Records: a ``session`` header, then ``message``, ``edit``, ``response``, ``environment``,
 ``tokens`` (exact token counts, so a resume does not count the history again) and
 ``rollback`` (a reply the guardrails threw away, never part of the transcript) lines in the
-order they happened (written by :class:`app.engine.sessions.writer.SessionWriter`, which
+order they happened (written by :class:`lull.engine.sessions.writer.SessionWriter`, which
 also holds the one-writer lock). What a file holds is a
-:class:`~app.engine.sessions.record.SessionRecord`; reading one back (skipping damaged lines,
-repairing the pairing) is :mod:`app.engine.sessions.load`. API keys are never written.
+:class:`~lull.engine.sessions.record.SessionRecord`; reading one back (skipping damaged lines,
+repairing the pairing) is :mod:`lull.engine.sessions.load`. API keys are never written.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import time
 import uuid
 from pathlib import Path
 
-from app.engine.sessions.load import SessionNotFound, load_session
-from app.engine.sessions.record import SessionRecord
-from app.engine.sessions.writer import SessionWriter
-from app.model.text import json_line
+from lull.engine.sessions.load import SessionNotFound, load_session
+from lull.engine.sessions.record import SessionRecord
+from lull.engine.sessions.writer import SessionWriter
+from lull.model.text import json_line
 
 
 class SessionStorageError(Exception):

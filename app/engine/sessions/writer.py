@@ -3,7 +3,7 @@
 - **One writer.** Opening takes an exclusive advisory lock (``flock``) on the file, held
   until :meth:`SessionWriter.close` or the process ends (a crash or a kill releases it too).
   A second process gets :class:`SessionLocked`, naming the holder's pid when the system says.
-- **Whole lines.** Each record is one JSON line (:func:`app.model.text.json_line`: any string
+- **Whole lines.** Each record is one JSON line (:func:`lull.model.text.json_line`: any string
   survives). A write that fails part-way is cut back to the last whole line; if even that
   fails, the next line starts on a fresh line, so a later load skips only the torn piece.
 - **Write errors** (a full disk, a read-only or vanished file system) never stop the
@@ -21,12 +21,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from app.model.edits import ContextEdit, edit_to_dict
-from app.model.events import Notice
-from app.model.messages import Message, message_to_dict
-from app.model.provider import Usage
-from app.model.rollbacks import RolledBack, rollback_to_dict
-from app.model.text import json_line
+from lull.model.edits import ContextEdit, edit_to_dict
+from lull.model.events import Notice
+from lull.model.messages import Message, message_to_dict
+from lull.model.provider import Usage
+from lull.model.rollbacks import RolledBack, rollback_to_dict
+from lull.model.text import json_line
 
 TAIL_CHUNK = 65536
 LOCKS_TABLE = Path("/proc/locks")

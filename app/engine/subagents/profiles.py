@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from app.engine.subagents.task import GENERAL, AgentProfile
+from lull.engine.subagents.task import GENERAL, AgentProfile
 
 _FENCE = "---"
 

@@ -6,7 +6,7 @@ that lists an editing tool is asked about like the parent). Only its final answe
 tool result, so its exploration never enters the parent's context. Its transcript is a session
 of its own (saved, resumable with ``lull --resume ID``, its header naming the parent); the
 parent's session records the run and its usage (``/cost`` shows the split). While it works,
-:class:`~app.model.events.SubagentUpdate` events go to the parent's tool runner, which shows
+:class:`~lull.model.events.SubagentUpdate` events go to the parent's tool runner, which shows
 them nested in the task call's block. Several task calls in one message run in parallel.
 """
 
@@ -18,23 +18,23 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.record import SubagentRun
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model import defaults
-from app.model.events import (
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.record import SubagentRun
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model import defaults
+from lull.model.events import (
     RequestFinished,
     SubagentUpdate,
     ToolStarted,
     TurnFailed,
     TurnFinished,
 )
-from app.model.provider import Provider, Usage
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.registry import ToolRegistry, default_registry
+from lull.model.provider import Provider, Usage
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.registry import ToolRegistry, default_registry
 
 log = logging.getLogger("lull.subagents")
 

@@ -4,7 +4,7 @@
 input (Enter sends; Esc+Enter or Ctrl+J adds a newline) and completion of
 ``/`` commands and ``@paths``; answers stream to scrollback (settled markdown
 printed once, a short live tail). When stdin or stdout is not a terminal it
-reads plain lines instead. It never imports Textual. ``app.cli`` imports this
+reads plain lines instead. It never imports Textual. ``lull.cli`` imports this
 package only after the arguments are parsed. When the terminal goes away (SIGHUP, or
 the tty hangs up), the turn is stopped, the session closed and lull exits with 129.
 """
@@ -20,15 +20,15 @@ from typing import TextIO, cast
 
 from rich.console import Console
 
-from app.runtime import RunOptions
-from app.ui.line.approve import TerminalApprover
-from app.ui.line.chat import LineChat, Reader
-from app.ui.line.launch import open_line_runtime
-from app.ui.line.render import EventPrinter
-from app.ui.line.status import Fragments, banner_lines, recap_lines
-from app.ui.shared.hangup import HANGUP_EXIT, GuardedOutput, HangupWatch
-from app.ui.shared.history import History
-from app.version import version
+from lull.runtime import RunOptions
+from lull.ui.line.approve import TerminalApprover
+from lull.ui.line.chat import LineChat, Reader
+from lull.ui.line.launch import open_line_runtime
+from lull.ui.line.render import EventPrinter
+from lull.ui.line.status import Fragments, banner_lines, recap_lines
+from lull.ui.shared.hangup import HANGUP_EXIT, GuardedOutput, HangupWatch
+from lull.ui.shared.history import History
+from lull.version import version
 
 __all__ = ["run_line"]
 
@@ -91,9 +91,9 @@ def _reader(
     """prompt-toolkit on a terminal, plain line reading otherwise (pipes, logs); ``at_end``
     runs when the terminal's input ends (it may have gone away)."""
     if sys.stdin.isatty() and sys.stdout.isatty():
-        from app.ui.line.terminal import PromptInput
+        from lull.ui.line.terminal import PromptInput
 
         return PromptInput(workspace, History(), toolbar, at_end)
-    from app.ui.line.terminal import PlainInput
+    from lull.ui.line.terminal import PlainInput
 
     return PlainInput()

@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from app.model.approvals import Approval
-from app.model.messages import ToolCall
-from app.model.permissions import SaveScope
-from app.ui.line.render import EventPrinter
-from app.ui.shared.approvals import always_legend
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
+from lull.model.permissions import SaveScope
+from lull.ui.line.render import EventPrinter
+from lull.ui.shared.approvals import always_legend
 
 QUESTION = (
     "Allow {name}({summary})? [y]es / [n]o (or type why not) / always: [a] this session, "

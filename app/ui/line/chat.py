@@ -16,15 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from app.commands import CommandResult, SessionChoice, resume_session, run_command
-from app.engine.loop.agent import Agent
-from app.model.events import Event
-from app.runtime import Runtime
-from app.ui.line.render import EventPrinter
-from app.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
-from app.ui.shared.commands import is_command
-from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
-from tools.media.mentions import expand_mentions
+from lull.commands import CommandResult, SessionChoice, resume_session, run_command
+from lull.engine.loop.agent import Agent
+from lull.model.events import Event
+from lull.runtime import Runtime
+from lull.tools.media.mentions import expand_mentions
+from lull.ui.line.render import EventPrinter
+from lull.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
+from lull.ui.shared.commands import is_command
+from lull.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
 
 log = logging.getLogger("lull.line")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from app.ui.shared.completion import CommandTable, command_table, complete
+from lull.ui.shared.completion import CommandTable, command_table, complete
 
 
 class LineCompleter(Completer):

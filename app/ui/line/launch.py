@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from app.runtime import RunOptions, Runtime
-from app.ui.shared.startup import open_runtime, setup_hints
+from lull.runtime import RunOptions, Runtime
+from lull.ui.shared.startup import open_runtime, setup_hints
 
 FULL_UI_NOTE = "`lull` without --plain walks you through this and finds local servers."
 
 
 def configure_help() -> str:
     """How to configure a provider: the env variables and the settings keys."""
-    from settings.paths import user_settings_path
+    from lull.settings.paths import user_settings_path
 
     return "\n".join([*setup_hints(user_settings_path()), FULL_UI_NOTE])
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, assert_never
 
-from app.model.events import (
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -29,11 +29,11 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.provider import Usage
-from app.ui.line.stream import StreamView
-from app.ui.shared.stop_notes import stop_note, with_repairs
-from app.ui.shared.user_shell import user_run_output
-from app.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
+from lull.model.provider import Usage
+from lull.ui.line.stream import StreamView
+from lull.ui.shared.stop_notes import stop_note, with_repairs
+from lull.ui.shared.user_shell import user_run_output
+from lull.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
 
 if TYPE_CHECKING:
     from rich.console import Console

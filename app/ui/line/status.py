@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from app.commands import format_cost
-from app.engine.sessions.session import Session
-from app.runtime import Runtime
-from app.ui.line.render import EventPrinter
-from app.ui.shared.facts import facts_for
-from app.ui.shared.status import context_warning
-from app.ui.shared.waiting import SHOW_AFTER_SECONDS
+from lull.commands import format_cost
+from lull.engine.sessions.session import Session
+from lull.runtime import Runtime
+from lull.ui.line.render import EventPrinter
+from lull.ui.shared.facts import facts_for
+from lull.ui.shared.status import context_warning
+from lull.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 NEWLINE_KEYS = "Esc+Enter or Ctrl+J"
 PREVIEW_WIDTH = 160

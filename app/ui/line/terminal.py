@@ -19,12 +19,12 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History as ToolkitHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from app.ui.line.complete import LineCompleter
-from app.ui.shared.history import History
+from lull.ui.line.complete import LineCompleter
+from lull.ui.shared.history import History
 
 
 class PromptHistory(ToolkitHistory):
-    """prompt-toolkit's view of :class:`app.ui.shared.history.History` (shared with the TUI)."""
+    """prompt-toolkit's view of :class:`lull.ui.shared.history.History` (shared with the TUI)."""
 
     def __init__(self, history: History) -> None:
         super().__init__()

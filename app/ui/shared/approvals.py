@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.model.messages import ToolCall
+from lull.model.messages import ToolCall
 
 
 def always_legend(call: ToolCall, rules: tuple[str, ...]) -> str:

@@ -43,8 +43,8 @@ class CompletionRequest:
 def command_table(workspace: Path | None = None) -> list[tuple[str, str]]:
     """The visible slash commands as (name, summary), in help order: the built-in ones, then
     the custom commands of the user and of ``workspace``."""
-    from app.commands import command_names
-    from app.commands.registry import command_entries
+    from lull.commands import command_names
+    from lull.commands.registry import command_entries
 
     if workspace is None:
         return [(c.name, c.summary) for c in command_names()]

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.ui.shared.status import StatusFacts
+from lull.ui.shared.status import StatusFacts
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 
 def idle_handled(runtime: Runtime) -> bool:
     """Whether this idle gap was already tidied: every kind of idle cleanup ran in it."""
-    from app.context.idle import gap_starts
+    from lull.context.idle import gap_starts
 
     session = runtime.agent.session
     last = session.last_response_at
@@ -24,7 +24,7 @@ def idle_handled(runtime: Runtime) -> bool:
 
 def estimate_context(runtime: Runtime, window: int) -> int:
     """Estimated tokens of the next prompt: system prompt, tools and the view (as /context)."""
-    from app.commands import context_breakdown
+    from lull.commands import context_breakdown
 
     return context_breakdown(runtime.agent, window).total
 

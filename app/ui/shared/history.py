@@ -1,6 +1,6 @@
 """Input history kept across sessions, shared by the line mode and the TUI.
 
-The file (``settings.paths.history_path()``, in the platformdirs state dir) holds
+The file (``lull.settings.paths.history_path()``, in the platformdirs state dir) holds
 one entry per line, oldest first. An entry that spans lines (or could be
 mistaken for an escaped one because it starts with ``"``) is written as a JSON
 string literal, so every line is still one entry. The file is capped: when it
@@ -47,7 +47,7 @@ class History:
 
     def __init__(self, path: Path | None = None, cap: int = DEFAULT_CAP) -> None:
         if path is None:
-            from settings.paths import history_path
+            from lull.settings.paths import history_path
 
             path = history_path()
         self.path = path

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from app.runtime import RunOptions, Runtime, StartupError, build_runtime
-from settings.errors import SettingsError
+from lull.runtime import RunOptions, Runtime, StartupError, build_runtime
+from lull.settings.errors import SettingsError
 
 
 def open_runtime(

@@ -1,7 +1,7 @@
 """What the status bar says: pure functions from facts about the session to one line.
 
 No Textual here (the TUI's status bar shows the line), so the wording and the narrow-terminal
-fitting are unit-tested directly; :mod:`app.ui.shared.facts` reads the facts from a runtime.
+fitting are unit-tested directly; :mod:`lull.ui.shared.facts` reads the facts from a runtime.
 The bar shows the model, context use, cache state and the session's cache hit ratio, time
 until idle cleanup applies, and the session cost; while a request has sent no token yet,
 "waiting Ns", and then the time to first token (when it took a second or more). At small
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.model import defaults
-from app.ui.shared.waiting import SHOW_AFTER_SECONDS
+from lull.model import defaults
+from lull.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 SEPARATOR = " │ "
 DEFAULT_WINDOW = 128_000  # shown until the runtime knows the model's window

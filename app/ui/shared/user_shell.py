@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from app.engine.calls.user_shell import USER_SHELL_PREFIX, is_user_call, run_prompt_shell
-from app.model.events import Event
-from app.model.messages import ToolCall, ToolResult
+from lull.engine.calls.user_shell import USER_SHELL_PREFIX, is_user_call, run_prompt_shell
+from lull.model.events import Event
+from lull.model.messages import ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from app.runtime import Runtime
+    from lull.runtime import Runtime
 
 EMPTY_SHELL_HINT = "type a command after !, e.g. !git status"
 SHOWN_OUTPUT_LINES = 200

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import assert_never
 
-from app.model.events import (
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,

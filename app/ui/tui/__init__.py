@@ -10,15 +10,15 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.runtime import RunOptions
+    from lull.runtime import RunOptions
 
 
 def run_tui(options: RunOptions) -> int:
     """Run the full-screen chat until the user quits (or the terminal goes away: 129);
     returns the exit code. The session file is closed either way."""
-    from app.ui.shared.hangup import HANGUP_EXIT
-    from app.ui.shared.history import History
-    from app.ui.tui.app import LullApp, bench_file_from_env
+    from lull.ui.shared.hangup import HANGUP_EXIT
+    from lull.ui.shared.history import History
+    from lull.ui.tui.app import LullApp, bench_file_from_env
 
     app = LullApp(options, history=History(), bench_file=bench_file_from_env())
     app.run()

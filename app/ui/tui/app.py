@@ -24,20 +24,20 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.message import Message
 
-from app.ui.shared.completion import CommandTable, CompletionRequest, command_table, complete
-from app.ui.shared.hangup import HANGUP_EXIT, HangupWatch, detach
-from app.ui.tui.driver import TerminalLost, hangup_safe
-from app.ui.tui.widgets.completion_menu import CompletionMenu
-from app.ui.tui.widgets.conversation import Conversation
-from app.ui.tui.widgets.prompt_input import HistoryStore, PromptInput
-from app.ui.tui.widgets.status_bar import StatusBar
+from lull.ui.shared.completion import CommandTable, CompletionRequest, command_table, complete
+from lull.ui.shared.hangup import HANGUP_EXIT, HangupWatch, detach
+from lull.ui.tui.driver import TerminalLost, hangup_safe
+from lull.ui.tui.widgets.completion_menu import CompletionMenu
+from lull.ui.tui.widgets.conversation import Conversation
+from lull.ui.tui.widgets.prompt_input import HistoryStore, PromptInput
+from lull.ui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from app.catalog.local_servers import LocalServer
-    from app.runtime import RunOptions, Runtime
-    from app.ui.tui.boot import Builder, Fatal, Outcome
-    from app.ui.tui.chat import Chat
-    from app.ui.tui.widgets.setup_panel import SetupPanel
+    from lull.catalog.local_servers import LocalServer
+    from lull.runtime import RunOptions, Runtime
+    from lull.ui.tui.boot import Builder, Fatal, Outcome
+    from lull.ui.tui.chat import Chat
+    from lull.ui.tui.widgets.setup_panel import SetupPanel
 
 BENCH_ENV = "LULL_TUI_BENCH"  # a file: lull writes "paint" and "ready" times there, then exits
 DOUBLE_PRESS_SECONDS = 2.0
@@ -132,7 +132,7 @@ class LullApp(App[None]):
     def chat(self) -> Chat:
         """The conversation's controller (its module is imported after the first paint)."""
         if self._chat is None:
-            from app.ui.tui.chat import Chat
+            from lull.ui.tui.chat import Chat
 
             conversation = self.query_one(Conversation)
             self._chat = Chat(self, conversation, self.status, self.action_quit)
@@ -191,8 +191,8 @@ class LullApp(App[None]):
         """
 
         def work() -> None:
-            importlib.import_module("app.ui.tui.chat")  # warm up the UI's modules off the UI
-            from app.ui.tui.boot import load
+            importlib.import_module("lull.ui.tui.chat")  # warm up the UI's modules off the UI
+            from lull.ui.tui.boot import load
 
             chosen = options or self.options
             self.options = chosen
@@ -202,7 +202,7 @@ class LullApp(App[None]):
 
     async def on_loaded(self, message: Loaded) -> None:
         """Show what the runtime build gave: a ready chat, the setup panel, or a fatal error."""
-        from app.ui.tui.boot import Fatal, NeedsSetup, Ready, startup_notes
+        from lull.ui.tui.boot import Fatal, NeedsSetup, Ready, startup_notes
 
         outcome = message.outcome
         match outcome:
@@ -226,8 +226,8 @@ class LullApp(App[None]):
                 assert_never(outcome)
 
     async def _show_setup(self, problem: str) -> None:
-        from app.ui.tui.widgets.setup_panel import SetupPanel
-        from settings.paths import user_settings_path
+        from lull.settings.paths import user_settings_path
+        from lull.ui.tui.widgets.setup_panel import SetupPanel
 
         self.status.change(state="no provider configured")
         self._bench("ready")
@@ -236,7 +236,7 @@ class LullApp(App[None]):
             await self.query_one(Conversation).add(self.setup)
 
             def work() -> None:
-                from app.catalog.local_servers import detect_local_servers
+                from lull.catalog.local_servers import detect_local_servers
 
                 servers: list[LocalServer] = []
                 try:
@@ -255,7 +255,7 @@ class LullApp(App[None]):
 
     def on_setup_panel_use_server(self, message: SetupPanel.UseServer) -> None:
         """Rebuild the runtime against the chosen local server."""
-        from app.ui.shared.startup import with_local_server
+        from lull.ui.shared.startup import with_local_server
 
         base = self.options
         self._chosen = message.server
@@ -317,8 +317,8 @@ class LullApp(App[None]):
 def save_choice(server: LocalServer, runtime: Runtime) -> tuple[str, str]:
     """Save the local server the user chose (and that works) to the user settings file;
     the (text, level) note that says where, or why not."""
-    from settings.paths import user_settings_path
-    from settings.writer import WriteProblem, save_settings
+    from lull.settings.paths import user_settings_path
+    from lull.settings.writer import WriteProblem, save_settings
 
     config = runtime.provider_config
     values = {
@@ -345,8 +345,8 @@ def bench_file_from_env() -> Path | None:
 def paste_clipboard_image() -> Path | str | None:
     """The system clipboard's image saved under the state directory (its path), None when
     the clipboard holds no image, or why it cannot be read (Ctrl+V in the prompt)."""
-    from settings.paths import clipboard_dir
-    from tools.media.clipboard import ClipboardUnavailable, save_clipboard_image
+    from lull.settings.paths import clipboard_dir
+    from lull.tools.media.clipboard import ClipboardUnavailable, save_clipboard_image
 
     try:
         return save_clipboard_image(clipboard_dir())

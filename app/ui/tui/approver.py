@@ -1,4 +1,4 @@
-"""The TUI's :class:`app.model.approvals.Approver`: asks with the approval modal."""
+"""The TUI's :class:`lull.model.approvals.Approver`: asks with the approval modal."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 from textual.app import App
 
-from app.model.approvals import Approval
-from app.model.messages import ToolCall
-from app.ui.tui.screens.approval import ApprovalScreen
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
+from lull.ui.tui.screens.approval import ApprovalScreen
 
 
 class ModalApprover:

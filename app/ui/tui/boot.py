@@ -12,8 +12,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.runtime import RunOptions, Runtime, StartupError, build_runtime
-from settings.errors import SettingsError
+from lull.runtime import RunOptions, Runtime, StartupError, build_runtime
+from lull.settings.errors import SettingsError
 
 Builder = Callable[[RunOptions], Runtime]
 log = logging.getLogger("lull.tui")
@@ -70,7 +70,7 @@ def load(options: RunOptions, build: Builder | None = None) -> Outcome:
 def warm_estimate(runtime: Runtime) -> int | None:
     """Estimate the prompt once here, off the UI thread (a long resumed session may need the
     tokenizer: ~0.2 s to load)."""
-    from app.ui.shared.facts import estimate_context
+    from lull.ui.shared.facts import estimate_context
 
     try:
         runtime.agent.session.context_tokens()

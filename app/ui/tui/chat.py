@@ -1,4 +1,4 @@
-"""Sending what the user types: prompts become turns, ``/commands`` go to app.commands.
+"""Sending what the user types: prompts become turns, ``/commands`` go to lull.commands.
 
 One thing runs at a time; what is typed meanwhile (or before the runtime is
 ready) waits in a queue and is shown as queued. A turn's events are read by a
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.worker import Worker
 
-from app.model.events import (
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -36,26 +36,26 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import ToolCall
-from app.ui.shared.commands import is_command, is_quit
-from app.ui.shared.facts import facts_for
-from app.ui.shared.status import StatusFacts
-from app.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
-from app.ui.shared.waiting import FirstTokenWait
-from app.ui.tui.approver import ModalApprover
-from app.ui.tui.renderer import TurnRenderer, transcript_widgets
-from app.ui.tui.widgets.command_output import CommandOutput
-from app.ui.tui.widgets.conversation import Conversation
-from app.ui.tui.widgets.prompt_input import PromptInput
-from app.ui.tui.widgets.status_bar import StatusBar
-from app.ui.tui.widgets.user_message import UserMessage
-from tools.media.mentions import expand_mentions
+from lull.model.messages import ToolCall
+from lull.tools.media.mentions import expand_mentions
+from lull.ui.shared.commands import is_command, is_quit
+from lull.ui.shared.facts import facts_for
+from lull.ui.shared.status import StatusFacts
+from lull.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
+from lull.ui.shared.waiting import FirstTokenWait
+from lull.ui.tui.approver import ModalApprover
+from lull.ui.tui.renderer import TurnRenderer, transcript_widgets
+from lull.ui.tui.widgets.command_output import CommandOutput
+from lull.ui.tui.widgets.conversation import Conversation
+from lull.ui.tui.widgets.prompt_input import PromptInput
+from lull.ui.tui.widgets.status_bar import StatusBar
+from lull.ui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from app.commands import CommandResult
-    from app.runtime import Runtime
+    from lull.commands import CommandResult
+    from lull.runtime import Runtime
 
 log = logging.getLogger("lull.tui")
 
@@ -211,7 +211,7 @@ class Chat:
 
     async def command(self, text: str) -> None:
         """Run a slash command and show its result."""
-        from app.commands import run_command
+        from lull.commands import run_command
 
         assert self.runtime is not None
         await self.apply(text.strip(), run_command(self.runtime, text))
@@ -231,11 +231,11 @@ class Chat:
         if result.quit:
             await self.quit_app()
         elif result.sessions:
-            from app.ui.tui.screens.session_picker import SessionPicker
+            from lull.ui.tui.screens.session_picker import SessionPicker
 
             self.app.push_screen(SessionPicker(result.sessions), callback=self._picked)
         elif result.follow_ups:
-            from app.ui.tui.screens.choice_picker import ChoicePicker
+            from lull.ui.tui.screens.choice_picker import ChoicePicker
 
             picker = ChoicePicker(result.question, result.follow_ups)
             self.app.push_screen(picker, callback=self._followed)
@@ -249,7 +249,7 @@ class Chat:
             await self.command(command)
 
     async def _picked(self, session_id: str | None) -> None:
-        from app.commands import resume_session
+        from lull.commands import resume_session
 
         if session_id is None or self.runtime is None:
             return

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
-from app.ui.shared.hangup import GuardedOutput
+from lull.ui.shared.hangup import GuardedOutput
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -13,7 +13,7 @@ from typing import assert_never
 
 from textual.widget import Widget
 
-from app.model.events import (
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -31,14 +31,14 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.ui.shared.stop_notes import stop_note, with_repairs
-from app.ui.tui.widgets.assistant_message import AssistantMessage
-from app.ui.tui.widgets.conversation import Conversation
-from app.ui.tui.widgets.notice_line import NoticeLine
-from app.ui.tui.widgets.thinking_block import ThinkingBlock
-from app.ui.tui.widgets.tool_block import ToolBlock
-from app.ui.tui.widgets.user_message import UserMessage
+from lull.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from lull.ui.shared.stop_notes import stop_note, with_repairs
+from lull.ui.tui.widgets.assistant_message import AssistantMessage
+from lull.ui.tui.widgets.conversation import Conversation
+from lull.ui.tui.widgets.notice_line import NoticeLine
+from lull.ui.tui.widgets.thinking_block import ThinkingBlock
+from lull.ui.tui.widgets.tool_block import ToolBlock
+from lull.ui.tui.widgets.user_message import UserMessage
 
 INTERRUPTED = "interrupted; the session is saved and you can go on"
 

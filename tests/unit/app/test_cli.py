@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser, parse_command_line
-from app.runtime import RunOptions, cli_overrides
+from lull.cli import build_parser, parse_command_line
+from lull.runtime import RunOptions, cli_overrides
 
 HEAVY = ("anthropic", "openai", "textual", "tiktoken", "prompt_toolkit", "pydantic", "httpx2")
 
 PROBE = """
 import json, sys
-from app.cli import main
+from lull.cli import main
 try:
     main(["--help"])
 except SystemExit:

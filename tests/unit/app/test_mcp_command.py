@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.ui.mcp_command import run_mcp_command
-from settings.paths import user_settings_path
+from lull.cli import main
+from lull.settings.paths import user_settings_path
+from lull.ui.mcp_command import run_mcp_command
 
 
 def _run(*argv: str) -> str:

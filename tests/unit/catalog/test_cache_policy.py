@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from app.catalog.cache_policy import CacheSetup, cache_ttl_minutes, ttl_warnings
-from app.model.provider import ProviderName
+from lull.catalog.cache_policy import CacheSetup, cache_ttl_minutes, ttl_warnings
+from lull.model.provider import ProviderName
 
 
 def configured(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.catalog.local_servers import (
+from lull.catalog.local_servers import (
     CANDIDATES,
     Candidate,
     ModelListError,

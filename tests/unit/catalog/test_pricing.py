@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog.pricing import cost_usd, price_for
-from app.model.provider import Usage
-from settings.loader import load_settings
+from lull.catalog.pricing import cost_usd, price_for
+from lull.model.provider import Usage
+from lull.settings.loader import load_settings
 
 MILLION = 1_000_000
 

@@ -6,7 +6,7 @@ import datetime as dt
 import subprocess
 from pathlib import Path
 
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt, project_instructions
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt, project_instructions
 
 
 def test_static_prompt_holds_nothing_that_varies(tmp_path: Path) -> None:

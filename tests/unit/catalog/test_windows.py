@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.catalog.windows import (
+from lull.catalog.windows import (
     DEFAULT_CONTEXT_WINDOW,
     ContextOverflow,
     context_window_for,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.commands import CommandResult
-from app.model.events import Event
+from lull.commands import CommandResult
+from lull.model.events import Event
 
 
 def text_of(result: CommandResult) -> str:

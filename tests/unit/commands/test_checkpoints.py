@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.commands import run_command
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from app.runtime import RunOptions, Runtime, build_runtime
+from lull.commands import run_command
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.runtime import RunOptions, Runtime, build_runtime
 from tests.support import run
 
 PROMPTS = ("create the notes", "fix the config")

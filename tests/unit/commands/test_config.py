@@ -5,11 +5,11 @@ Against a real agent: the official SDK and the strict fake server, saved session
 
 from __future__ import annotations
 
-from app.commands import (
+from lull.commands import (
     run_command,
 )
-from app.model.events import TurnFinished
-from app.runtime import Runtime
+from lull.model.events import TurnFinished
+from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply
 from tests.support import run
 

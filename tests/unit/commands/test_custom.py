@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.commands.custom import (
+from lull.commands.custom import (
     CommandFileError,
     command_name,
     load_custom_commands,
     parse_command_file,
 )
-from app.engine.calls.scope import ToolRule
-from app.model.messages import ToolCall
+from lull.engine.calls.scope import ToolRule
+from lull.model.messages import ToolCall
 
 REVIEW = """\
 ---

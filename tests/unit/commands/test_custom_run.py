@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.commands import run_command
-from app.commands.custom_run import prompt_template, substitute_arguments
-from app.engine.calls.approvals import AllowApprover, DenyApprover
-from app.model.events import Notice, ToolFinished, TurnFinished
-from app.runtime import Runtime
-from settings.paths import user_commands_dir
+from lull.commands import run_command
+from lull.commands.custom_run import prompt_template, substitute_arguments
+from lull.engine.calls.approvals import AllowApprover, DenyApprover
+from lull.model.events import Notice, ToolFinished, TurnFinished
+from lull.runtime import Runtime
+from lull.settings.paths import user_commands_dir
 from tests.fakes import FakeServer, Reply
 from tests.unit.commands.support import drive, text_of
 
@@ -85,7 +85,7 @@ async def test_an_argument_cannot_add_a_shell_command(runtime: Runtime) -> None:
 
 
 def _command(body: str) -> Any:
-    from app.commands.custom import CustomCommand
+    from lull.commands.custom import CustomCommand
 
     return CustomCommand("x", body, Path("x.md"), "user")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.commands import run_command
-from app.runtime import RunOptions, build_runtime
+from lull.commands import run_command
+from lull.runtime import RunOptions, build_runtime
 
 
 def _settings(path: Path, data: object) -> Path:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.commands import run_command
-from app.commands.init import init_prompt
-from app.model.events import TurnFinished
-from app.runtime import Runtime
+from lull.commands import run_command
+from lull.commands.init import init_prompt
+from lull.model.events import TurnFinished
+from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.unit.commands.support import drive, text_of
 

@@ -6,10 +6,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from app.commands import run_command
-from app.mcp.manager import McpManager
-from app.model.mcp import McpServerConfig
-from app.runtime import Runtime
+from lull.commands import run_command
+from lull.mcp.manager import McpManager
+from lull.model.mcp import McpServerConfig
+from lull.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -26,7 +26,7 @@ def test_without_servers_it_says_how_to_add_one(runtime: Runtime) -> None:
 
 
 async def test_status_tools_errors_and_trust(runtime: Runtime) -> None:
-    from settings.workspaces import is_trusted
+    from lull.settings.workspaces import is_trusted
 
     project = dataclasses.replace(_server("proj"), scope="project", source="/w/.mcp.json")
     servers = (_server("good"), _server("bad", "--fail-start"), project)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.commands import run_command
-from app.commands.notes import split_note
-from app.runtime import Runtime
+from lull.commands import run_command
+from lull.commands.notes import split_note
+from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import run
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.commands import run_command
-from app.runtime import RunOptions, build_runtime
-from tools.registry import default_registry
+from lull.commands import run_command
+from lull.runtime import RunOptions, build_runtime
+from lull.tools.registry import default_registry
 
 TOOLS = {tool.name: tool for tool in default_registry()}
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.commands import COMMANDS, command_names, run_command
-from app.runtime import Runtime
+from lull.commands import COMMANDS, command_names, run_command
+from lull.runtime import Runtime
 from tests.unit.commands.support import text_of
 
 

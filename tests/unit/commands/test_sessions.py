@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 
-from app.commands import (
+from lull.commands import (
     resume_session,
     run_command,
 )
-from app.runtime import Runtime
+from lull.runtime import Runtime
+from lull.tools.builtin.shell import ShellTool
 from tests.fakes import FakeServer, Reply
 from tests.support import run
-from tools.builtin.shell import ShellTool
 
 SHELL = ShellTool()
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.commands import run_command
-from app.runtime import Runtime
-from settings.workspaces import is_trusted
+from lull.commands import run_command
+from lull.runtime import Runtime
+from lull.settings.workspaces import is_trusted
 
 
 def test_trust_status_and_revoke(runtime: Runtime) -> None:

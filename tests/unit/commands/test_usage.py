@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from app.catalog.pricing import cost_usd
-from app.commands import (
+from lull.catalog.pricing import cost_usd
+from lull.commands import (
     format_cost,
     run_command,
 )
-from app.model.provider import Usage
-from app.runtime import Runtime
+from lull.model.provider import Usage
+from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply
 from tests.support import fake_runtime, run
 
@@ -94,7 +94,7 @@ def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
 def test_cost_shows_the_split_between_the_conversation_and_its_sub_agents(
     runtime: Runtime,
 ) -> None:
-    from app.engine.sessions.record import SubagentRun
+    from lull.engine.sessions.record import SubagentRun
 
     session = runtime.agent.session
     session.record_response(1.0, Usage(input=1_000_000), "claude-sonnet-4-5")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from app.commands import (
+from lull.commands import (
     run_command,
 )
-from app.context.cachebreak import CacheBreakDetector, find_detector
-from app.runtime import Runtime
+from lull.context.cachebreak import CacheBreakDetector, find_detector
+from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import run, summary_of
 from tests.unit.commands.support import drive

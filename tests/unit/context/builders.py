@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.context.idle import IdlePolicy, ThinkingRule, plan_idle_cleanup
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit
-from app.model.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.context.idle import IdlePolicy, ThinkingRule, plan_idle_cleanup
+from lull.model.edits import ClearThinking, ClearToolResults, ContextEdit
+from lull.model.messages import Message, Part, Text, Thinking, ToolCall, ToolResult
 
 NOW = 1_700_000_000.0
 

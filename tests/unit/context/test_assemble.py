@@ -8,8 +8,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT
-from app.context.assemble import (
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
+from lull.context.assemble import (
     SAFE_LOOKBACK,
     MessageDigests,
     WireBlock,
@@ -19,13 +19,13 @@ from app.context.assemble import (
     prefix_chain,
     stable_json,
 )
-from app.context.view import build_view
-from app.model.edits import ContextEdit, Summary
-from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ThinkingConfig
-from app.providers.anthropic_wire import build_params
+from lull.context.view import build_view
+from lull.model.edits import ContextEdit, Summary
+from lull.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ModelRequest, ThinkingConfig
+from lull.providers.anthropic_wire import build_params
+from lull.tools.registry import default_registry
 from tests.unit.context.builders import NOW, plan
-from tools.registry import default_registry
 
 MODEL = "claude-sonnet-4-5"
 ENVIRONMENT = "# Environment\n- Workspace: /w\n- Today's date: 2026-11-22"
@@ -217,10 +217,10 @@ def test_consecutive_requests_share_a_byte_identical_prefix() -> None:
 
 PROBE = """
 import json
-from app.catalog.prompt import STATIC_SYSTEM_PROMPT
-from app.model.provider import ModelRequest
-from app.providers.anthropic_wire import build_params
-from tools.registry import default_registry
+from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
+from lull.model.provider import ModelRequest
+from lull.providers.anthropic_wire import build_params
+from lull.tools.registry import default_registry
 params = build_params(ModelRequest(system=STATIC_SYSTEM_PROMPT, messages=[],
                                    tools=default_registry().specs()), "claude-sonnet-4-5")
 print(json.dumps([params["tools"], params["system"]]))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.context.cache_clock import COLD, CacheClock, CacheMark
+from lull.context.cache_clock import COLD, CacheClock, CacheMark
 
 CHAIN = [f"p{k}" for k in range(11)]  # prefix names at each message boundary (10 messages)
 T0 = 1_000.0

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.catalog.pricing import price_for
-from app.context.cache_lifetime import Pause, cache_prices, stable_end, stable_lifetime
-from app.model.messages import Message, Text, ToolCall, ToolResult
+from lull.catalog.pricing import price_for
+from lull.context.cache_lifetime import Pause, cache_prices, stable_end, stable_lifetime
+from lull.model.messages import Message, Text, ToolCall, ToolResult
 
 
 def test_no_pause_of_five_to_sixty_minutes_keeps_five_minutes() -> None:

@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from app.context.cachebreak import CacheBreakDetector, find_detector
-from app.context.view import build_view
-from app.model.edits import ContextEdit, Restore, Summary, Supersede
-from app.model.messages import Message, Text, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
+from lull.context.cachebreak import CacheBreakDetector, find_detector
+from lull.context.view import build_view
+from lull.model.edits import ContextEdit, Restore, Summary, Supersede
+from lull.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.provider import ModelRequest, ThinkingConfig, ToolSpec
+from lull.tools.registry import default_registry
 from tests.unit.context.builders import NOW, assistant, plan, thinking, user
-from tools.registry import default_registry
 
 SPECS = default_registry().specs()
 
@@ -192,8 +192,8 @@ def test_the_detector_is_found_among_request_hooks() -> None:
 
 
 def test_tools_a_source_announced_are_an_expected_break() -> None:
-    from app.context.cachebreak import CacheBreakDetector
-    from app.model.provider import ModelRequest, ToolSpec
+    from lull.context.cachebreak import CacheBreakDetector
+    from lull.model.provider import ModelRequest, ToolSpec
 
     added: dict[str, str] = {}
     detector = CacheBreakDetector(lambda: [], lambda: added)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.context.compress_plan import (
+from lull.context.compress_plan import (
     OMITTED_NOTE,
     CompressionGuard,
     CompressionPolicy,
@@ -20,7 +20,7 @@ from app.context.compress_plan import (
     split_points,
     with_margin,
 )
-from app.model.messages import (
+from lull.model.messages import (
     CLEARED_TOOL_RESULT,
     Message,
     Text,

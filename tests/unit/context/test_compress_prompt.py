@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.context.compress_prompt import (
+from lull.context.compress_prompt import (
     SECTIONS,
     SUMMARY_MARKER,
     clean_summary,
@@ -10,7 +10,7 @@ from app.context.compress_prompt import (
     summary_instruction,
     summary_messages,
 )
-from app.model.messages import Text
+from lull.model.messages import Text
 from tests.unit.context.builders import assistant, tool_step, user
 
 

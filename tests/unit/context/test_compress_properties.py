@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from app.context.compress_plan import (
+from lull.context.compress_plan import (
     CompressionGuard,
     CompressionPolicy,
     clear_result,
@@ -21,11 +21,11 @@ from app.context.compress_plan import (
     plan_split,
     split_points,
 )
-from app.context.estimate import estimate_message_tokens, estimate_part_tokens, estimate_tokens
-from app.context.tiers import classify
-from app.context.view import SUMMARY_PREFIX, build_view
-from app.model.edits import ClearToolResults, ContextEdit, Summary
-from app.model.messages import (
+from lull.context.estimate import estimate_message_tokens, estimate_part_tokens, estimate_tokens
+from lull.context.tiers import classify
+from lull.context.view import SUMMARY_PREFIX, build_view
+from lull.model.edits import ClearToolResults, ContextEdit, Summary
+from lull.model.messages import (
     Message,
     Text,
     Thinking,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import date
 
-from app.context.estimate import (
+from lull.context.estimate import (
     IMAGE_TOKENS,
     estimate_message_tokens,
     estimate_messages_tokens,
     estimate_part_tokens,
     estimate_tokens,
 )
-from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from lull.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
 
 
 def test_estimate_rounds_up_quarter_characters() -> None:

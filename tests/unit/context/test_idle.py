@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.context.estimate import estimate_messages_tokens, estimate_tokens
-from app.context.idle import (
+from lull.context.estimate import estimate_messages_tokens, estimate_tokens
+from lull.context.idle import (
     DEFAULT_COMPACTABLE,
     IdlePolicy,
     describe_edit,
@@ -17,9 +17,9 @@ from app.context.idle import (
     idle_gap_minutes,
     plan_idle_cleanup,
 )
-from app.context.view import build_view
-from app.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
-from app.model.messages import (
+from lull.context.view import build_view
+from lull.model.edits import ClearThinking, ClearToolResults, Restore, Summary, Supersede
+from lull.model.messages import (
     CLEARED_TOOL_RESULT,
     Message,
     Text,
@@ -372,7 +372,7 @@ def test_a_call_id_shared_with_an_error_is_never_cleared() -> None:
 
 
 def test_compactable_entries_may_name_a_prefix() -> None:
-    from app.context.idle import is_compactable
+    from lull.context.idle import is_compactable
 
     assert is_compactable("mcp__gh__search", frozenset({"mcp__gh__*"}))
     assert not is_compactable("mcp__other__x", frozenset({"mcp__gh__*", "read_file"}))

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.context.estimate import estimate_messages_tokens, estimate_tokens
-from app.context.idle import DEFAULT_COMPACTABLE, IdlePolicy, ThinkingRule, plan_idle_cleanup
-from app.context.view import build_view
-from app.model.edits import ClearThinking, ClearToolResults, ContextEdit
-from app.model.messages import (
+from lull.context.estimate import estimate_messages_tokens, estimate_tokens
+from lull.context.idle import DEFAULT_COMPACTABLE, IdlePolicy, ThinkingRule, plan_idle_cleanup
+from lull.context.view import build_view
+from lull.model.edits import ClearThinking, ClearToolResults, ContextEdit
+from lull.model.messages import (
     CLEARED_TOOL_RESULT,
     Message,
     Part,

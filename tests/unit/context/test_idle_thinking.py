@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.context.estimate import estimate_messages_tokens
-from app.context.idle import ThinkingRule, thinking_rule_for
-from app.context.view import build_view
-from app.model.edits import Restore, Summary
-from app.model.messages import Message, Text, Thinking
+from lull.context.estimate import estimate_messages_tokens
+from lull.context.idle import ThinkingRule, thinking_rule_for
+from lull.context.view import build_view
+from lull.model.edits import Restore, Summary
+from lull.model.messages import Message, Text, Thinking
 from tests.unit.context.builders import (
     REF,
     THINKING_ONLY,

@@ -3,11 +3,11 @@ duplicate outputs become pointers; the newest copy, errors, notes and tiny resul
 
 from __future__ import annotations
 
-from app.context.estimate import estimate_messages_tokens, estimate_part_tokens
-from app.context.light import plan_light
-from app.context.view import build_view
-from app.model.edits import Restore
-from app.model.messages import Message, ToolCall, ToolResult
+from lull.context.estimate import estimate_messages_tokens, estimate_part_tokens
+from lull.context.light import plan_light
+from lull.context.view import build_view
+from lull.model.edits import Restore
+from lull.model.messages import Message, ToolCall, ToolResult
 from tests.unit.context.builders import NOW, assistant, result_by_id, results, user
 
 CONTENT = "def f():\n    return 1\n" * 40

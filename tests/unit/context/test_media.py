@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from app.context.media import (
+from lull.context.media import (
     describe_media,
     image_tokens,
     plan_media_window,
     sendable_images,
 )
-from app.context.restore import restorable
-from app.context.view import build_view
-from app.model.edits import ClearMedia, Restore
-from app.model.media import ImageLimits, cleared_media_text
-from app.model.messages import Image, Message, Text
+from lull.context.restore import restorable
+from lull.context.view import build_view
+from lull.model.edits import ClearMedia, Restore
+from lull.model.media import ImageLimits, cleared_media_text
+from lull.model.messages import Image, Message, Text
 from tests.images import png_image
 
 BIG = Image("image/png", "A" * 1_600_000)  # 1.2 MB decoded
@@ -65,7 +65,7 @@ def test_a_wire_never_sends_what_the_model_cannot_take() -> None:
 
 
 def test_the_edit_round_trips() -> None:
-    from app.model.edits import edit_from_dict, edit_to_dict
+    from lull.model.edits import edit_from_dict, edit_to_dict
 
     edit = ClearMedia(("m1#0",), keep=2, tokens_saved=1500, at=3.0)
     assert edit_from_dict(edit_to_dict(edit)) == edit

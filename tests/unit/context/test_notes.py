@@ -3,9 +3,9 @@ in order; failed or unanswered calls are no notes."""
 
 from __future__ import annotations
 
-from app.context.notes import is_note_message, note_change, notes_from, render_notes
-from app.model.messages import Message, Text, ToolCall, ToolResult
-from app.model.notes import parse_user_note, user_note_text
+from lull.context.notes import is_note_message, note_change, notes_from, render_notes
+from lull.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.notes import parse_user_note, user_note_text
 from tests.unit.context.builders import assistant, results, user
 
 

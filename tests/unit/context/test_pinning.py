@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from app.context.notes import notes_from
-from app.context.pinning import PINNED_HEADING, pinned_block, typed_text, user_prompts
-from app.context.tiers import unresolved_errors
-from app.model.messages import Message, Text, ToolCall, ToolResult
-from app.model.notes import user_note_text
+from lull.context.notes import notes_from
+from lull.context.pinning import PINNED_HEADING, pinned_block, typed_text, user_prompts
+from lull.context.tiers import unresolved_errors
+from lull.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.notes import user_note_text
 from tests.unit.context.builders import assistant, results, user
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.context.recall import recall, render_message
-from app.context.view import build_view
-from app.model.edits import ClearToolResults, Summary
-from app.model.messages import Message, Text, cleared_result_text
+from lull.context.recall import recall, render_message
+from lull.context.view import build_view
+from lull.model.edits import ClearToolResults, Summary
+from lull.model.messages import Message, Text, cleared_result_text
 from tests.unit.context.builders import reads
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.context.compress_plan import split_points
-from app.context.restore import compression_history, parse_scope, restorable, restore_edit
-from app.context.view import build_view
-from app.model.edits import (
+from lull.context.compress_plan import split_points
+from lull.context.restore import compression_history, parse_scope, restorable, restore_edit
+from lull.context.view import build_view
+from lull.model.edits import (
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -17,7 +17,7 @@ from app.model.edits import (
     Summary,
     Supersede,
 )
-from app.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.messages import Message, Text, ToolCall, ToolResult
 from tests.unit.context.builders import NOW, assistant, results, user
 
 

@@ -3,9 +3,9 @@ light and full steps at most once per crossing of their line."""
 
 from __future__ import annotations
 
-from app.context.cache_clock import COLD, Warmth
-from app.context.compress_plan import CompressionPolicy, make_budget
-from app.context.stages import StageSchedule
+from lull.context.cache_clock import COLD, Warmth
+from lull.context.compress_plan import CompressionPolicy, make_budget
+from lull.context.stages import StageSchedule
 
 BUDGET = make_budget(100_000, CompressionPolicy(), 8192)
 

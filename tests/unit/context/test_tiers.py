@@ -3,9 +3,9 @@ decisions and current reads of files being worked on are important; the rest is 
 
 from __future__ import annotations
 
-from app.context.tiers import classify, current_reads, recent_start, target, unresolved_errors
-from app.model.messages import Message, Text, ToolCall, ToolResult
-from app.model.notes import user_note_text
+from lull.context.tiers import classify, current_reads, recent_start, target, unresolved_errors
+from lull.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.notes import user_note_text
 from tests.unit.context.builders import assistant, results, user
 
 

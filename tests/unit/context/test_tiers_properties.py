@@ -10,18 +10,18 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.context.compress_plan import clear_result, plan_emergency_clear, split_points
-from app.context.estimate import estimate_part_tokens
-from app.context.idle import IdlePolicy, plan_idle_cleanup
-from app.context.light import plan_light
-from app.context.notes import notes_from
-from app.context.pinning import pinned_block, user_prompts
-from app.context.restore import restorable, restore_edit
-from app.context.tiers import classify, unresolved_errors
-from app.context.view import build_view, live_summary
-from app.model.edits import ClearToolResults, ContextEdit, Summary
-from app.model.messages import Message, Text, ToolCall, ToolResult
-from app.model.notes import user_note_text
+from lull.context.compress_plan import clear_result, plan_emergency_clear, split_points
+from lull.context.estimate import estimate_part_tokens
+from lull.context.idle import IdlePolicy, plan_idle_cleanup
+from lull.context.light import plan_light
+from lull.context.notes import notes_from
+from lull.context.pinning import pinned_block, user_prompts
+from lull.context.restore import restorable, restore_edit
+from lull.context.tiers import classify, unresolved_errors
+from lull.context.view import build_view, live_summary
+from lull.model.edits import ClearToolResults, ContextEdit, Summary
+from lull.model.messages import Message, Text, ToolCall, ToolResult
+from lull.model.notes import user_note_text
 from tests.unit.context.builders import NOW, ago
 
 PATHS = ("a.py", "b.py", "c.py")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.tokens import (
+from lull.context.tokens import (
     CHAR_ESTIMATE,
     OFFLINE_ENCODING,
     TokenCounter,
@@ -19,8 +19,8 @@ from app.context.tokens import (
     get_tokenizer,
     tiktoken_cache_file,
 )
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
-from app.model.provider import ToolSpec
+from lull.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
+from lull.model.provider import ToolSpec
 
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.context.tokens import TokenCounter
-from app.context.truncate import Cut, ToolOutputLimiter, utf8_length
-from app.engine.fitting.outputs import FullTextStore, full_text_path
-from app.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
+from lull.context.tokens import TokenCounter
+from lull.context.truncate import Cut, ToolOutputLimiter, utf8_length
+from lull.engine.fitting.outputs import FullTextStore, full_text_path
+from lull.model.messages import CLEARED_TOOL_RESULT, Message, Text, ToolCall, ToolResult
 
 LINES = "".join(f"line {i:05d}: some output of a long command\n" for i in range(4000))
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.context.view import SUMMARY_PREFIX, appended_view, build_view
-from app.model.edits import (
+from lull.context.view import SUMMARY_PREFIX, appended_view, build_view
+from lull.model.edits import (
     ClearThinking,
     ClearToolResults,
     ContextEdit,
@@ -12,7 +12,7 @@ from app.model.edits import (
     Summary,
     Supersede,
 )
-from app.model.messages import (
+from lull.model.messages import (
     Image,
     Message,
     Text,

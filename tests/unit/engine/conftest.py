@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from app.context.idle import IdlePolicy
-from app.engine.calls.runner import ToolRunner
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.providers.scripted import ScriptedProvider
+from lull.context.idle import IdlePolicy
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.providers.scripted import ScriptedProvider
+from lull.tools.base import ToolContext
+from lull.tools.registry import default_registry
 from tests.support import Clock
-from tools.base import ToolContext
-from tools.registry import default_registry
 
 AgentFactory = Callable[..., Agent]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.model.mcp import McpServerConfig
+from lull.model.mcp import McpServerConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 StdioServer = Callable[..., McpServerConfig]

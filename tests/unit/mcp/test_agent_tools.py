@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.session import Session
-from app.mcp.manager import McpManager
-from app.model.approvals import Approval, ApprovalMode
-from app.model.events import ToolFinished, TurnFinished
-from app.model.messages import Image, ToolCall, ToolResult
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.session import Session
+from lull.mcp.manager import McpManager
+from lull.model.approvals import Approval, ApprovalMode
+from lull.model.events import ToolFinished, TurnFinished
+from lull.model.messages import Image, ToolCall, ToolResult
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.tools.base import ToolContext
+from lull.tools.registry import default_registry
 from tests.unit.mcp.conftest import StdioServer
-from tools.base import ToolContext
-from tools.registry import default_registry
 
 
 class Recorder:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.mcp.connection import McpConnection, McpFailure, expand
-from app.model.mcp import McpServerConfig
+from lull.mcp.connection import McpConnection, McpFailure, expand
+from lull.model.mcp import McpServerConfig
 from tests.unit.mcp.conftest import StdioServer
 
 

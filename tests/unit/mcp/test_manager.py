@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from app.mcp.manager import McpManager
+from lull.mcp.manager import McpManager
+from lull.tools.registry import default_registry
 from tests.unit.mcp.conftest import StdioServer
-from tools.registry import default_registry
 
 
 async def test_project_servers_wait_for_trust_and_start_when_it_comes(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.mcp.naming import adapt_schema, tool_name
+from lull.mcp.naming import adapt_schema, tool_name
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -13,9 +13,9 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from app.mcp.results import convert_result
+from lull.mcp.results import convert_result
+from lull.tools.base import ToolContext
 from tests.mcp.server import PNG
-from tools.base import ToolContext
 
 
 def _ctx(tmp_path: Path, limit: int = 30_000) -> ToolContext:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.model.edits import (
+from lull.model.edits import (
     ClearThinking,
     ClearToolResults,
     Restore,

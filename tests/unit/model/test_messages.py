@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.model.messages import (
+from lull.model.messages import (
     Image,
     Message,
     Text,

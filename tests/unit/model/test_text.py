@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.model.text import (
+from lull.model.text import (
     decode_bytes,
     has_surrogates,
     json_line,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.model.messages import Text, Thinking, ToolCall
-from app.model.provider import (
+from lull.model.messages import Text, Thinking, ToolCall
+from lull.model.provider import (
     Completed,
     ProviderError,
     TextDelta,
@@ -16,7 +16,7 @@ from app.model.provider import (
     ToolCallStarted,
     Usage,
 )
-from app.providers.anthropic_events import AnthropicStreamState
+from lull.providers.anthropic_events import AnthropicStreamState
 
 
 @functools.cache

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
-from app.providers.anthropic_wire import build_params, message_params, thinking_param
+from lull.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ModelRequest, ThinkingConfig, ToolSpec
+from lull.providers.anthropic_wire import build_params, message_params, thinking_param
 
 SIGNATURE = "EqQBCkYIARgCKkB+/=sig=="
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.providers.arguments import arguments_json, parse_arguments, raw_arguments
+from lull.providers.arguments import arguments_json, parse_arguments, raw_arguments
 
 
 def test_parse_valid_and_empty() -> None:

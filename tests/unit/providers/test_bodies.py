@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ThinkingConfig, ToolSpec
-from app.model.text import wire_safe
-from app.providers import anthropic_wire, openai_wire
-from app.providers.bodies import MANY_NEW, AnthropicBody, Fragments, OpenAIBody, with_messages
+from lull.model.messages import Message, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ModelRequest, ThinkingConfig, ToolSpec
+from lull.model.text import wire_safe
+from lull.providers import anthropic_wire, openai_wire
+from lull.providers.bodies import MANY_NEW, AnthropicBody, Fragments, OpenAIBody, with_messages
 
 MODEL = "claude-sonnet-4-5"
 TOOLS = [ToolSpec("read_file", "Read a file. " * 40, {"type": "object", "properties": {}})]

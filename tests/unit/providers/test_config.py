@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog.local_servers import ModelListError
-from app.providers.config import (
+from lull.catalog.local_servers import ModelListError
+from lull.providers.config import (
     NO_KEY_PLACEHOLDER,
     ConfigError,
     NoModelName,
@@ -20,7 +20,7 @@ from app.providers.config import (
     model_from_server,
     resolve_provider_config,
 )
-from app.providers.sdk import LazyClient, Preparable, preload_sdk, prepare_client
+from lull.providers.sdk import LazyClient, Preparable, preload_sdk, prepare_client
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -181,9 +181,10 @@ def test_create_provider_builds_the_right_class() -> None:
 
 def test_config_module_imports_no_sdk() -> None:
     code = (
-        "import sys, app.providers.config, app.providers.errors, app.providers.anthropic_wire, "
-        "app.providers.openai_wire, app.providers.anthropic_events, app.providers.openai_events, "
-        "app.providers.anthropic, app.providers.openai, app.providers.streaming;"
+        "import sys, lull.providers.config, lull.providers.errors, lull.providers.anthropic_wire, "
+        "lull.providers.openai_wire, lull.providers.anthropic_events, "
+        "lull.providers.openai_events, "
+        "lull.providers.anthropic, lull.providers.openai, lull.providers.streaming;"
         "heavy = [m for m in ('anthropic', 'openai', 'httpx2') if m in sys.modules];"
         "print(heavy)"
     )
@@ -196,8 +197,8 @@ def test_config_module_imports_no_sdk() -> None:
 def test_building_a_provider_leaves_the_sdk_import_for_later_or_a_preload() -> None:
     code = (
         "import sys\n"
-        "from app.providers.config import create_provider, resolve_provider_config\n"
-        "from app.providers.sdk import preload_sdk\n"
+        "from lull.providers.config import create_provider, resolve_provider_config\n"
+        "from lull.providers.sdk import preload_sdk\n"
         "config = resolve_provider_config(provider='anthropic', model=None, base_url=None,\n"
         "    vendor=None, env={'ANTHROPIC_API_KEY': 'k'})\n"
         "create_provider(config)\n"

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.model.messages import user_text
-from app.model.provider import ModelRequest, ProviderError
-from app.providers.config import ProviderConfig, create_provider
-from app.providers.errors import ErrorContext, error_context, map_error
+from lull.model.messages import user_text
+from lull.model.provider import ModelRequest, ProviderError
+from lull.providers.config import ProviderConfig, create_provider
+from lull.providers.errors import ErrorContext, error_context, map_error
 
 ANTHROPIC = ErrorContext(
     "Anthropic", "https://api.anthropic.com", "claude-x", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.providers.lean_import import LeanFinder, import_lean, parse_exports
+from lull.providers.lean_import import LeanFinder, import_lean, parse_exports
 from tests.fakes import FakeServer, Reply
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -97,7 +97,7 @@ def test_a_submodule_runs_only_when_a_name_from_it_is_used(tmp_path: Path) -> No
         _package(tmp_path),
         """
         import builtins, sys
-        from app.providers.lean_import import import_lean
+        from lull.providers.lean_import import import_lean
         pkg = import_lean("leanpkg")
         print(getattr(builtins, "SETUP_RAN", False), "leanpkg.heavy" in sys.modules)
         print(pkg.value, "leanpkg.heavy" in sys.modules)
@@ -120,7 +120,7 @@ def test_a_missing_name_is_an_attribute_error(tmp_path: Path) -> None:
     out = _run(
         _package(tmp_path),
         """
-        from app.providers.lean_import import import_lean
+        from lull.providers.lean_import import import_lean
         pkg = import_lean("leanpkg")
         try:
             pkg.nothing_here
@@ -140,7 +140,7 @@ def test_a_failing_lean_import_falls_back_to_the_usual_one(tmp_path: Path) -> No
         tmp_path,
         """
         import sys
-        from app.providers.lean_import import import_lean
+        from lull.providers.lean_import import import_lean
         try:
             import_lean("leanpkg")
         except ImportError as error:
@@ -182,7 +182,7 @@ def test_the_lean_sdk_streams_a_request_and_skips_what_lull_never_uses(
             ROOT,
             f"""
             import asyncio, sys
-            from app.providers.lean_import import import_lean
+            from lull.providers.lean_import import import_lean
             sdk = import_lean({sdk!r})
             c = sdk.{client}(api_key="test", base_url={url!r}, max_retries=0)
             async def main():
@@ -210,7 +210,7 @@ def test_the_lean_sdk_streams_a_request_and_skips_what_lull_never_uses(
 def test_no_collection_runs_while_an_sdk_is_imported_and_its_objects_are_frozen() -> None:
     import gc
 
-    from app.providers.sdk import without_collections
+    from lull.providers.sdk import without_collections
 
     frozen = gc.get_freeze_count()
     try:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from app.model.messages import Text, Thinking, ToolCall
-from app.model.provider import (
+from lull.model.messages import Text, Thinking, ToolCall
+from lull.model.provider import (
     Completed,
     ProviderError,
     TextDelta,
@@ -15,7 +15,7 @@ from app.model.provider import (
     ToolCallStarted,
     Usage,
 )
-from app.providers.openai_events import OpenAIStreamState
+from lull.providers.openai_events import OpenAIStreamState
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any) -> Any:

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from app.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
-from app.model.provider import ModelRequest, ToolSpec
-from app.providers.config import Vendor
-from app.providers.openai_wire import build_params, message_params
+from lull.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ModelRequest, ToolSpec
+from lull.providers.config import Vendor
+from lull.providers.openai_wire import build_params, message_params
 
 
 def user(*parts: Any) -> Message:

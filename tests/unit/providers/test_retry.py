@@ -10,9 +10,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from app.model.provider import ProviderError, Retrying
-from app.providers.errors import ErrorContext
-from app.providers.retry import (
+from lull.model.provider import ProviderError, Retrying
+from lull.providers.errors import ErrorContext
+from lull.providers.retry import (
     RetryTiming,
     backoff,
     clock_time,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.model.messages import Message, Text, ToolCall, ToolResult, user_text
-from app.model.provider import (
+from lull.model.messages import Message, Text, ToolCall, ToolResult, user_text
+from lull.model.provider import (
     Completed,
     ModelRequest,
     ProviderError,
@@ -14,8 +14,8 @@ from app.model.provider import (
     ThinkingDelta,
     ToolCallStarted,
 )
-from app.providers.config import create_provider, demo_config
-from app.providers.scripted import (
+from lull.providers.config import create_provider, demo_config
+from lull.providers.scripted import (
     ScriptedCall,
     ScriptedProvider,
     ScriptedReply,

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from app.context.cachebreak import find_detector
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import TurnFinished
-from app.model.messages import user_text
-from app.model.provider import Usage
-from app.providers.anthropic import AnthropicProvider
-from app.runtime import (
+from lull.context.cachebreak import find_detector
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import TurnFinished
+from lull.model.messages import user_text
+from lull.model.provider import Usage
+from lull.providers.anthropic import AnthropicProvider
+from lull.runtime import (
     RunOptions,
     Runtime,
     StartupError,
@@ -24,8 +24,8 @@ from app.runtime import (
     build_runtime,
     session_environment,
 )
+from lull.tools.builtin.shell import ShellTool
 from tests.support import run
-from tools.builtin.shell import ShellTool
 
 SHELL = ShellTool()
 
@@ -224,7 +224,7 @@ def test_keep_zero_and_the_stage_thresholds_reach_the_agent(workspace: Path) -> 
 
 
 async def test_a_projects_hooks_wait_for_trust(workspace: Path) -> None:
-    from settings.workspaces import trust
+    from lull.settings.workspaces import trust
 
     marker = workspace / "hook-ran"
     hook = {"type": "command", "command": f"echo ran >> '{marker}'"}

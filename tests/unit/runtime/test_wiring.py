@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from app.model.search import WebSearchConfig
-from app.providers.anthropic_search import AnthropicServerSearch
-from app.providers.config import ProviderConfig
-from app.runtime import RunOptions, build_runtime
-from app.runtime.wiring import web_search_backend
-from settings.model import Settings
-from tools.net.search_backends import HttpSearchBackend
+from lull.model.search import WebSearchConfig
+from lull.providers.anthropic_search import AnthropicServerSearch
+from lull.providers.config import ProviderConfig
+from lull.runtime import RunOptions, build_runtime
+from lull.runtime.wiring import web_search_backend
+from lull.settings.model import Settings
+from lull.tools.net.search_backends import HttpSearchBackend
 
 CLAUDE = ProviderConfig("anthropic", "claude-sonnet-4-5", "k", None, "anthropic")
 GPT = ProviderConfig("openai", "gpt-5", "k", None, "openai")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from settings import LoadedSettings, load_settings
+from lull.settings import LoadedSettings, load_settings
 
 
 @dataclass

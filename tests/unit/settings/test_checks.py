@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from settings.checks import Choice, Integer, Invalid, Number, Text, TextList, Thinking
+from lull.settings.checks import Choice, Integer, Invalid, Number, Text, TextList, Thinking
 
 
 def _rejects(check: object, text: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from settings.describe import effective_rows
-from settings.fields import FIELDS
+from lull.settings.describe import effective_rows
+from lull.settings.fields import FIELDS
 from tests.unit.settings.conftest import Home
 
 

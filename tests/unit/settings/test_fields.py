@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from settings.fields import ENV_FIELDS, FIELDS, get_value, suggest, with_value
-from settings.model import Settings
+from lull.settings.fields import ENV_FIELDS, FIELDS, get_value, suggest, with_value
+from lull.settings.model import Settings
 
 
 def test_catalogue_env_vars_are_the_documented_ones() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.model import defaults
-from app.runtime.wiring import guardrail_policy, tool_registry
-from settings import LoadedSettings, SettingsError
+from lull.model import defaults
+from lull.runtime.wiring import guardrail_policy, tool_registry
+from lull.settings import LoadedSettings, SettingsError
 from tests.unit.settings.conftest import Home
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.model.hooks import HookCommand
-from settings.checks import Invalid
-from settings.hooks import Hooks
+from lull.model.hooks import HookCommand
+from lull.settings.checks import Invalid
+from lull.settings.hooks import Hooks
 from tests.unit.settings.conftest import Home
 
 CLAUDE_CODE_SHAPE = {

@@ -8,7 +8,7 @@ import sys
 
 def test_import_settings_pulls_in_nothing_heavy() -> None:
     code = (
-        "import sys, settings, settings.describe, settings.paths;"
+        "import sys, settings, lull.settings.describe, lull.settings.paths;"
         "heavy = {'platformdirs', 'anthropic', 'openai', 'textual', 'tiktoken', 'pydantic'};"
         "print(sorted(heavy & set(sys.modules)))"
     )

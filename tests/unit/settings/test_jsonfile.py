@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from settings.jsonfile import FileProblem, read_json_object
+from lull.settings.jsonfile import FileProblem, read_json_object
 
 
 def test_missing_file_is_none(tmp_path: Path) -> None:

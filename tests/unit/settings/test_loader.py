@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from settings import LoadedSettings, Settings, SettingsError, load_settings
+from lull.settings import LoadedSettings, Settings, SettingsError, load_settings
 from tests.unit.settings.conftest import Home
 
 IDLE = "context.clearContextOnIdle"

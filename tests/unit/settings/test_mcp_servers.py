@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from settings.checks import Invalid
-from settings.loader import load_settings
-from settings.mcp_servers import parse_server
-from settings.paths import user_settings_path
+from lull.settings.checks import Invalid
+from lull.settings.loader import load_settings
+from lull.settings.mcp_servers import parse_server
+from lull.settings.paths import user_settings_path
 
 
 def test_stdio_http_and_sse_entries() -> None:

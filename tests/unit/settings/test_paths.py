@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from settings import paths
+from lull.settings import paths
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="XDG dirs are a Linux rule")
 

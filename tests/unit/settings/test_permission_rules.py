@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from app.model.permissions import PermissionRule
-from settings.checks import Invalid
-from settings.permission_rules import RuleList
-from settings.rule_files import save_rule, workspace_rules_path
-from settings.writer import WriteProblem
+from lull.model.permissions import PermissionRule
+from lull.settings.checks import Invalid
+from lull.settings.permission_rules import RuleList
+from lull.settings.rule_files import save_rule, workspace_rules_path
+from lull.settings.writer import WriteProblem
 from tests.unit.settings.conftest import Home
 
 
@@ -78,7 +78,7 @@ def test_workspace_rules_are_the_users_and_saved_outside_the_repository(home: Ho
     other = home.workspace / "sub"
     other.mkdir()
     assert home.load().settings.permissions.allow  # the same workspace only
-    from settings.loader import load_settings
+    from lull.settings.loader import load_settings
 
     assert not load_settings(other, env={}).settings.permissions.allow
 

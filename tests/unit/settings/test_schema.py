@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from settings.checks import Invalid
-from settings.fields import FIELDS
-from settings.model import Settings
-from settings.schema import (
+from lull.settings.checks import Invalid
+from lull.settings.fields import FIELDS
+from lull.settings.model import Settings
+from lull.settings.schema import (
     PROJECT_KEYWORD,
     README_TABLE_END,
     README_TABLE_START,
@@ -29,7 +29,7 @@ SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text("utf-8"))
 
 
 def _camel(name: str) -> str:
-    """snake_case -> camelCase, independently of settings.fields."""
+    """snake_case -> camelCase, independently of lull.settings.fields."""
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
@@ -77,7 +77,7 @@ def defaults_document(obj: Any = None) -> dict[str, Any]:
 
 def test_schema_file_is_the_generated_schema() -> None:
     assert SCHEMA_PATH.read_text("utf-8") == render(), (
-        "settings/schema.json is stale: run python -m settings.schema > settings/schema.json"
+        "settings/schema.json is stale: run python -m lull.settings.schema > settings/schema.json"
     )
     assert build_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
@@ -168,5 +168,5 @@ def test_the_readme_table_of_project_keys_is_the_generated_one() -> None:
     body = readme[readme.index("\n", start) + 1 : readme.index(README_TABLE_END)]
     assert body == project_table(), (
         "README.md's project settings table is stale: paste the output of "
-        "python -m settings.schema --project-table"
+        "python -m lull.settings.schema --project-table"
     )

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from settings.checks import Choice
-from settings.fields import FIELDS, PROJECT_RULES, Field, ProjectRule, get_value
-from settings.model import Settings
-from settings.trust import Judgement, judge, narrowing_rule, rule_text, where_to_set
+from lull.settings.checks import Choice
+from lull.settings.fields import FIELDS, PROJECT_RULES, Field, ProjectRule, get_value
+from lull.settings.model import Settings
+from lull.settings.trust import Judgement, judge, narrowing_rule, rule_text, where_to_set
 
 # The decisions, key by key: anything that picks where the workspace goes or what it costs is
 # the user's alone; limits on access and spending may only be narrowed; the rest shapes what

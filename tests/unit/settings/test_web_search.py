@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.model.search import WebSearchConfig
-from settings.checks import Invalid
-from settings.loader import load_settings
-from settings.paths import user_settings_path
-from settings.web_search import WebSearch
+from lull.model.search import WebSearchConfig
+from lull.settings.checks import Invalid
+from lull.settings.loader import load_settings
+from lull.settings.paths import user_settings_path
+from lull.settings.web_search import WebSearch
 
 
 def test_a_name_or_an_object() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from settings.workspaces import distrust, is_trusted, trust, trust_path, trusted_root
-from settings.writer import WriteProblem
+from lull.settings.workspaces import distrust, is_trusted, trust, trust_path, trusted_root
+from lull.settings.writer import WriteProblem
 
 
 def test_trust_covers_the_directory_and_what_is_under_it(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from settings.loader import load_settings
-from settings.writer import WriteProblem, save_settings
+from lull.settings.loader import load_settings
+from lull.settings.writer import WriteProblem, save_settings
 
 CHOICE = {
     "model.provider": "openai",
@@ -75,7 +75,7 @@ def test_an_unwritable_directory_is_reported(tmp_path: Path) -> None:
 
 
 def test_what_is_saved_is_what_lull_loads(tmp_path: Path, isolated_env: Path) -> None:
-    from settings.paths import user_settings_path
+    from lull.settings.paths import user_settings_path
 
     save_settings(CHOICE, user_settings_path())
     loaded = load_settings(tmp_path, env={})

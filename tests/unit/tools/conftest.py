@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from lull.tools.base import ToolContext, ToolOutput
+from lull.tools.registry import default_registry
 from tests.unit.tools.helpers import Call
-from tools.base import ToolContext, ToolOutput
-from tools.registry import default_registry
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from tools.base import ToolContext
-from tools.output import cap_output
+from lull.tools.base import ToolContext
+from lull.tools.output import cap_output
 
 
 def _small(ctx: ToolContext, limit: int = 1000, call_id: str = "call_1") -> ToolContext:

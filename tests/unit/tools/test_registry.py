@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from app.model.provider import ToolSpec
-from tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
-from tools.registry import RETRIES_KEY, ToolRegistry, backoff_delays, default_registry
+from lull.model.provider import ToolSpec
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
+from lull.tools.registry import RETRIES_KEY, ToolRegistry, backoff_delays, default_registry
 
 ALL_TOOLS = [
     "read_file",

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.model.messages import RAW_ARGUMENTS_KEY
+from lull.model.messages import RAW_ARGUMENTS_KEY
+from lull.tools.registry import ToolRegistry, default_registry
+from lull.tools.repair import repair_arguments
 from tests.unit.tools.helpers import Call
-from tools.registry import ToolRegistry, default_registry
-from tools.repair import repair_arguments
 
 SCHEMA = {
     "type": "object",
@@ -125,7 +125,7 @@ async def test_what_is_still_wrong_gets_the_clear_error(call: Call) -> None:
 
 
 async def test_repair_can_be_switched_off(workspace: Path, tmp_path: Path) -> None:
-    from tools.base import ToolContext
+    from lull.tools.base import ToolContext
 
     registry: ToolRegistry = default_registry()
     registry.repair = False

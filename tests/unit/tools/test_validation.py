@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from tools.validation import json_type_name, validate_arguments
+from lull.tools.validation import json_type_name, validate_arguments
 
 SCHEMA = {
     "type": "object",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.runtime import Runtime
+from lull.runtime import Runtime
 from tests.fakes import FakeServer
 from tests.support import fake_runtime
 

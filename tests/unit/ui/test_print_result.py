@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.model.events import (
+from lull.model.events import (
     AssistantText,
     AttemptFinished,
     AttemptStarted,
@@ -12,9 +12,9 @@ from app.model.events import (
     ToolStarted,
     TurnFinished,
 )
-from app.model.messages import ToolCall
-from app.model.provider import Usage
-from app.ui.print_result import Limits, RunResult
+from lull.model.messages import ToolCall
+from lull.model.provider import Usage
+from lull.ui.print_result import Limits, RunResult
 
 
 def folded(*events: Event) -> RunResult:
@@ -99,7 +99,7 @@ def test_without_a_final_answer_the_pool_gives_a_fallback() -> None:
 
 
 def test_a_failed_request_is_an_error_not_a_fallback() -> None:
-    from app.model.events import TurnFailed
+    from lull.model.events import TurnFailed
 
     result = folded(
         AttemptStarted(1, 1, "s1"),

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.sessions.load import load_session
-from app.engine.sessions.store import SessionStore
-from app.model.events import (
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import (
     AssistantText,
     AttemptDiscarded,
     Event,
@@ -19,10 +19,10 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.provider import Usage
-from app.runtime import RunOptions
-from app.ui.printer import Limits, RunResult, event_to_json, run_print
-from settings.paths import sessions_dir
+from lull.model.provider import Usage
+from lull.runtime import RunOptions
+from lull.settings.paths import sessions_dir
+from lull.ui.printer import Limits, RunResult, event_to_json, run_print
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 

@@ -19,11 +19,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from app.model.approvals import Approval
-from app.model.messages import ToolCall
-from app.model.permissions import SaveScope
-from app.ui.shared.approvals import always_legend
-from app.ui.tui.widgets.diff_view import render_diff, write_as_diff
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
+from lull.model.permissions import SaveScope
+from lull.ui.shared.approvals import always_legend
+from lull.ui.tui.widgets.diff_view import render_diff, write_as_diff
 
 PREVIEW_LINES = 30
 

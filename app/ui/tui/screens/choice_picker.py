@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.commands import FollowUp
-from app.ui.tui.screens.list_picker import ListPicker
+from lull.commands import FollowUp
+from lull.ui.tui.screens.list_picker import ListPicker
 
 
 class ChoicePicker(ListPicker):

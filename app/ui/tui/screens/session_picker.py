@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.commands import SessionChoice, choice_line
-from app.ui.tui.screens.list_picker import ListPicker
+from lull.commands import SessionChoice, choice_line
+from lull.ui.tui.screens.list_picker import ListPicker
 
 
 class SessionPicker(ListPicker):

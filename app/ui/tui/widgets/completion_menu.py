@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from app.ui.shared.completion import Completion, CompletionRequest
+from lull.ui.shared.completion import Completion, CompletionRequest
 
 MAX_HEIGHT = 8
 

@@ -19,8 +19,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from app.ui.shared.completion import CompletionRequest
-from app.ui.tui.widgets.completion_menu import CompletionMenu
+from lull.ui.shared.completion import CompletionRequest
+from lull.ui.tui.widgets.completion_menu import CompletionMenu
 
 PLACEHOLDER = "Message lull — Enter sends, Shift+Enter/Ctrl+J newline, / commands, @ files"
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
@@ -31,7 +31,7 @@ ClipboardImage = Callable[[], Path | str | None]
 
 
 class HistoryStore(Protocol):
-    """What the prompt needs from the input history (``app.ui.shared.history.History``)."""
+    """What the prompt needs from the input history (``lull.ui.shared.history.History``)."""
 
     def entries(self) -> list[str]:
         """Past inputs, oldest first."""

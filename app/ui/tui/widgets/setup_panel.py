@@ -16,8 +16,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from app.catalog.local_servers import CANDIDATES, LocalServer
-from app.ui.shared.startup import setup_hints
+from lull.catalog.local_servers import CANDIDATES, LocalServer
+from lull.ui.shared.startup import setup_hints
 
 SEARCHING = "Looking for a local model server on 127.0.0.1 ({})…".format(
     ", ".join(f":{c.port} {c.usual}" for c in CANDIDATES)

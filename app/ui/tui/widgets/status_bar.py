@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from app.ui.shared.status import StatusFacts, status_line, warning_span
+from lull.ui.shared.status import StatusFacts, status_line, warning_span
 
 REFRESH_SECONDS = 1.0
 WARNING_STYLE = "bold yellow"

@@ -16,9 +16,9 @@ from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
-from app.model.messages import ToolCall, ToolResult
-from app.ui.shared.user_shell import user_run_output
-from app.ui.tui.widgets.diff_view import DiffView, diff_stats, write_as_diff
+from lull.model.messages import ToolCall, ToolResult
+from lull.ui.shared.user_shell import user_run_output
+from lull.ui.tui.widgets.diff_view import DiffView, diff_stats, write_as_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.1

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.model.approvals import Approval
-from app.model.events import Notice, ToolFinished
-from app.model.messages import ToolCall
-from app.model.permissions import PermissionRule, RuleEffect, SaveScope
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.model.approvals import Approval
+from lull.model.events import Notice, ToolFinished
+from lull.model.messages import ToolCall
+from lull.model.permissions import PermissionRule, RuleEffect, SaveScope
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.tools.permissions.rules import RuleBook
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
-from tools.permissions.rules import RuleBook
 
 
 def shell(command: str) -> ScriptedReply:
@@ -112,7 +112,7 @@ async def test_allow_always_for_the_workspace_saves_the_suggested_rule(
 async def test_a_custom_commands_allowed_tools_never_lift_a_deny_or_ask_rule(
     provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
 ) -> None:
-    from app.engine.calls.scope import TurnScope, parse_tool_rule
+    from lull.engine.calls.scope import TurnScope, parse_tool_rule
 
     (workspace / "keep").write_text("x")
     agent = make_agent(mode="default")
@@ -128,7 +128,7 @@ async def test_a_custom_commands_allowed_tools_never_lift_a_deny_or_ask_rule(
 
 
 async def test_a_bang_line_obeys_deny_rules(make_agent: AgentFactory, workspace: Path) -> None:
-    from app.engine.calls.user_shell import run_prompt_shell
+    from lull.engine.calls.user_shell import run_prompt_shell
 
     (workspace / "keep").write_text("x")
     agent = make_agent(mode="yolo")

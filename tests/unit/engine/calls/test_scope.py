@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.calls.approvals import DenyApprover
-from app.engine.calls.scope import ToolRule, TurnScope, parse_tool_rule
-from app.model.events import ToolFinished
-from app.model.messages import ToolCall
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.calls.approvals import DenyApprover
+from lull.engine.calls.scope import ToolRule, TurnScope, parse_tool_rule
+from lull.model.events import ToolFinished
+from lull.model.messages import ToolCall
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.unit.engine.conftest import AgentFactory
 
 

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.calls.approvals import DenyApprover
-from app.engine.calls.user_shell import (
+from lull.engine.calls.approvals import DenyApprover
+from lull.engine.calls.user_shell import (
     USER_RUN_HEADER,
     check_user_command,
     run_prompt_shell,
     user_call,
 )
-from app.model.events import Event, Notice, ToolFinished, ToolStarted
-from app.model.messages import ToolResult
-from app.providers.scripted import ScriptedProvider, ScriptedReply
+from lull.model.events import Event, Notice, ToolFinished, ToolStarted
+from lull.model.messages import ToolResult
+from lull.providers.scripted import ScriptedProvider, ScriptedReply
 from tests.unit.engine.conftest import AgentFactory
 
 
 async def collect(agent: object, command: str) -> list[Event]:
-    from app.engine.loop.agent import Agent
+    from lull.engine.loop.agent import Agent
 
     assert isinstance(agent, Agent)
     return [e async for e in run_prompt_shell(agent.session, agent.tools, command)]

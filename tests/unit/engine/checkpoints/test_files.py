@@ -9,9 +9,9 @@ import hashlib
 import os
 from pathlib import Path
 
-from app.engine.checkpoints.files import CheckpointStore, SessionCheckpoints, prune
-from app.engine.sessions.store import SessionStore
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints, prune
+from lull.engine.sessions.store import SessionStore
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 
@@ -141,8 +141,8 @@ def test_the_store_is_outside_the_workspace_and_content_addressed(tmp_path: Path
 async def test_a_sub_agents_edits_belong_to_the_parents_turn(
     make_agent: AgentFactory, provider: ScriptedProvider, store: SessionStore, workspace: Path
 ) -> None:
-    from app.engine.loop.config import AgentConfig
-    from app.engine.subagents.task import AgentProfile, SubagentSetup, TaskTool
+    from lull.engine.loop.config import AgentConfig
+    from lull.engine.subagents.task import AgentProfile, SubagentSetup, TaskTool
 
     writer = AgentProfile("writer", "writes files", tools=("write_file",))
     arguments = {"description": "write", "prompt": "write it", "subagent_type": "writer"}
@@ -169,7 +169,7 @@ async def test_a_sub_agents_edits_belong_to_the_parents_turn(
 async def test_a_checkpoint_that_cannot_be_written_is_said_and_the_edit_runs(
     make_agent: AgentFactory, provider: ScriptedProvider, workspace: Path, tmp_path: Path
 ) -> None:
-    from app.model.events import Notice
+    from lull.model.events import Notice
 
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the store should be")
@@ -219,7 +219,7 @@ def test_a_fork_gets_a_copy_of_the_checkpoints_apart_from_the_original(tmp_path:
 def test_a_large_file_is_kept_and_put_back_without_holding_it_in_memory(tmp_path: Path) -> None:
     import tracemalloc
 
-    from app.engine.checkpoints.files import CHUNK_BYTES
+    from lull.engine.checkpoints.files import CHUNK_BYTES
 
     path = tmp_path / "data.bin"
     block = bytes(range(256)) * 4096  # 1 MiB

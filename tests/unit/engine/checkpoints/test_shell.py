@@ -7,10 +7,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from app.engine.checkpoints.files import CheckpointStore, SessionCheckpoints
-from app.model.approvals import Approval
-from app.model.messages import ToolCall
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 

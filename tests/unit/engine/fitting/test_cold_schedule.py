@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.context.idle import IdlePolicy
-from app.model.edits import Summary
-from app.model.events import ContextEdited, Event
-from app.providers.scripted import ScriptedProvider
+from lull.context.idle import IdlePolicy
+from lull.model.edits import Summary
+from lull.model.events import ContextEdited, Event
+from lull.providers.scripted import ScriptedProvider
 from tests.support import Clock, run
 from tests.unit.engine.conftest import AgentFactory
 from tests.unit.engine.fitting.test_fitter import FILE_TEXT, Reader

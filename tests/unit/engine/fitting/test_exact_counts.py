@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from app.context.tokens import TokenCounter, UsageCalibration
-from app.engine.fitting.exact_counts import tokenizer_needed
-from app.engine.sessions.load import load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import TurnFinished
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.context.tokens import TokenCounter, UsageCalibration
+from lull.engine.fitting.exact_counts import tokenizer_needed
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import TurnFinished
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 

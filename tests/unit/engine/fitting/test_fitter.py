@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.view import SUMMARY_PREFIX
-from app.engine.fitting.fitter import MIN_OUTPUT_TOKENS, output_limit
-from app.model.edits import ClearThinking, ClearToolResults, Rewind, Summary
-from app.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFinished
-from app.model.messages import Message, is_cleared_text, unanswered_calls
-from app.model.provider import ModelRequest, ProviderError
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.view import SUMMARY_PREFIX
+from lull.engine.fitting.fitter import MIN_OUTPUT_TOKENS, output_limit
+from lull.model.edits import ClearThinking, ClearToolResults, Rewind, Summary
+from lull.model.events import ContextEdited, Event, Notice, RequestFinished, TurnFinished
+from lull.model.messages import Message, is_cleared_text, unanswered_calls
+from lull.model.provider import ModelRequest, ProviderError
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 

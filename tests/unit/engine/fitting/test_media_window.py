@@ -3,10 +3,10 @@ when the prompt cache is rewritten anyway or has gone cold, never once per new i
 
 from __future__ import annotations
 
-from app.engine.fitting.restore import restore_context
-from app.model.edits import ClearMedia
-from app.model.messages import Image, Text
-from app.providers.scripted import ScriptedProvider
+from lull.engine.fitting.restore import restore_context
+from lull.model.edits import ClearMedia
+from lull.model.messages import Image, Text
+from lull.providers.scripted import ScriptedProvider
 from tests.images import png_image
 from tests.support import Clock
 from tests.unit.engine.conftest import AgentFactory
@@ -24,7 +24,7 @@ def sent_images(provider: ScriptedProvider) -> tuple[int, int]:
 
 
 async def turn(agent: object, prompt: str, *images: Image) -> None:
-    from app.engine.loop.agent import Agent
+    from lull.engine.loop.agent import Agent
 
     assert isinstance(agent, Agent)
     _ = [e async for e in agent.run_turn(prompt, images)]
@@ -59,12 +59,12 @@ async def test_images_accumulate_on_a_warm_cache_and_go_when_it_is_cold(
 async def test_the_window_joins_a_rewrite_that_happens_anyway(
     provider: ScriptedProvider, make_agent: AgentFactory
 ) -> None:
-    from app.context.idle import IdlePolicy
+    from lull.context.idle import IdlePolicy
 
     clock = Clock()
     idle = IdlePolicy(thinking_threshold_minutes=2.0, tool_results_threshold_minutes=-1)
     agent = make_agent(clock=clock, media_keep=1, idle=idle, cache_ttl="1h")
-    from app.providers.scripted import ScriptedReply
+    from lull.providers.scripted import ScriptedReply
 
     for number in range(3):
         provider.script(ScriptedReply(text="seen", thinking="looking closely " * 20))

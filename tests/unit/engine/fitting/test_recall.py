@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.idle import IdlePolicy
-from app.engine.fitting.recall import RecallTool
-from app.engine.loop.agent import Agent
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.edits import ClearToolResults, Summary
-from app.model.events import ContextEdited, Event
-from app.model.messages import cleared_result_text
-from app.model.provider import ModelRequest
-from app.providers.scripted import (
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.idle import IdlePolicy
+from lull.engine.fitting.recall import RecallTool
+from lull.engine.loop.agent import Agent
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.edits import ClearToolResults, Summary
+from lull.model.events import ContextEdited, Event
+from lull.model.messages import cleared_result_text
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import (
     ScriptedCall,
     ScriptedProvider,
     ScriptedReply,

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.idle import IdlePolicy
-from app.context.restore import restorable, restore_edit
-from app.engine.fitting.restore import restore_context
-from app.model.edits import Restore, Summary
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.idle import IdlePolicy
+from lull.context.restore import restorable, restore_edit
+from lull.engine.fitting.restore import restore_context
+from lull.model.edits import Restore, Summary
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import Clock, run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 

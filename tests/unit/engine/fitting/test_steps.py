@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.model.edits import Supersede
-from app.model.events import ContextEdited, Event, RequestFinished
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.model.edits import Supersede
+from lull.model.events import ContextEdited, Event, RequestFinished
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.pinning import PINNED_HEADING
-from app.model.edits import Summary
-from app.model.events import ContextEdited, Event, Notice
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.pinning import PINNED_HEADING
+from lull.model.edits import Summary
+from lull.model.events import ContextEdited, Event, Notice
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 

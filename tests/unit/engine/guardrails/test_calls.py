@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.calls.approvals import AllowApprover
-from app.engine.guardrails.calls import CallLedger
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.model.approvals import Approval, Decision
-from app.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished
-from app.model.messages import ToolCall, ToolResult, unanswered_calls
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.calls.approvals import AllowApprover
+from lull.engine.guardrails.calls import CallLedger
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.model.approvals import Approval, Decision
+from lull.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished
+from lull.model.messages import ToolCall, ToolResult, unanswered_calls
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.tools.registry import default_registry
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
-from tools.registry import default_registry
 
 
 def calls(*pairs: tuple[str, dict[str, object]]) -> ScriptedReply:

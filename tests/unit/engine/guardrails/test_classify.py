@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.guardrails.classify import judge_reply, opens_with_refusal, written_call
-from app.model.messages import Text, Thinking, ToolCall
+from lull.engine.guardrails.classify import judge_reply, opens_with_refusal, written_call
+from lull.model.messages import Text, Thinking, ToolCall
 
 OFFERED = ("read_file", "glob")
 

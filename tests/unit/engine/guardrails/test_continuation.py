@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from app.engine.guardrails.continuation import continuation_mode, cut_kind
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
-from app.model.messages import RAW_ARGUMENTS_KEY, Text, Thinking, ToolCall
-from app.model.provider import ProviderError
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.guardrails.continuation import continuation_mode, cut_kind
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
+from lull.model.messages import RAW_ARGUMENTS_KEY, Text, Thinking, ToolCall
+from lull.model.provider import ProviderError
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 

@@ -12,17 +12,17 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.calls.runner import ToolRunner
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.session import Session
-from app.model.events import TurnFailed, TurnFinished
-from app.model.messages import RAW_ARGUMENTS_KEY, Message, unanswered_calls
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tools.base import ToolContext
-from tools.registry import ToolRegistry, default_registry
+from lull.engine.calls.runner import ToolRunner
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.session import Session
+from lull.model.events import TurnFailed, TurnFinished
+from lull.model.messages import RAW_ARGUMENTS_KEY, Message, unanswered_calls
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.tools.base import ToolContext
+from lull.tools.registry import ToolRegistry, default_registry
 
 MAX_TURNS = 4
 EXTRA = 6

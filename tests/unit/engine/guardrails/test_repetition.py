@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from app.engine.guardrails.repetition import RepetitionDetector, find_repetition
-from app.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
-from app.model.provider import ModelRequest, StreamEvent, TextDelta
-from app.providers.scripted import ScriptedProvider, ScriptedReply
+from lull.engine.guardrails.repetition import RepetitionDetector, find_repetition
+from lull.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
+from lull.model.provider import ModelRequest, StreamEvent, TextDelta
+from lull.providers.scripted import ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.sessions.load import load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
-from app.model.messages import Message, Text
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
+from lull.model.messages import Message, Text
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 
@@ -214,7 +214,7 @@ async def test_with_rollback_off_every_reply_is_trusted(
 
 
 def test_a_rolled_back_message_round_trips_through_the_file(tmp_path: Path) -> None:
-    from app.model.rollbacks import RolledBack, rollback_from_dict, rollback_to_dict
+    from lull.model.rollbacks import RolledBack, rollback_from_dict, rollback_to_dict
 
     rolled = RolledBack(Message("assistant", (Text("As an AI"),)), "refusal", "'As an AI'", 5.0)
     assert rollback_from_dict(json.loads(json.dumps(rollback_to_dict(rolled)))) == rolled

@@ -10,13 +10,13 @@ import json
 import stat
 from pathlib import Path
 
-from app.engine.hooks.runner import HookRunner
-from app.model.approvals import Approval
-from app.model.events import Notice, ToolFinished, TurnFailed, TurnFinished
-from app.model.hooks import HookCommand, HookEvent
-from app.model.messages import ToolCall
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from lull.engine.hooks.runner import HookRunner
+from lull.model.approvals import Approval
+from lull.model.events import Notice, ToolFinished, TurnFailed, TurnFinished
+from lull.model.hooks import HookCommand, HookEvent
+from lull.model.messages import ToolCall
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 
@@ -87,8 +87,8 @@ async def test_pre_tool_use_json_changes_the_input_and_allows_without_asking(
 async def test_a_hooks_allow_does_not_beat_a_deny_rule(
     provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
 ) -> None:
-    from app.model.permissions import PermissionRule
-    from tools.permissions.rules import RuleBook
+    from lull.model.permissions import PermissionRule
+    from lull.tools.permissions.rules import RuleBook
 
     allow = script(tmp_path, "allow.sh", 'echo \'{"decision": "approve"}\'\n')
     agent = make_agent(mode="yolo")
@@ -265,7 +265,7 @@ async def test_an_untrusted_projects_hook_does_not_run(
 async def test_a_stop_hook_that_always_blocks_ends_after_a_few_rounds(
     provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
 ) -> None:
-    from app.engine.hooks.lifecycle import MAX_STOP_CONTINUATIONS
+    from lull.engine.hooks.lifecycle import MAX_STOP_CONTINUATIONS
 
     stubborn = script(tmp_path, "stubborn.sh", 'echo "not yet" >&2\nexit 2\n')
     agent = make_agent()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.hooks.runner import HookRunner, describe, input_from_hook
-from app.model.hooks import HookCommand, HookEvent
+from lull.engine.hooks.runner import HookRunner, describe, input_from_hook
+from lull.model.hooks import HookCommand, HookEvent
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.calls.approvals import DenyApprover
-from app.engine.guardrails.policy import GuardrailPolicy
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.engine.waits import retry_notice
-from app.model.events import (
+from lull.engine.calls.approvals import DenyApprover
+from lull.engine.guardrails.policy import GuardrailPolicy
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.engine.waits import retry_notice
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     Notice,
@@ -23,9 +23,9 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import ToolCall, unanswered_calls
-from app.model.provider import ModelRequest, ProviderError, Retrying
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.model.messages import ToolCall, unanswered_calls
+from lull.model.provider import ModelRequest, ProviderError, Retrying
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import run
 from tests.unit.engine.conftest import AgentFactory
 

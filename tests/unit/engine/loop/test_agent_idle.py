@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from app.context.idle import IdlePolicy
-from app.engine.fitting.restore import restore_context
-from app.model.edits import ClearThinking, ClearToolResults
-from app.model.events import ContextEdited, Event, TurnFailed
-from app.model.messages import (
+from lull.context.idle import IdlePolicy
+from lull.engine.fitting.restore import restore_context
+from lull.model.edits import ClearThinking, ClearToolResults
+from lull.model.events import ContextEdited, Event, TurnFailed
+from lull.model.messages import (
     Image,
     Message,
     Text,
     cleared_image_text,
     is_cleared_text,
 )
-from app.model.provider import ModelRequest, ProviderError, Usage
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.model.provider import ModelRequest, ProviderError, Usage
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import Clock, run
 from tests.unit.engine.conftest import AgentFactory
 

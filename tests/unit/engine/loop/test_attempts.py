@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from app.engine.loop.agent import Agent
-from app.engine.loop.attempts import (
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.attempts import (
     PREVIOUS_HEADER,
     AttemptUnavailable,
     parse_summary,
     run_attempts,
 )
-from app.engine.sessions.load import load_session
-from app.model.events import (
+from lull.engine.sessions.load import load_session
+from lull.model.events import (
     AttemptFinished,
     AttemptStarted,
     Event,
@@ -18,8 +18,8 @@ from app.model.events import (
     Notice,
     RequestFinished,
 )
-from app.model.provider import ProviderError
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from lull.model.provider import ProviderError
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.unit.engine.conftest import AgentFactory
 
 SUMMARY = (

@@ -3,19 +3,19 @@ restated after a compression, derived from the transcript (a resumed session has
 
 from __future__ import annotations
 
-from app.context.compress_prompt import SUMMARY_MARKER
-from app.context.idle import IdlePolicy
-from app.engine.sessions.load import load_session
-from app.engine.sessions.notes import record_user_note, session_notes
-from app.engine.sessions.session import Session
-from app.model.messages import (
+from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.context.idle import IdlePolicy
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.notes import record_user_note, session_notes
+from lull.engine.sessions.session import Session
+from lull.model.messages import (
     Message,
     ToolCall,
     is_cleared_text,
     unanswered_calls,
 )
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.support import Clock, run, summary_of
 from tests.unit.engine.conftest import AgentFactory
 

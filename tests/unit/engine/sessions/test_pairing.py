@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine.sessions.pairing import LOST_RESULT, fresh_id, repair_pairing, unique_call_ids
-from app.model.messages import Message, Text, ToolCall, ToolResult, user_text
+from lull.engine.sessions.pairing import LOST_RESULT, fresh_id, repair_pairing, unique_call_ids
+from lull.model.messages import Message, Text, ToolCall, ToolResult, user_text
 
 
 def _calls(*ids: str) -> Message:

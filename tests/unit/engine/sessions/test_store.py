@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.sessions.load import SessionNotFound, _iter_records, _read_records, load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.model.edits import ClearToolResults
-from app.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
-from app.model.provider import Usage
+from lull.engine.sessions.load import SessionNotFound, _iter_records, _read_records, load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.model.edits import ClearToolResults
+from lull.model.messages import Message, Text, Thinking, ToolCall, ToolResult, user_text
+from lull.model.provider import Usage
 
 
 def _store(tmp_path: Path) -> SessionStore:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.sessions.writer import SessionLocked, SessionWriter
-from app.model.events import Notice
+from lull.engine.sessions.writer import SessionLocked, SessionWriter
+from lull.model.events import Notice
 
 
 def test_a_torn_last_line_is_cut_when_the_writer_opens(tmp_path: Path) -> None:

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.loop.agent import Agent
-from app.engine.loop.config import AgentConfig
-from app.engine.sessions.load import load_session
-from app.engine.sessions.session import Session
-from app.engine.sessions.store import SessionStore
-from app.engine.subagents.profiles import load_profiles, parse_profile
-from app.engine.subagents.task import SUBAGENT_PROMPT, SubagentSetup, TaskTool
-from app.model.events import SubagentUpdate, TurnFinished
-from app.model.provider import ModelRequest
-from app.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
+from lull.engine.loop.agent import Agent
+from lull.engine.loop.config import AgentConfig
+from lull.engine.sessions.load import load_session
+from lull.engine.sessions.session import Session
+from lull.engine.sessions.store import SessionStore
+from lull.engine.subagents.profiles import load_profiles, parse_profile
+from lull.engine.subagents.task import SUBAGENT_PROMPT, SubagentSetup, TaskTool
+from lull.model.events import SubagentUpdate, TurnFinished
+from lull.model.provider import ModelRequest
+from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
 from tests.unit.engine.conftest import AgentFactory
 
 
@@ -117,8 +117,8 @@ def test_a_profile_can_name_the_parents_mcp_tools() -> None:
     from collections.abc import Mapping
     from typing import Any
 
-    from app.engine.subagents.task import child_registry
-    from tools.base import Tool, ToolContext, ToolOutput
+    from lull.engine.subagents.task import child_registry
+    from lull.tools.base import Tool, ToolContext, ToolOutput
 
     class Remote(Tool):
         """A stand-in for a connected MCP server's tool."""

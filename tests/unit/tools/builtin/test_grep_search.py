@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from lull.tools.base import ToolContext
+from lull.tools.search.engines import parse_rg_json, python_search
+from lull.tools.search.run import run_search
 from tests.unit.tools.helpers import Call
-from tools.base import ToolContext
-from tools.search.engines import parse_rg_json, python_search
-from tools.search.run import run_search
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lull.tools.builtin.note import NoteTool
 from tests.unit.tools.helpers import Call
-from tools.builtin.note import NoteTool
 
 
 async def test_writing_updating_and_deleting_a_note(call: Call) -> None:

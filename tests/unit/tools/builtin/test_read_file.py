@@ -3,8 +3,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from lull.tools.base import ToolContext
 from tests.unit.tools.helpers import Call
-from tools.base import ToolContext
 
 
 async def test_lines_are_numbered_like_cat_n(call: Call, workspace: Path) -> None:
@@ -79,9 +79,9 @@ async def test_empty_file_says_so(call: Call, workspace: Path) -> None:
 
 
 async def test_an_image_comes_back_as_the_picture(tmp_path: Path) -> None:
+    from lull.tools.base import ToolContext
+    from lull.tools.builtin.read_file import ReadFileTool
     from tests.images import png_bytes
-    from tools.base import ToolContext
-    from tools.builtin.read_file import ReadFileTool
 
     (tmp_path / "diagram.png").write_bytes(png_bytes(12, 9))
     ctx = ToolContext(workspace=tmp_path, output_dir=tmp_path / "out")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from lull.tools.base import ToolContext
+from lull.tools.builtin.shell import ShellTool
 from tests.unit.tools.helpers import Call
-from tools.base import ToolContext
-from tools.builtin.shell import ShellTool
 
 
 def live_pids_in_group(pgid: int) -> list[int]:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from lull.tools.base import ToolContext, ToolError, TransientToolError
+from lull.tools.builtin.web_fetch import WebFetchTool
+from lull.tools.registry import ToolRegistry
 from tests.unit.tools.helpers import Call
-from tools.base import ToolContext, ToolError, TransientToolError
-from tools.builtin.web_fetch import WebFetchTool
-from tools.registry import ToolRegistry
 
 PAGES: dict[str, tuple[int, str, bytes]] = {
     "/page": (

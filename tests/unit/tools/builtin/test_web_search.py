@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from app.model.search import SearchAnswer, SearchError, SearchResult
+from lull.model.search import SearchAnswer, SearchError, SearchResult
+from lull.tools.base import ToolContext, ToolOutput
+from lull.tools.builtin.web_search import WebSearchTool
+from lull.tools.net.search_backends import HttpSearchBackend
+from lull.tools.registry import ToolRegistry, default_registry
 from tests.fakes.search_api import FakeSearchApi
 from tests.fakes.server_tools import SearchHit
-from tools.base import ToolContext, ToolOutput
-from tools.builtin.web_search import WebSearchTool
-from tools.net.search_backends import HttpSearchBackend
-from tools.registry import ToolRegistry, default_registry
 
 HITS = [
     SearchHit("Python docs", "https://docs.python.org/3/", "The official   documentation."),

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolError
-from tools.files.anchored import AnchoredDir
-from tools.files.pending_writes import TEMP_SUFFIX
+from lull.tools.base import ToolError
+from lull.tools.files.anchored import AnchoredDir
+from lull.tools.files.pending_writes import TEMP_SUFFIX
 
 
 def test_creates_missing_directories_and_writes(tmp_path: Path) -> None:

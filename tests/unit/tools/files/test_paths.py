@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext, ToolError
-from tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.base import ToolContext, ToolError
+from lull.tools.files.paths import display_path, resolve_in_workspace
 
 
 def test_relative_path_is_resolved_against_the_workspace(ctx: ToolContext, workspace: Path) -> None:

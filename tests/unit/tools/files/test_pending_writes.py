@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.files.pending_writes import TEMP_SUFFIX, clean_stale, forget, record
+from lull.tools.files.pending_writes import TEMP_SUFFIX, clean_stale, forget, record
 
 
 def _dead_pid() -> int:

@@ -6,8 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolError
-from tools.files.text import atomic_write_text, count_lines, read_text_exact, write_text_or_fail
+from lull.tools.base import ToolError
+from lull.tools.files.text import (
+    atomic_write_text,
+    count_lines,
+    read_text_exact,
+    write_text_or_fail,
+)
 
 
 def test_atomic_write_keeps_the_original_mode(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image as Picture
 
-from tools.media.clipboard import ClipboardUnavailable, grab_clipboard, save_clipboard_image
+from lull.tools.media.clipboard import ClipboardUnavailable, grab_clipboard, save_clipboard_image
 
 NOON = 1_700_000_000.0
 

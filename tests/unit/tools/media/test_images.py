@@ -8,9 +8,9 @@ import io
 import pytest
 from PIL import Image as Picture
 
-from app.model.media import UPLOAD_LIMITS, ImageLimits, image_bytes
+from lull.model.media import UPLOAD_LIMITS, ImageLimits, image_bytes
+from lull.tools.media.images import ImageRefused, image_dimensions, prepare_image, sniff_media_type
 from tests.images import jpeg_bytes, png_bytes
-from tools.media.images import ImageRefused, image_dimensions, prepare_image, sniff_media_type
 
 
 def test_formats_come_from_the_bytes() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.media.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
+from lull.tools.media.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
 
 
 def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:

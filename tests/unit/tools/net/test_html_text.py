@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from tools.net.html_text import html_to_text
+from lull.tools.net.html_text import html_to_text
 
 
 def test_blocks_become_lines_and_scripts_disappear() -> None:

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from tools.net.netguard import (
+from lull.tools.net.netguard import (
     BlockedAddress,
     NetworkPolicy,
     classify,

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.model.permissions import PermissionRule
-from tools.base import ApprovalNeed
-from tools.permissions.policy import ApprovalMode, decide, denial_message
-from tools.permissions.rules import RuleMatch
-from tools.registry import default_registry
+from lull.model.permissions import PermissionRule
+from lull.tools.base import ApprovalNeed
+from lull.tools.permissions.policy import ApprovalMode, decide, denial_message
+from lull.tools.permissions.rules import RuleMatch
+from lull.tools.registry import default_registry
 
 REGISTRY = default_registry()
 

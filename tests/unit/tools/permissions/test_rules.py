@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.model.permissions import PermissionRule, RuleEffect
-from tools.base import ToolContext
-from tools.permissions.rules import (
+from lull.model.permissions import PermissionRule, RuleEffect
+from lull.tools.base import ToolContext
+from lull.tools.permissions.rules import (
     RuleBook,
     RuleNotSaved,
     path_matches,
     shell_pattern,
     suggest_rules,
 )
-from tools.registry import default_registry
+from lull.tools.registry import default_registry
 
 TOOLS = {tool.name: tool for tool in default_registry()}
 WORKSPACE = Path("/work/space")
@@ -124,7 +124,7 @@ def test_web_fetch_domains_and_mcp_tool_names() -> None:
 
 
 def _tool_rule_matches(rule: str, name: str) -> bool:
-    from tools.base import Tool, ToolOutput
+    from lull.tools.base import Tool, ToolOutput
 
     class Named(Tool):
         async def run(self, args: Any, ctx: ToolContext) -> ToolOutput:

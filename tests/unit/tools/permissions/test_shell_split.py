@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.permissions.shell_split import split_command
+from lull.tools.permissions.shell_split import split_command
 
 
 def _texts(line: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.process.environment import is_secret_name, tool_environment
+from lull.tools.process.environment import is_secret_name, tool_environment
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.search.globpattern import compile_glob, glob_matches
+from lull.tools.search.globpattern import compile_glob, glob_matches
 
 
 @pytest.mark.parametrize(

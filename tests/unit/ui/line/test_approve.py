@@ -8,10 +8,10 @@ import io
 import pytest
 from rich.console import Console
 
-from app.model.approvals import Approval
-from app.model.messages import ToolCall
-from app.ui.line.approve import TerminalApprover, parse_answer
-from app.ui.line.render import EventPrinter
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
+from lull.ui.line.approve import TerminalApprover, parse_answer
+from lull.ui.line.render import EventPrinter
 
 CALL = ToolCall("c1", "run_shell_command", {"command": "rm -rf build"})
 

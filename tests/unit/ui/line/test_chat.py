@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from app.engine.hooks.runner import HookRunner
-from app.model.hooks import HookCommand
-from app.model.messages import unanswered_calls
-from app.runtime import Runtime
-from app.ui.line.approve import TerminalApprover
-from app.ui.line.chat import LineChat
-from app.ui.line.render import EventPrinter
-from app.ui.shared.commands import is_command
+from lull.engine.hooks.runner import HookRunner
+from lull.model.hooks import HookCommand
+from lull.model.messages import unanswered_calls
+from lull.runtime import Runtime
+from lull.ui.line.approve import TerminalApprover
+from lull.ui.line.chat import LineChat
+from lull.ui.line.render import EventPrinter
+from lull.ui.shared.commands import is_command
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import fake_runtime
 
@@ -217,7 +217,7 @@ async def test_a_doom_loop_goes_on_when_the_user_says_yes(
 async def test_rewind_offers_numbered_choices_and_runs_the_chosen_one(
     fake: FakeServer, workspace: Path, tmp_path: Path
 ) -> None:
-    from app.engine.checkpoints.files import CheckpointStore
+    from lull.engine.checkpoints.files import CheckpointStore
 
     runtime = fake_runtime(fake, workspace, tmp_path, mode="yolo")
     runtime.agent.tools.checkpoints = CheckpointStore(tmp_path / "checkpoints")

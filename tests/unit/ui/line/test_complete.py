@@ -7,7 +7,7 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from app.ui.line.complete import LineCompleter
+from lull.ui.line.complete import LineCompleter
 
 
 def _complete(completer: LineCompleter, text: str) -> list[tuple[str, int]]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import parse_command_line
-from app.ui.line import run_line
+from lull.cli import parse_command_line
+from lull.ui.line import run_line
 
 
 def test_no_provider_explains_the_variables_and_settings(
@@ -36,7 +36,7 @@ def test_a_missing_session_is_one_line_without_setup_help(
 
 def test_the_line_mode_never_imports_textual() -> None:
     probe = (
-        "import sys, app.ui.line, app.ui.line.terminal, app.ui.line.complete;"
+        "import sys, lull.ui.line, lull.ui.line.terminal, lull.ui.line.complete;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
     )
     root = Path(__file__).resolve().parents[4]

@@ -7,8 +7,8 @@ import io
 import pytest
 from rich.console import Console
 
-from app.model.edits import ClearToolResults
-from app.model.events import (
+from lull.model.edits import ClearToolResults
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     ContextEdited,
@@ -20,9 +20,9 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import ToolCall, ToolResult
-from app.model.provider import Usage
-from app.ui.line.render import EventPrinter
+from lull.model.messages import ToolCall, ToolResult
+from lull.model.provider import Usage
+from lull.ui.line.render import EventPrinter
 
 CALL = ToolCall("call_1", "read_file", {"path": "a.txt"})
 
@@ -155,8 +155,8 @@ def test_a_log_is_told_once_per_wait() -> None:
 
 
 def test_guardrails_are_notes_and_repairs_show_with_the_call() -> None:
-    from app.model.events import AttemptDiscarded, GuardrailTriggered, ToolStarted, TurnFinished
-    from app.model.messages import ToolCall
+    from lull.model.events import AttemptDiscarded, GuardrailTriggered, ToolStarted, TurnFinished
+    from lull.model.messages import ToolCall
 
     out = io.StringIO()
     printer = EventPrinter(Console(file=out, width=120, force_terminal=False, color_system=None))
@@ -174,7 +174,7 @@ def test_guardrails_are_notes_and_repairs_show_with_the_call() -> None:
 
 
 def test_a_sub_agent_is_indented_under_its_task_call() -> None:
-    from app.model.events import SubagentUpdate
+    from lull.model.events import SubagentUpdate
 
     printer, out = _printer()
     task = ToolCall("t1", "task", {"description": "find", "prompt": "find the secret"})

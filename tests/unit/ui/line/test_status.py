@@ -6,12 +6,12 @@ import io
 
 from rich.console import Console
 
-from app.commands import context_breakdown
-from app.model.events import RequestFinished, TurnStarted
-from app.model.provider import Usage
-from app.runtime import Runtime
-from app.ui.line.render import EventPrinter
-from app.ui.line.status import (
+from lull.commands import context_breakdown
+from lull.model.events import RequestFinished, TurnStarted
+from lull.model.provider import Usage
+from lull.runtime import Runtime
+from lull.ui.line.render import EventPrinter
+from lull.ui.line.status import (
     WARNING_STYLE,
     banner_lines,
     recap_lines,

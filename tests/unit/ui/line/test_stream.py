@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from app.ui.line.stream import BlockSplitter, StreamView, tail_lines
+from lull.ui.line.stream import BlockSplitter, StreamView, tail_lines
 
 ANSWER = (
     "# Plan\n\nFirst paragraph\nstill the first.\n\n- one\n- two\n\n  continued item\n\n"

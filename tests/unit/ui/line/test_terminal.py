@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.keys import Keys
 
-from app.ui.line.terminal import PlainInput, PromptHistory, line_bindings
-from app.ui.shared.history import History
+from lull.ui.line.terminal import PlainInput, PromptHistory, line_bindings
+from lull.ui.shared.history import History
 
 
 def test_prompt_history_reads_newest_first_and_persists(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.shared.commands import is_command, is_quit
+from lull.ui.shared.commands import is_command, is_quit
 
 
 def test_commands_and_paths() -> None:
@@ -16,7 +16,7 @@ def test_quit_in_any_case() -> None:
 
 
 def test_a_custom_command_in_a_subfolder_is_a_command() -> None:
-    from app.ui.shared.commands import is_command
+    from lull.ui.shared.commands import is_command
 
     assert is_command("/frontend:test some args")
     assert not is_command("/usr/bin is broken")

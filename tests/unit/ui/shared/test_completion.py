@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.ui.shared.completion import command_candidates, command_table, complete, path_candidates
+from lull.ui.shared.completion import command_candidates, command_table, complete, path_candidates
 
 COMMANDS = [("help", "show the commands"), ("context", "what the model sees"), ("cost", "money")]
 

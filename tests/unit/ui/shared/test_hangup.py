@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.ui.shared.hangup import GuardedOutput, HangupWatch, detach, tty_hung_up
+from lull.ui.shared.hangup import GuardedOutput, HangupWatch, detach, tty_hung_up
 
 
 @pytest.fixture

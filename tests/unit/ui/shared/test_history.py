@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.shared.history import History, decode_line, encode_entry
+from lull.ui.shared.history import History, decode_line, encode_entry
 
 
 def test_entries_survive_a_restart_in_order(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.runtime import RunOptions
-from app.ui.printer import run_print
-from app.ui.shared.startup import open_runtime
+from lull.runtime import RunOptions
+from lull.ui.printer import run_print
+from lull.ui.shared.startup import open_runtime
 
 WARNING = (
     "lull: warning: context.clearContextOnIdle.thinkingThresholdMinutes is 0 min, shorter than "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.ui.shared.status import (
+from lull.ui.shared.status import (
     StatusFacts,
     context_warning,
     duration,

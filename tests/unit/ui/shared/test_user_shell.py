@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.shared.user_shell import is_shell, shell_command
+from lull.ui.shared.user_shell import is_shell, shell_command
 
 
 def test_a_bang_line_is_a_shell_command() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.model.edits import Summary
-from app.model.events import (
+from lull.model.edits import Summary
+from lull.model.events import (
     AssistantText,
     AssistantThinking,
     AttemptDiscarded,
@@ -15,9 +15,9 @@ from app.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from app.model.messages import ToolCall, ToolResult
-from app.model.provider import Usage
-from app.ui.shared.waiting import FirstTokenWait
+from lull.model.messages import ToolCall, ToolResult
+from lull.model.provider import Usage
+from lull.ui.shared.waiting import FirstTokenWait
 
 CALL = ToolCall("call_1", "read_file", {"path": "a"})
 
