@@ -5,6 +5,10 @@ the model's window: oversized tool results are truncated for the model, auto
 compression runs past the threshold, and an emergency clear of the oldest tool
 outputs runs if the prompt would still not fit (``app/engine/fitting/fitter.py``). The
 agent hands the fitter the shape of its requests as a value (:meth:`Agent.shape`).
+
+The loop yields only events. How a request ended (:class:`RequestEnd`) and which reply a
+step's requests settled on (:class:`ReplyEnd`) are values the loop matches on once their
+events are out, as it matches on the guardrails' decisions.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import assert_never
 
 from lull.engine.calls.runner import ToolRunner
@@ -72,6 +76,22 @@ log = logging.getLogger("lull.loop")
 
 RequestHook = Callable[[ModelRequest, int], None]
 """Called with every request (and its number within the turn) right before it is sent."""
+
+
+@dataclass
+class RequestEnd:
+    """How one request ended, for the loop to match on once its events are yielded: its
+    outcome for the guardrails to judge, or None when the turn failed (said as an event)."""
+
+    outcome: Outcome | None = None
+
+
+@dataclass
+class ReplyEnd:
+    """How a step's requests ended: the reply the guardrails accepted (saved), or None when
+    the turn ended on the way (said as an event)."""
+
+    reply: Completed | None = None
 
 
 class Agent:
@@ -210,13 +230,10 @@ class Agent:
     async def _tool_loop(self) -> AsyncIterator[Event]:
         turn = self._turn_guard()
         for step in range(1, self.config.max_turns + 1):
-            reply: Completed | None = None
-            async for event in self._reply(turn):
-                if isinstance(event, Completed):
-                    reply = event
-                    continue
+            end = ReplyEnd()
+            async for event in self._reply(turn, end):
                 yield event
-            if reply is None:
+            if (reply := end.reply) is None:
                 return
             calls = [p for p in reply.parts if isinstance(p, ToolCall)]
             if not calls:
@@ -256,30 +273,33 @@ class Agent:
         )
         return TurnGuard(setup, CallLedger(self.tools.registry, self.config.guardrails))
 
-    async def _reply(self, turn: TurnGuard) -> AsyncIterator[Event | Completed]:
-        """Requests until the guardrails accept a reply, which is saved and yielded last (a
-        :class:`Completed`); a rolled-back reply is saved marked and asked again; a turn
-        that ends on the way yields its TurnFailed or TurnFinished instead."""
+    async def _reply(self, turn: TurnGuard, end: ReplyEnd) -> AsyncIterator[Event]:
+        """Requests until the guardrails accept a reply, which is saved and set on ``end``; a
+        rolled-back reply is saved marked and asked again; a turn that ends on the way yields
+        its TurnFailed or TurnFinished and leaves ``end`` empty."""
         plan = RequestPlan()
         while True:
             if (spent := turn.spend_request()) is not None:
                 yield TurnFinished("", "rollbacks", spent)
                 return
-            outcome: Outcome | None = None
-            async for event in self._request(turn, plan):
-                if isinstance(event, Answered | Repeated | PrefillRefused):
-                    outcome = event
-                else:
-                    yield event
-            if outcome is None:
-                return
-            decision = turn.decide(outcome, self.clock())
-            answered = outcome.reply if isinstance(outcome, Answered) else None
+            ended = RequestEnd()
+            async for event in self._request(turn, plan, ended):
+                yield event
+            answered: Completed | None = None
+            match ended.outcome:
+                case None:
+                    return
+                case Answered(reply=reply):
+                    answered = reply
+                case Repeated() | PrefillRefused():
+                    pass
+                case _:
+                    assert_never(ended.outcome)
+            decision = turn.decide(ended.outcome, self.clock())
             if isinstance(decision, Accept):
-                reply = self._keep(decision.reply)
+                end.reply = self._keep(decision.reply)
                 if answered is not None:
                     yield self._finished(answered, turn.requests)
-                yield reply
                 return
             if decision.rolled_back is not None:
                 self.session.add_rollback(decision.rolled_back)
@@ -298,9 +318,11 @@ class Agent:
             self.session.add(Message("assistant", parts, origin="model", provider=name))
         return replace(reply, parts=parts)
 
-    async def _request(self, turn: TurnGuard, plan: RequestPlan) -> AsyncIterator[Event | Outcome]:
-        """One model request, with the context fitted first; ends with its outcome (the
-        reply, a stream cut off for repeating itself, a refused prefill).
+    async def _request(
+        self, turn: TurnGuard, plan: RequestPlan, end: RequestEnd
+    ) -> AsyncIterator[Event]:
+        """One model request, with the context fitted first; its outcome (the reply, a stream
+        cut off for repeating itself, a refused prefill) is set on ``end``.
 
         A cut or empty stream is retried once; a "prompt too long" (or an empty stream
         near the window) once, after compressing.
@@ -327,7 +349,7 @@ class Agent:
                     async for event in stream:
                         if isinstance(event, Completed):
                             self._record(event, index)
-                            yield Answered(event, "".join(streamed))
+                            end.outcome = Answered(event, "".join(streamed))
                             return
                         if isinstance(event, AssistantText):
                             streamed.append(event.text)
@@ -335,14 +357,14 @@ class Agent:
                             thought.append(event.text)
                         yield event
                         if watch is not None and (found := watch.feed(event)) is not None:
-                            yield Repeated("".join(streamed), "".join(thought), found)
+                            end.outcome = Repeated("".join(streamed), "".join(thought), found)
                             return
                 return  # a provider always ends with Completed or an error
             except ProviderError as error:
                 if streamed or thought:
                     yield AttemptDiscarded("".join(streamed), error.message)
                 if plan.prefill is not None and error.kind == "bad_request":
-                    yield PrefillRefused(error.message)
+                    end.outcome = PrefillRefused(error.message)
                     return
                 recovery = tries.after(error)
                 if recovery is None:
