@@ -16,13 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from lull.commands import CommandResult, SessionChoice, resume_session, run_command
+from lull.commands import CommandResult, FollowUp, SessionChoice, resume_session, run_command
 from lull.engine.loop.agent import Agent
 from lull.model.events import Event
 from lull.runtime import Runtime
 from lull.tools.media.mentions import expand_mentions
 from lull.ui.line.render import EventPrinter
 from lull.ui.line.status import Fragments, recap_lines, toolbar_fragments, turn_summary
+from lull.ui.shared.command_result import show_result
 from lull.ui.shared.commands import is_command
 from lull.ui.shared.user_shell import EMPTY_SHELL_HINT, is_shell, shell_command, shell_stream
 
@@ -109,40 +110,50 @@ class LineChat:
     async def command(self, text: str) -> bool:
         """Run a slash command; False when it asks to quit."""
         result = run_command(self.runtime, text)
-        await self.show(result)
+        await self.show(text.strip(), result)
         return not result.quit
 
-    async def show(self, result: CommandResult) -> None:
-        """Render a command result generically (lines, events, picker, stream, redraw)."""
-        self.printer.lines(result.lines, error=result.error)
-        self.prefill = result.prefill or self.prefill
-        for event in result.events:
-            self.printer.render(event)
-        if result.sessions:
-            await self.pick(result.sessions)
-        if result.follow_ups:
-            await self.follow_up(result)
-        if result.stream is not None:
-            await self.drive(result.stream)
-        if result.session_changed:
-            for line in recap_lines(self.agent.session):
-                self.printer.line(line, "dim")
+    async def show(self, title: str, result: CommandResult) -> None:
+        """Carry out a command's result (``ui/shared/command_result.py`` decides the order)."""
+        await show_result(self, title, result)
 
-    async def follow_up(self, result: CommandResult) -> None:
+    # --- a command result's actions (ResultView) ----------------------------------------
+
+    async def show_session(self) -> None:
+        """Recap the new session's conversation."""
+        for line in recap_lines(self.agent.session):
+            self.printer.line(line, "dim")
+
+    async def show_lines(self, title: str, lines: tuple[str, ...], error: bool) -> None:
+        """A command's lines (its command line is already on the screen)."""
+        self.printer.lines(lines, error=error)
+
+    def offer_prompt(self, text: str) -> None:
+        """``text`` becomes the default of the next prompt."""
+        self.prefill = text
+
+    async def show_event(self, event: Event) -> None:
+        """Print an event as a turn's."""
+        self.printer.render(event)
+
+    async def quit(self) -> None:
+        """Nothing to do here: :meth:`command` ends the chat when it returns."""
+
+    async def pick_follow_up(self, question: str, choices: tuple[FollowUp, ...]) -> None:
         """Offer a command's choices by number; run the chosen one's command."""
-        for number, choice in enumerate(result.follow_ups, 1):
+        for number, choice in enumerate(choices, 1):
             self.printer.line(f"  {number}) {choice.label}")
-        question = f"{result.question or 'which?'} number (Enter cancels): "
+        asked = f"{question or 'which?'} number (Enter cancels): "
         try:
-            answer = (await self.reader.ask(question)).strip()
+            answer = (await self.reader.ask(asked)).strip()
         except (EOFError, KeyboardInterrupt):
             answer = ""
-        if not answer.isdigit() or not 1 <= int(answer) <= len(result.follow_ups):
+        if not answer.isdigit() or not 1 <= int(answer) <= len(choices):
             self.printer.note("cancelled" if not answer else f"no choice {answer!r}; cancelled")
             return
-        await self.command(result.follow_ups[int(answer) - 1].command)
+        await self.command(choices[int(answer) - 1].command)
 
-    async def pick(self, choices: tuple[SessionChoice, ...]) -> None:
+    async def pick_session(self, choices: tuple[SessionChoice, ...]) -> None:
         """Ask which listed session to resume (a number or an id prefix)."""
         try:
             answer = (await self.reader.ask(PICK_QUESTION)).strip()
@@ -154,7 +165,11 @@ class LineChat:
         chosen = answer
         if answer.isdigit() and 1 <= int(answer) <= len(choices):
             chosen = choices[int(answer) - 1].id
-        await self.show(resume_session(self.runtime, chosen))
+        await self.show(f"/resume {chosen}", resume_session(self.runtime, chosen))
+
+    def session_opened(self) -> None:
+        """Nothing to do here: :meth:`step` runs a new session's SessionStart hooks before
+        it reads the next input."""
 
     async def send(self, text: str) -> None:
         """Send a message (with the files it mentions) as one turn."""

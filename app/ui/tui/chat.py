@@ -38,6 +38,7 @@ from lull.model.events import (
 )
 from lull.model.messages import ToolCall
 from lull.tools.media.mentions import expand_mentions
+from lull.ui.shared.command_result import show_result
 from lull.ui.shared.commands import is_command, is_quit
 from lull.ui.shared.facts import facts_for
 from lull.ui.shared.status import StatusFacts
@@ -54,7 +55,7 @@ from lull.ui.tui.widgets.user_message import UserMessage
 if TYPE_CHECKING:
     from textual.app import App
 
-    from lull.commands import CommandResult
+    from lull.commands import CommandResult, FollowUp, SessionChoice
     from lull.runtime import Runtime
 
 log = logging.getLogger("lull.tui")
@@ -217,32 +218,49 @@ class Chat:
         await self.apply(text.strip(), run_command(self.runtime, text))
 
     async def apply(self, title: str, result: CommandResult) -> None:
-        """Render a CommandResult generically (lines, events, picker, stream, quit)."""
-        if result.session_changed:
-            await self.redraw()
-        if result.lines:
-            await self.conversation.add(CommandOutput(title, result.lines, error=result.error))
-        if result.prefill:
-            self.app.query_one(PromptInput).offer(result.prefill)
-        for event in result.events:
-            await self.renderer.handle(event)
-            self._follow(event)
-        self.refresh_status()
-        if result.quit:
-            await self.quit_app()
-        elif result.sessions:
-            from lull.ui.tui.screens.session_picker import SessionPicker
+        """Carry out a command's result (``ui/shared/command_result.py`` decides the order)."""
+        await show_result(self, title, result)
+        if not result.quit:
+            self.refresh_status()
 
-            self.app.push_screen(SessionPicker(result.sessions), callback=self._picked)
-        elif result.follow_ups:
-            from lull.ui.tui.screens.choice_picker import ChoicePicker
+    # --- a command result's actions (ResultView) ----------------------------------------
 
-            picker = ChoicePicker(result.question, result.follow_ups)
-            self.app.push_screen(picker, callback=self._followed)
-        elif result.stream is not None:
-            self.start(result.stream)
-        if result.session_changed:
-            self.session_opened()
+    async def show_session(self) -> None:
+        """Show the new session from scratch."""
+        await self.redraw()
+
+    async def show_lines(self, title: str, lines: tuple[str, ...], error: bool) -> None:
+        """A command's lines as one block under its command line."""
+        await self.conversation.add(CommandOutput(title, lines, error=error))
+
+    def offer_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt box."""
+        self.app.query_one(PromptInput).offer(text)
+
+    async def show_event(self, event: Event) -> None:
+        """Render an event as a turn's."""
+        await self.renderer.handle(event)
+        self._follow(event)
+
+    async def quit(self) -> None:
+        """Leave lull."""
+        await self.quit_app()
+
+    async def pick_session(self, choices: tuple[SessionChoice, ...]) -> None:
+        """The session picker; the chosen session is resumed."""
+        from lull.ui.tui.screens.session_picker import SessionPicker
+
+        self.app.push_screen(SessionPicker(choices), callback=self._picked)
+
+    async def pick_follow_up(self, question: str, choices: tuple[FollowUp, ...]) -> None:
+        """The follow-up picker; the chosen command runs."""
+        from lull.ui.tui.screens.choice_picker import ChoicePicker
+
+        self.app.push_screen(ChoicePicker(question, choices), callback=self._followed)
+
+    async def drive(self, stream: AsyncIterator[Event]) -> None:
+        """Drive a command's stream in a worker, like a turn."""
+        self.start(stream)
 
     async def _followed(self, command: str | None) -> None:
         if command is not None and self.runtime is not None:
