@@ -62,7 +62,7 @@ class Field:
     null_limit: int | None = None
     """For a narrow-only number that may be null: the limit null stands for (None: none)."""
     project_note: str = ""
-    """For an ``adds`` key: what of a project's entries applies when (README, schema)."""
+    """For an ``adds`` key: what of a project's entries applies when (docs, schema)."""
 
     @property
     def attrs(self) -> tuple[str, ...]:

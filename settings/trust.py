@@ -4,8 +4,8 @@ A repository is untrusted, so its ``.lull/settings.json`` may only narrow what t
 user settings file, the environment, the command line) allows. Each key's rule is
 :attr:`lull.settings.fields.Field.project`: ``yes`` (any value), ``narrow`` (only a value no wider
 than the user's) or ``no`` (user only: it decides where the workspace goes or what it costs).
-The loader, ``schema.json`` and the README table (:mod:`lull.settings.schema`) all derive from
-that one attribute.
+The loader, ``schema.json`` and the table in ``docs/configuration.md``
+(:mod:`lull.settings.schema`) all derive from that one attribute.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ TRUSTED_RULE = "adds entries; they apply once you trust the workspace with /trus
 
 
 def rule_text(spec: Field) -> str:
-    """What a project file may do with ``spec``, in a few words (README, schema)."""
+    """What a project file may do with ``spec``, in a few words (docs, schema)."""
     match spec.project:
         case "yes":
             return "yes"

@@ -40,6 +40,9 @@ class Command:
     hidden: bool = False
 
 
+DEMO_HINT = "no API key? `lull --demo` tries lull with a built-in scripted model (no network)"
+
+
 def _help(runtime: Runtime, arg: str) -> CommandResult:
     custom = custom_commands(runtime)
     rows = [(c.usage, c.summary) for c in COMMANDS.values() if not c.hidden]
@@ -47,6 +50,7 @@ def _help(runtime: Runtime, arg: str) -> CommandResult:
     width = max(len(usage) for usage, _ in rows)
     lines = [f"{usage:<{width}}  {summary}" for usage, summary in rows]
     lines += [f"skipped {problem}" for problem in custom.problems]
+    lines += ["", DEMO_HINT]
     return CommandResult(tuple(lines))
 
 

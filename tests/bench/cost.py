@@ -27,7 +27,8 @@ share shows; each row also gives the summary requests' cache hit ratio, and the 
 check issue 14's goal (at most 0.5x of (a+), below every other policy).
 
 Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload);
-``python -m tests.bench.cost --readme`` prints the README's table for the bundled workload.
+``python -m tests.bench.cost --table`` prints the cost table of ``docs/benchmarks.md`` (the
+bundled workload).
 """
 
 from __future__ import annotations
@@ -521,11 +522,12 @@ def run_workload(
 
 
 BUNDLED = WORKLOADS / "three_hour_session.json"
-"""The workload the README's table and issue 14's goal are about."""
+"""The workload the cost table in ``docs/benchmarks.md`` and issue 14's goal are about."""
 
 
-def readme_table(path: Path = BUNDLED) -> list[str]:
-    """The README's cost table (Markdown) for ``path`` at 200k, from a fresh replay."""
+def cost_table(path: Path = BUNDLED) -> list[str]:
+    """The cost table of ``docs/benchmarks.md`` (Markdown) for ``path`` at 200k, from a fresh
+    replay."""
     workload = load_workload(path)
     lines = [
         "| policy | prompt tokens | cache read | cache write | cost | vs (a) | vs (a+) "
@@ -551,9 +553,9 @@ def readme_table(path: Path = BUNDLED) -> list[str]:
 
 def main(paths: list[str] | None = None) -> None:
     """Print the report for the given workload files (default: every bundled one);
-    ``--readme``: only the README's table for the bundled workload."""
-    if paths and paths[0] == "--readme":
-        print("\n".join(readme_table()))
+    ``--table``: only the cost table of ``docs/benchmarks.md`` for the bundled workload."""
+    if paths and paths[0] == "--table":
+        print("\n".join(cost_table()))
         return
     files = [Path(p) for p in paths] if paths else sorted(WORKLOADS.glob("*.json"))
     for path in files:

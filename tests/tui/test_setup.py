@@ -27,6 +27,7 @@ async def test_the_setup_panel_explains_what_to_set(fake: FakeServer, workspace:
         text = _panel_text(panel)
         for hint in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "model.provider"):
             assert hint in text
+        assert "lull --demo" in text, "the way to try lull without a key"
         assert "ports 11434, 1234, 8000, 8080" in text
         assert "no provider configured" in app.status.line
         assert not panel.query(Button)

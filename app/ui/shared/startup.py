@@ -54,4 +54,5 @@ def setup_hints(settings_file: Path) -> list[str]:
         f"or set model.provider, model.baseUrl and model.name in {settings_file}:",
         '  {"model": {"provider": "openai", "baseUrl": "http://127.0.0.1:11434/v1",',
         '             "name": "qwen3-coder"}}',
+        "or try lull first without a key: lull --demo (a built-in scripted model, no network)",
     ]

@@ -20,6 +20,14 @@ def test_help_lists_every_visible_command_with_its_usage(runtime: Runtime) -> No
     assert [c.name for c in command_names()][:2] == ["help", "clear"]
 
 
+def test_help_says_lull_can_be_tried_without_a_key(runtime: Runtime) -> None:
+    lines = run_command(runtime, "/help").lines
+    assert lines[-2:] == (
+        "",
+        "no API key? `lull --demo` tries lull with a built-in scripted model (no network)",
+    )
+
+
 @pytest.mark.parametrize(
     ("typed", "expected"),
     [

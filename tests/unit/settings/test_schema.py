@@ -16,8 +16,8 @@ from lull.settings.fields import FIELDS
 from lull.settings.model import Settings
 from lull.settings.schema import (
     PROJECT_KEYWORD,
-    README_TABLE_END,
-    README_TABLE_START,
+    PROJECT_TABLE_END,
+    PROJECT_TABLE_START,
     SCHEMA_PATH,
     build_schema,
     project_table,
@@ -162,11 +162,11 @@ def test_every_key_says_what_a_project_file_may_do_with_it() -> None:
         assert sentence in leaf["description"], key
 
 
-def test_the_readme_table_of_project_keys_is_the_generated_one() -> None:
-    readme = (Path(__file__).parents[3] / "README.md").read_text("utf-8")
-    start = readme.index(README_TABLE_START)
-    body = readme[readme.index("\n", start) + 1 : readme.index(README_TABLE_END)]
+def test_the_docs_table_of_project_keys_is_the_generated_one() -> None:
+    page = (Path(__file__).parents[3] / "docs" / "configuration.md").read_text("utf-8")
+    start = page.index(PROJECT_TABLE_START)
+    body = page[page.index("\n", start) + 1 : page.index(PROJECT_TABLE_END)]
     assert body == project_table(), (
-        "README.md's project settings table is stale: paste the output of "
+        "docs/configuration.md's project settings table is stale: paste the output of "
         "python -m lull.settings.schema --project-table"
     )

@@ -22,6 +22,7 @@ def test_no_provider_explains_the_variables_and_settings(
     for needed in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "settings.json"):
         assert needed in err
     assert "model.provider" in err
+    assert "lull --demo" in err, "the way to try lull without a key"
 
 
 def test_a_missing_session_is_one_line_without_setup_help(
