@@ -34,7 +34,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lull.catalog.cache_policy import TTL_MINUTES
-from lull.catalog.windows import context_window_for
 from lull.context.cache_clock import Warmth
 from lull.context.compress_plan import (
     SAFETY_MARGIN,
@@ -58,19 +57,20 @@ from lull.context.stages import StageSchedule
 from lull.context.tiers import classify
 from lull.context.tokens import TokenCounter, UsageCalibration
 from lull.context.truncate import ToolOutputLimiter
+from lull.engine.fitting import overflow
 from lull.engine.fitting.cache_keeper import CacheKeeper, CachePolicy
 from lull.engine.fitting.compression import SummarySteps
 from lull.engine.fitting.exact_counts import SavedCounts, tokenizer_needed
 from lull.engine.fitting.outputs import FullTextStore
-from lull.engine.fitting.overflow import OverflowLearning
 from lull.engine.fitting.steps import cold_since, light_step, media_step
 from lull.engine.fitting.summary import Compressor
+from lull.engine.fitting.window import Window
 from lull.engine.sessions.session import Session
 from lull.model import defaults
 from lull.model.edits import ClearToolResults, ContextEdit, Restore, SummaryReason
 from lull.model.events import ContextEdited, Event, Notice
 from lull.model.messages import Message, ToolResult
-from lull.model.provider import ModelRequest, Provider, Usage, Vendor
+from lull.model.provider import ModelRequest, Provider, ProviderError, Usage, Vendor
 
 log = logging.getLogger("lull.compress")
 idle_log = logging.getLogger("lull.idle")
@@ -130,13 +130,12 @@ class ContextFitter:
         )
         self.compressor = Compressor(self.counter, clock)
         self.cache = CacheKeeper(settings.cache, provider.model)
-        self.window_cap: int | None = None
+        self.window = Window(provider.model, settings.context_window)
         self.sent_local = 0
         self._edits_sent = len(session.edits)  # edits recorded when the last request went
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
         self.before_compress: BeforeCompress | None = None
         self.summaries = SummarySteps(self)
-        self.overflow = OverflowLearning(self)
         self.saved_counts = SavedCounts(session, self.counter, self.limiter)
         self.saved_counts.restore()
 
@@ -150,8 +149,19 @@ class ContextFitter:
     @property
     def context_window(self) -> int:
         """The model's window in tokens (setting, table, or what the provider said)."""
-        window = context_window_for(self.provider.model, self.settings.context_window)
-        return min(window, self.window_cap) if self.window_cap else window
+        return self.window.size
+
+    def prompt_too_long(self, error: ProviderError) -> Notice:
+        """The provider refused the request last sent as too long: learn from it."""
+        return overflow.prompt_too_long(error, self.window, self.calibration, self.sent_local)
+
+    def overflow_probable(self) -> bool:
+        """Whether an empty answer to the request last sent probably means it did not fit."""
+        return overflow.overflow_probable(self.window, self.calibration, self.sent_local)
+
+    def empty_stream(self, error: ProviderError) -> Notice:
+        """An empty answer near the window: learn from it as from an overflow."""
+        return overflow.empty_stream(error, self.window, self.calibration, self.sent_local)
 
     def budget(self, shape: ModelRequest) -> Budget:
         """The token budget of the next request."""

@@ -35,12 +35,12 @@ class Recovery:
                 return Notice("warning", f"{error.message}; retrying"), False
             case "prompt_too_long" if not self.overflow:
                 self.overflow = True
-                return self.fitter.overflow.prompt_too_long(error), True
+                return self.fitter.prompt_too_long(error), True
             case "empty_stream" if self.empty < STREAM_RETRIES:
                 self.empty += 1
-                if not self.overflow and self.fitter.overflow.probable():
+                if not self.overflow and self.fitter.overflow_probable():
                     self.overflow = True
-                    return self.fitter.overflow.empty_stream(error), True
+                    return self.fitter.empty_stream(error), True
                 return Notice("warning", f"{error.message}; retrying"), False
             case _:
                 return None

@@ -73,7 +73,7 @@ async def test_a_restore_that_would_not_fit_is_refused_and_changes_nothing(
     await run(agent, "thanks")  # every result is cleared by the idle cleanup
     undo = restore_edit(restorable(agent.session.edits, "all"), clock())
     restored = agent.fitter.estimate_with(agent.shape(), undo)
-    agent.fitter.window_cap = int(restored / 0.85)  # fits the window, but past 80% of it
+    agent.fitter.window.cap = int(restored / 0.85)  # fits the window, but past 80% of it
     edits = list(agent.session.edits)
 
     outcome = restore_context(agent.fitter, agent.shape(), "all", clock())
@@ -81,6 +81,6 @@ async def test_a_restore_that_would_not_fit_is_refused_and_changes_nothing(
     assert outcome.line.startswith("cannot restore the cleared content: the context would be ~")
     assert "at or above the compression threshold (80%)" in outcome.line
     assert "nothing was changed" in outcome.line
-    agent.fitter.window_cap = int(restored / 1.5)
+    agent.fitter.window.cap = int(restored / 1.5)
     too_big = restore_context(agent.fitter, agent.shape(), "clears", clock())
     assert too_big.edit is None and "past what the window holds" in too_big.line

@@ -39,7 +39,7 @@ async def test_rereads_become_pointers_once_per_crossing_never_per_request(
     provider.script(*reads(*["a.txt"] * 6))
     below = await run(agent, "read a six times")
     assert not light_edits(below)  # far under the line of a 200k window
-    agent.fitter.window_cap = 2 * (agent.estimate_context() + 300)  # the line: 300 tokens on
+    agent.fitter.window.cap = 2 * (agent.estimate_context() + 300)  # the line: 300 tokens on
 
     provider.script(*reads("big.txt"))
     crossing = await run(agent, "read the big one")
@@ -67,7 +67,7 @@ async def test_a_light_step_that_frees_little_is_skipped_for_the_crossing(
     agent = make_agent()
     provider.script(*reads("a.txt", "a.txt"))
     await run(agent, "read a twice")
-    agent.fitter.window_cap = 2 * (agent.estimate_context() + 300)
+    agent.fitter.window.cap = 2 * (agent.estimate_context() + 300)
     provider.script(*reads("big.txt"))
     crossing = await run(agent, "read the big one")  # one superseded copy: under a quarter
     assert not light_edits(crossing)
