@@ -1,121 +1,162 @@
-"""Compression for a :class:`~lull.engine.fitting.fitter.ContextFitter`: plan the split, run the
-PreCompact hooks, ask for the summary (with the cache read when it is warm, another model
-when one is set and its window fits), record the edit or say why it failed."""
+"""Summary compression: plan the split, run the PreCompact hooks, ask for the summary (with the
+cache read when it is warm, another model when one is set and its window fits), record the
+edit or say why it failed.
+
+The fitter owns the providers and the token counter: it counts what a compression works from
+and hands it over as a value (:class:`Sizing`); :class:`SummarySteps` keeps only the small
+objects it records into (the session, the stage schedule, the calibration, the cache keeper).
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 
 from lull.catalog.windows import context_window_for
-from lull.context.compress_plan import SAFETY_MARGIN, Budget, min_head_tokens
+from lull.context.compress_plan import SAFETY_MARGIN, Budget, CompressionPolicy, min_head_tokens
+from lull.context.stages import StageSchedule
+from lull.context.tokens import UsageCalibration
+from lull.engine.fitting.cache_keeper import CacheKeeper
 from lull.engine.fitting.steps import pinned_for, worked_on
-from lull.engine.fitting.summary import Attempt, CompressionJob
+from lull.engine.fitting.summary import Attempt, CompressionJob, Compressor
+from lull.engine.sessions.session import Session
 from lull.engine.waits import wait_notice
 from lull.model.edits import SummaryReason
 from lull.model.events import ContextEdited, Event, Notice, RequestFinished
-from lull.model.messages import Message
-from lull.model.provider import ModelRequest
+from lull.model.messages import Message, ToolResult
+from lull.model.provider import ModelRequest, Provider
 
-if TYPE_CHECKING:
-    from lull.engine.fitting.fitter import ContextFitter
+BeforeCompress = Callable[[SummaryReason, str | None], Awaitable[list[Event]]]
+"""Called before a summary is asked for (the PreCompact hooks); returns events to show."""
 
 log = logging.getLogger("lull.compress")
 
 
-class SummarySteps:
-    """The summary compression of one fitter's session."""
+@dataclass(frozen=True)
+class Sizing:
+    """What one compression works from, counted by the fitter: the request's shape and its
+    budget, the model view, the view's estimate and local tokens, the tokens of the request's
+    prefix, whether the cache is warm, and the estimate of the request with other messages
+    (None: the view as it is then)."""
 
-    def __init__(self, fitter: ContextFitter) -> None:
-        self.fitter = fitter
+    shape: ModelRequest
+    budget: Budget
+    view: list[Message]
+    estimate: int
+    local: int
+    prefix: int
+    warm: bool
+    estimate_with: Callable[[Sequence[Message] | None], int]
+
+
+class SummarySteps:
+    """The summary compression of one session: what it records into, and the providers."""
+
+    def __init__(
+        self,
+        session: Session,
+        compressor: Compressor,
+        stages: StageSchedule,
+        calibration: UsageCalibration,
+        cache: CacheKeeper,
+        clock: Callable[[], float],
+        policy: CompressionPolicy,
+        limit_result: Callable[[ToolResult], ToolResult],
+    ) -> None:
+        self.session = session
+        self.compressor = compressor
+        self.stages = stages
+        self.calibration = calibration
+        self.cache = cache
+        self.clock = clock
+        self.policy = policy
+        self.limit_result = limit_result
 
     async def compress(
         self,
-        shape: ModelRequest,
+        sizing: Sizing,
+        providers: tuple[Provider, Provider | None],
         index: int,
         reason: SummaryReason,
         focus: str | None,
         lines: Budget | None = None,
+        before: BeforeCompress | None = None,
     ) -> AsyncIterator[Event]:
         """One compression attempt (reason "auto", "overflow" or "manual"), with its events;
-        ``lines`` is the budget with the trigger the schedule used (its anti-thrash floor)."""
-        fit = self.fitter
-        fit.count_exactly(shape)
-        budget = fit.budget(shape)
-        view = fit.model_view()
-        estimate = fit.estimate(shape, view)
+        ``providers``: the main one and the summary model's (if set); ``lines`` is the budget
+        with the trigger the schedule used (its anti-thrash floor); ``before``: the
+        PreCompact hooks."""
+        budget, view, estimate = sizing.budget, sizing.view, sizing.estimate
+        guard = self.stages.guard
         keep = budget.keep_tokens
         if reason == "manual":
-            keep = min(keep, int(fit.settings.compression.keep_recent_fraction * estimate))
-        transcript_ids = {m.id for m in fit.session.transcript}
-        smallest = 1 if reason == "manual" else min_head_tokens(fit.local_tokens(shape, view))
-        plan = fit.compressor.plan(view, fit.calibration.local_for(keep), transcript_ids, smallest)
+            keep = min(keep, int(self.policy.keep_recent_fraction * estimate))
+        transcript_ids = {m.id for m in self.session.transcript}
+        smallest = 1 if reason == "manual" else min_head_tokens(sizing.local)
+        plan = self.compressor.plan(
+            view, self.calibration.local_for(keep), transcript_ids, smallest
+        )
         if plan is None:
-            fit.guard.nothing_to_do(estimate)
+            guard.nothing_to_do(estimate)
             log.info("compression: nothing to compress at ~%d tokens", estimate)
             if reason == "manual":
                 yield Notice("info", "nothing to compress: the conversation is too short to split")
             return
-        if fit.before_compress is not None:  # PreCompact hooks
-            for event in await fit.before_compress(reason, focus):
+        if before is not None:  # PreCompact hooks
+            for event in await before(reason, focus):
                 yield event
         yield Notice(
             "info",
             f"compressing the context (~{estimate:,} tokens, {budget.percent(estimate)}% of the "
             f"{budget.window:,}-token window)",
         )
-        job = self._job(shape, view, plan.split, plan.head_tokens, reason, focus)
-        cache = fit.warmth(shape)
+        job = self._job(sizing, providers, plan.split, plan.head_tokens, reason, focus)
         job = replace(
             job,
-            read_cache=cache is not None and cache.conversation_warm,
-            prepare=lambda request: fit.cache.prepare(request, fit.clock(), summary=True),
+            read_cache=sizing.warm,
+            prepare=lambda request: self.cache.prepare(request, self.clock(), summary=True),
         )
         attempt: Attempt | None = None
-        async for step in fit.compressor.run(job, plan):
+        async for step in self.compressor.run(job, plan):
             if isinstance(step, Attempt):
                 attempt = step
-                for event in self._record_attempt(step, shape, index, budget):
+                for event in self._record_attempt(step, sizing, index):
                     yield event
             elif (notice := wait_notice(step)) is not None:
                 yield notice
         assert attempt is not None  # run() always ends with its Attempt
         if attempt.edit is not None:
-            fit.session.add_edit(attempt.edit)
-            fit.guard.succeeded(fit.estimate(shape), lines or budget)
-            fit.stages.compressed()
+            self.session.add_edit(attempt.edit)
+            guard.succeeded(sizing.estimate_with(None), lines or budget)
+            self.stages.compressed()
             log.info(attempt.detail)
             yield ContextEdited(attempt.edit, attempt.detail)
             return
         log.warning("compression failed (%s): %s", attempt.status, attempt.detail)
         yield Notice("warning", f"compression failed: {attempt.detail}; the context is unchanged")
-        if reason != "manual" and fit.guard.failed(estimate):
+        if reason != "manual" and guard.failed(estimate):
             yield Notice(
                 "warning",
                 "auto-compression paused after 3 failed attempts in a row; /compact tries again",
             )
 
-    def _record_attempt(
-        self, attempt: Attempt, shape: ModelRequest, index: int, budget: Budget
-    ) -> list[Event]:
+    def _record_attempt(self, attempt: Attempt, sizing: Sizing, index: int) -> list[Event]:
         """Note one summary request's usage (and say so when its answer is asked again)."""
-        fit = self.fitter
         events: list[Event] = []
         if attempt.usage is not None:
-            fit.cache.answered(attempt.usage)
-            fit.session.record_response(
-                fit.clock(), attempt.usage, attempt.model, attempt.local_prompt
+            self.cache.answered(attempt.usage)
+            self.session.record_response(
+                self.clock(), attempt.usage, attempt.model, attempt.local_prompt
             )
             if attempt.usage.reported:
-                fit.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
+                self.calibration.observe(attempt.usage.prompt_tokens, attempt.local_prompt)
             events.append(
                 RequestFinished(
                     attempt.usage,
                     index,
-                    fit.estimate(shape),
-                    budget.window,
+                    sizing.estimate_with(None),
+                    sizing.budget.window,
                     "summary",
                     attempt.model,
                 )
@@ -127,8 +168,8 @@ class SummarySteps:
 
     def _job(
         self,
-        shape: ModelRequest,
-        view: list[Message],
+        sizing: Sizing,
+        providers: tuple[Provider, Provider | None],
         split: int,
         head_tokens: int,
         reason: SummaryReason,
@@ -136,34 +177,34 @@ class SummarySteps:
     ) -> CompressionJob:
         """The summary request's setup: which provider, how big its prompt may be, what is
         pinned verbatim and which files are kept in most detail."""
-        fit = self.fitter
-        budget = fit.budget(shape)
-        base = replace(shape, messages=view)
-        provider, other, limit = fit.provider, False, budget.input_limit
-        if fit.summary_provider is not None:
-            window = context_window_for(fit.summary_provider.model)
+        budget, view = sizing.budget, sizing.view
+        base = replace(sizing.shape, messages=view)
+        main, summary_model = providers
+        provider, other, limit = main, False, budget.input_limit
+        if summary_model is not None:
+            window = context_window_for(summary_model.model)
             room = window - budget.summary_tokens
-            needed = fit.counter.prefix(base.system, base.environment, base.tools) + head_tokens
-            if needed * (1 + SAFETY_MARGIN) * fit.calibration.ratio <= room:
-                provider, other, limit = fit.summary_provider, True, room
+            needed = sizing.prefix + head_tokens
+            if needed * (1 + SAFETY_MARGIN) * self.calibration.ratio <= room:
+                provider, other, limit = summary_model, True, room
             else:
                 log.info(
                     "compression: %s's window (%d) is too small for ~%d tokens; using %s",
-                    fit.summary_provider.model,
+                    summary_model.model,
                     window,
                     needed,
-                    fit.provider.model,
+                    main.model,
                 )
         return CompressionJob(
             view=view,
             base=base,
             provider=provider,
-            input_limit=fit.calibration.local_for(int(limit / (1 + SAFETY_MARGIN))),
+            input_limit=self.calibration.local_for(int(limit / (1 + SAFETY_MARGIN))),
             summary_tokens=budget.summary_tokens,
-            estimate=lambda messages: fit.estimate(shape, messages),
+            estimate=sizing.estimate_with,
             reason=reason,
             focus=focus,
             other_model=other,
-            pinned=pinned_for(fit.session, view[split - 1].id, fit.limiter.limit_result),
+            pinned=pinned_for(self.session, view[split - 1].id, self.limit_result),
             important=worked_on(view),
         )

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -59,7 +59,7 @@ from lull.context.tokens import TokenCounter, UsageCalibration
 from lull.context.truncate import ToolOutputLimiter
 from lull.engine.fitting import overflow
 from lull.engine.fitting.cache_keeper import CacheKeeper, CachePolicy
-from lull.engine.fitting.compression import SummarySteps
+from lull.engine.fitting.compression import BeforeCompress, Sizing, SummarySteps
 from lull.engine.fitting.exact_counts import SavedCounts, tokenizer_needed
 from lull.engine.fitting.outputs import FullTextStore
 from lull.engine.fitting.steps import cold_since, light_step, media_step
@@ -74,9 +74,6 @@ from lull.model.provider import ModelRequest, Provider, ProviderError, Usage, Ve
 
 log = logging.getLogger("lull.compress")
 idle_log = logging.getLogger("lull.idle")
-
-BeforeCompress = Callable[[SummaryReason, str | None], Awaitable[list[Event]]]
-"""Called before a summary is asked for (the PreCompact hooks); returns events to show."""
 
 MIN_OUTPUT_TOKENS = 256
 """The smallest output limit a request is sent with (see :func:`output_limit`)."""
@@ -135,7 +132,16 @@ class ContextFitter:
         self._edits_sent = len(session.edits)  # edits recorded when the last request went
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
         self.before_compress: BeforeCompress | None = None
-        self.summaries = SummarySteps(self)
+        self.summaries = SummarySteps(
+            session,
+            self.compressor,
+            self.stages,
+            self.calibration,
+            self.cache,
+            clock,
+            settings.compression,
+            self.limiter.limit_result,
+        )
         self.saved_counts = SavedCounts(session, self.counter, self.limiter)
         self.saved_counts.restore()
 
@@ -365,8 +371,23 @@ class ContextFitter:
         lines: Budget | None = None,
     ) -> AsyncIterator[Event]:
         """One compression attempt (reason "auto", "overflow" or "manual"), with its events
-        (:class:`~lull.engine.fitting.compression.SummarySteps`)."""
-        return self.summaries.compress(shape, index, reason, focus, lines)
+        (:class:`~lull.engine.fitting.compression.SummarySteps`, given what it works from)."""
+        self.count_exactly(shape)
+        view = self.model_view()
+        cache = self.warmth(shape)
+        sizing = Sizing(
+            shape=shape,
+            budget=self.budget(shape),
+            view=view,
+            estimate=self.estimate(shape, view),
+            local=self.local_tokens(shape, view),
+            prefix=self.counter.prefix(shape.system, shape.environment, shape.tools),
+            warm=cache is not None and cache.conversation_warm,
+            estimate_with=lambda messages: self.estimate(shape, messages),
+        )
+        providers = (self.provider, self.summary_provider)
+        before = self.before_compress
+        return self.summaries.compress(sizing, providers, index, reason, focus, lines, before)
 
     def _emergency_clear(self, shape: ModelRequest, estimate: int, budget: Budget) -> list[Event]:
         """Clear the oldest tool outputs until the prompt fits the window (with a notice)."""
