@@ -16,6 +16,7 @@ import pytest
 
 from lull.engine.fitting.recall import RecallTool
 from lull.engine.subagents.task import GENERAL, AgentProfile, SubagentSetup, TaskTool
+from lull.mcp.naming import adapt_schema
 from lull.model.search import SearchAnswer
 from lull.tools.base import Tool
 from lull.tools.builtin.web_search import WebSearchTool
@@ -67,6 +68,12 @@ def test_the_schema_is_byte_identical_to_the_golden_one(name: str) -> None:
     tool = offered_tools()[name]
     sent = json.dumps(tool.parameters, sort_keys=False)
     assert sent == json.dumps(_golden()[name], sort_keys=False)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_every_schema_is_one_the_providers_take_as_it_is(provider: str) -> None:
+    for tool in offered_tools().values():
+        assert adapt_schema(tool.parameters, provider) == tool.parameters
 
 
 def write_golden() -> None:
