@@ -1,7 +1,9 @@
 """What a built-in tool is: a name, a JSON schema, flags, and an async ``run``.
 
 Tools know nothing about providers or front ends: they take validated
-arguments and a :class:`ToolContext` and return a :class:`ToolOutput`.
+arguments and a :class:`ToolContext` and return a :class:`ToolOutput`. A :class:`TypedTool`
+declares its arguments as one frozen dataclass (:mod:`lull.tools.params`): its schema is
+generated from it, and it gets each call's arguments as that dataclass.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, final
 
 from lull.model import defaults
 from lull.model.messages import Image
+from lull.tools.params import param_names, params_schema, parse_params
+
+P = TypeVar("P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,3 +146,37 @@ class Tool(ABC):
             if key in args:
                 return str(args[key])
         return ""
+
+
+class TypedTool(Tool, Generic[P]):
+    """A tool whose arguments are one frozen dataclass, ``params`` (:mod:`lull.tools.params`).
+
+    Its ``parameters`` schema is generated from ``params`` when the class is defined (a field
+    type the generator does not support, or an alias or fingerprint key that names no field,
+    is a TypeError then); :meth:`run` turns the validated arguments into a ``params`` value
+    and hands it to :meth:`call`. Repair, validation, ``aliases`` and ``fingerprint_keys``
+    work on the arguments as sent, as for any tool.
+    """
+
+    params: type[P]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "params" not in cls.__dict__:
+            return
+        cls.parameters = params_schema(cls.params)
+        names = param_names(cls.params)
+        stray = [key for key in (*cls.aliases.values(), *cls.fingerprint_keys) if key not in names]
+        if stray:
+            raise TypeError(
+                f"{cls.__name__}: {', '.join(stray)} is no field of {cls.params.__name__}"
+            )
+
+    @final
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Run the tool with schema-valid ``args``, as a ``params`` value."""
+        return await self.call(parse_params(self.params, args), ctx)
+
+    @abstractmethod
+    async def call(self, params: P, ctx: ToolContext) -> ToolOutput:
+        """Run the tool; raise ToolError for a clear failure."""

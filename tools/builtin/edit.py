@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from lull.tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace, root_of
 from lull.tools.files.text import read_text_exact, write_text_or_fail
+from lull.tools.params import doc
 
 MAX_DIFF_LINES = 60
 
@@ -87,25 +88,24 @@ def _create(path: Path, content: str, shown: str, ctx: ToolContext) -> ToolOutpu
     )
 
 
-class EditTool(Tool):
+@dataclass(frozen=True, slots=True)
+class EditParams:
+    """The arguments of ``edit``."""
+
+    path: str = field(metadata=doc("File to edit (relative to the workspace)."))
+    old_string: str = field(metadata=doc("Exact text to replace."))
+    new_string: str = field(metadata=doc("Text to put in its place."))
+    replace_all: bool = field(
+        default=False, metadata=doc("Replace every occurrence (default false).")
+    )
+
+
+class EditTool(TypedTool[EditParams]):
     """Replace an exact string in a file (or create a file), atomically."""
 
     name = "edit"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File to edit (relative to the workspace)."},
-            "old_string": {"type": "string", "description": "Exact text to replace."},
-            "new_string": {"type": "string", "description": "Text to put in its place."},
-            "replace_all": {
-                "type": "boolean",
-                "description": "Replace every occurrence (default false).",
-            },
-        },
-        "required": ["path", "old_string", "new_string"],
-        "additionalProperties": False,
-    }
+    params = EditParams
     compactable = True
     aliases: Mapping[str, str] = {
         **PATH_ALIASES,
@@ -119,11 +119,11 @@ class EditTool(Tool):
         "replacement": "new_string",
     }
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: EditParams, ctx: ToolContext) -> ToolOutput:
         """Apply the replacement and return a summary with a unified diff."""
-        path = resolve_in_workspace(str(args["path"]), ctx)
-        old, new = str(args["old_string"]), str(args["new_string"])
-        replace_all = bool(args.get("replace_all", False))
+        path = resolve_in_workspace(params.path, ctx)
+        old, new = params.old_string, params.new_string
+        replace_all = params.replace_all
         shown = display_path(path, ctx)
         if old == new:
             raise ToolError("old_string and new_string are identical; there is nothing to change")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace
 from lull.tools.output import cap_output
+from lull.tools.params import doc
 from lull.tools.search.globpattern import compile_glob
 from lull.tools.search.walk import SKIP_DIRS, walk_files
 
@@ -25,6 +26,14 @@ Examples: `**/*.py`, `src/**/*.{{ts,tsx}}`, `*.md` (top level only), `**/test_*.
 - Returns workspace-relative paths, newest first, at most {MAX_RESULTS}.
 - .git, node_modules, .venv and __pycache__ are skipped unless the pattern names them.
 - Use this to locate files by name; use grep_search to search their contents."""
+
+
+@dataclass(frozen=True, slots=True)
+class GlobParams:
+    """The arguments of ``glob``."""
+
+    pattern: str = field(metadata=doc("Glob pattern, e.g. '**/*.py'."))
+    path: str = field(default=".", metadata=doc("Directory to search in (default: the workspace)."))
 
 
 def _find(root: Path, pattern: str, stop: threading.Event) -> list[tuple[float, Path]]:
@@ -42,23 +51,12 @@ def _find(root: Path, pattern: str, stop: threading.Event) -> list[tuple[float, 
     return found
 
 
-class GlobTool(Tool):
+class GlobTool(TypedTool[GlobParams]):
     """List files matching a glob pattern, newest first."""
 
     name = "glob"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Glob pattern, e.g. '**/*.py'."},
-            "path": {
-                "type": "string",
-                "description": "Directory to search in (default: the workspace).",
-            },
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    params = GlobParams
     read_only = True
     aliases: Mapping[str, str] = {
         "glob": "pattern",
@@ -70,16 +68,16 @@ class GlobTool(Tool):
     fingerprint_keys = ("pattern", "path")
     compactable = True
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: GlobParams, ctx: ToolContext) -> ToolOutput:
         """Return matching files, newest first, capped."""
-        pattern = str(args["pattern"]).strip()
+        pattern = params.pattern.strip()
         if not pattern:
             raise ToolError("glob: pattern is empty")
         if pattern.startswith("/") or ".." in pattern.split("/"):
             raise ToolError(
                 f"glob: pattern {pattern!r} must be relative; put the directory in `path` instead"
             )
-        root = resolve_in_workspace(str(args.get("path", ".")), ctx)
+        root = resolve_in_workspace(params.path, ctx)
         if not root.is_dir():
             raise ToolError(f"glob: {display_path(root, ctx)} is not a directory")
         stop = threading.Event()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
 
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace
 from lull.tools.output import cap_output
+from lull.tools.params import doc
 from lull.tools.process.environment import tool_environment
 from lull.tools.search.engines import Match
 from lull.tools.search.run import run_search
@@ -29,6 +30,19 @@ case-insensitive. Escape regex characters to search literally (`foo\\(`).
 - A search stops after {TIME_LIMIT_SECONDS:.0f} s (e.g. a pattern like `(a+)+$` that \
 backtracks without end); simplify the pattern or narrow the path then.
 - Use this instead of running grep or rg through run_shell_command."""
+
+
+@dataclass(frozen=True, slots=True)
+class GrepSearchParams:
+    """The arguments of ``grep_search``."""
+
+    pattern: str = field(metadata=doc("Regular expression (Python syntax)."))
+    path: str = field(
+        default=".", metadata=doc("Directory or file to search (default: the workspace).")
+    )
+    glob: str | None = field(
+        default=None, metadata=doc("Only search files matching this glob (e.g. '*.py').")
+    )
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
@@ -64,27 +78,12 @@ def _format(matches: list[Match], ctx: ToolContext) -> str:
     return header + "\n" + "\n".join(lines)
 
 
-class GrepSearchTool(Tool):
+class GrepSearchTool(TypedTool[GrepSearchParams]):
     """Search file contents by regex across the workspace."""
 
     name = "grep_search"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Regular expression (Python syntax)."},
-            "path": {
-                "type": "string",
-                "description": "Directory or file to search (default: the workspace).",
-            },
-            "glob": {
-                "type": "string",
-                "description": "Only search files matching this glob (e.g. '*.py').",
-            },
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    params = GrepSearchParams
     read_only = True
     compactable = True
     aliases: Mapping[str, str] = {
@@ -104,13 +103,13 @@ class GrepSearchTool(Tool):
         self.time_limit = time_limit
         self.use_ripgrep = use_ripgrep
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: GrepSearchParams, ctx: ToolContext) -> ToolOutput:
         """Search and list matching lines."""
-        regex = _compile(str(args["pattern"]))
-        root = resolve_in_workspace(str(args.get("path", ".")), ctx)
+        regex = _compile(params.pattern)
+        root = resolve_in_workspace(params.path, ctx)
         if not root.exists():
             raise ToolError(f"grep_search: path not found: {display_path(root, ctx)}")
-        glob = str(args["glob"]) if args.get("glob") else None
+        glob = params.glob or None
         env = tool_environment(ctx.env_passthrough)
         try:
             found = await run_search(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
 
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.params import doc
 
 MAX_ENTRIES = 500
 
@@ -16,6 +17,13 @@ List the entries of a directory (not recursive), sorted by name; directories end
 - `path`: the directory (default: the workspace root).
 - At most {MAX_ENTRIES} entries are shown.
 - Use glob to find files by pattern across many directories."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListDirectoryParams:
+    """The arguments of ``list_directory``."""
+
+    path: str = field(default=".", metadata=doc("Directory to list (default: the workspace root)."))
 
 
 def _entry_name(entry: os.DirEntry[str]) -> str:
@@ -27,22 +35,12 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name + "/" if is_dir else entry.name
 
 
-class ListDirectoryTool(Tool):
+class ListDirectoryTool(TypedTool[ListDirectoryParams]):
     """List one directory's entries."""
 
     name = "list_directory"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {
-                "type": "string",
-                "description": "Directory to list (default: the workspace root).",
-            },
-        },
-        "required": [],
-        "additionalProperties": False,
-    }
+    params = ListDirectoryParams
     read_only = True
     aliases: Mapping[str, str] = {
         "dir": "path",
@@ -52,9 +50,9 @@ class ListDirectoryTool(Tool):
     }
     compactable = False
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: ListDirectoryParams, ctx: ToolContext) -> ToolOutput:
         """Return the sorted entries of the directory."""
-        path = resolve_in_workspace(str(args.get("path", ".")), ctx)
+        path = resolve_in_workspace(params.path, ctx)
         shown = display_path(path, ctx)
         if not path.exists():
             raise ToolError(f"list_directory: directory not found: {shown}")

@@ -9,17 +9,18 @@ leave the cached prefix alone.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from lull.model.notes import (
     MAX_KEY_CHARS,
     MAX_NOTE_CHARS,
-    NOTE_ACTIONS,
     NOTE_TOOL,
+    NoteAction,
     check_key,
     check_text,
 )
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 
 DESCRIPTION = f"""\
 Keep a short session note that must survive the whole session (the user wants tabs; tests \
@@ -28,33 +29,33 @@ updates it; at most {MAX_KEY_CHARS} characters, no ':'), `text` is the note (at 
 {MAX_NOTE_CHARS} characters), `action` "delete" removes it."""
 
 
-class NoteTool(Tool):
+@dataclass(frozen=True, slots=True)
+class NoteParams:
+    """The arguments of ``note`` (described in the tool's description only)."""
+
+    key: str
+    text: str | None = None
+    action: NoteAction = "write"
+
+
+class NoteTool(TypedTool[NoteParams]):
     """Write, update or delete one session note (the call is the note)."""
 
     name = NOTE_TOOL
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "key": {"type": "string"},
-            "text": {"type": "string"},
-            "action": {"type": "string", "enum": list(NOTE_ACTIONS)},
-        },
-        "required": ["key"],
-        "additionalProperties": False,
-    }
+    params = NoteParams
     read_only = True
     compactable = False
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: NoteParams, ctx: ToolContext) -> ToolOutput:
         """Check the note and say what was kept; the engine reads the note from the call."""
-        key = str(args["key"])
+        key = params.key
         if (problem := check_key(key)) is not None:
             raise ToolError(f"note: {problem}")
-        if args.get("action", "write") == "delete":
+        if params.action == "delete":
             return ToolOutput(f"deleted note '{key.strip()}'")
-        text = args.get("text")
-        if not isinstance(text, str):
+        text = params.text
+        if text is None:
             raise ToolError("note: 'text' is required to write a note (action 'delete' removes)")
         if (problem := check_text(text)) is not None:
             raise ToolError(f"note: {problem}")

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from lull.model.media import human_size, image_bytes
-from lull.tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace
 from lull.tools.files.text import check_regular_file, looks_binary
 from lull.tools.media.images import ImageRefused, read_image_file, sniff_media_type
+from lull.tools.params import doc
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -26,6 +27,18 @@ Read a text file from the workspace. Lines come back numbered like `cat -n` \
 - Images (PNG, JPEG, GIF, WebP) come back as the picture itself when the model takes \
 images; other binary files are refused. Use list_directory for directories.
 - Read a file before editing it; the line-number prefix is not part of the file's text."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFileParams:
+    """The arguments of ``read_file``."""
+
+    path: str = field(metadata=doc("File to read (relative to the workspace)."))
+    offset: int = field(default=1, metadata=doc("1-based line number to start from (default 1)."))
+    limit: int = field(
+        default=DEFAULT_LIMIT,
+        metadata=doc(f"Maximum number of lines to return (default {DEFAULT_LIMIT})."),
+    )
 
 
 class _Window:
@@ -77,27 +90,12 @@ def _footer(window: _Window, total: int) -> str:
     )
 
 
-class ReadFileTool(Tool):
+class ReadFileTool(TypedTool[ReadFileParams]):
     """Read a text file as numbered lines, refusing binary files and capping size."""
 
     name = "read_file"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File to read (relative to the workspace)."},
-            "offset": {
-                "type": "integer",
-                "description": "1-based line number to start from (default 1).",
-            },
-            "limit": {
-                "type": "integer",
-                "description": f"Maximum number of lines to return (default {DEFAULT_LIMIT}).",
-            },
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    params = ReadFileParams
     read_only = True
     compactable = True
     aliases: Mapping[str, str] = {
@@ -110,15 +108,14 @@ class ReadFileTool(Tool):
     }
     fingerprint_keys = ("path", "offset", "limit")
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: ReadFileParams, ctx: ToolContext) -> ToolOutput:
         """Return the requested lines of the file, numbered."""
-        offset = int(args.get("offset", 1))
-        limit = int(args.get("limit", DEFAULT_LIMIT))
+        offset, limit = params.offset, params.limit
         if offset < 1:
             raise ToolError(f"read_file: offset must be 1 or more (got {offset})")
         if limit < 1:
             raise ToolError(f"read_file: limit must be 1 or more (got {limit})")
-        path = resolve_in_workspace(str(args["path"]), ctx, reading=True)
+        path = resolve_in_workspace(params.path, ctx, reading=True)
         shown = display_path(path, ctx)
         check_regular_file(path, shown)
         if _is_image(path):

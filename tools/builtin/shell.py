@@ -7,12 +7,13 @@ import contextlib
 import signal
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lull.model import defaults
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.output import cap_output
+from lull.tools.params import doc
 from lull.tools.process.environment import tool_environment
 from lull.tools.process.group import kill_group
 
@@ -37,6 +38,20 @@ non-interactive flags (e.g. `-y`, `--no-pager`).
 - Quote paths with spaces. Long output is shortened (head and tail kept).
 - Secret-looking environment variables (API keys, tokens, passwords) are not passed on; \
 the user can let named ones through with tools.envPassthrough."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShellParams:
+    """The arguments of ``run_shell_command`` (``timeout_seconds`` None: the default)."""
+
+    command: str = field(metadata=doc("The bash command to run."))
+    timeout_seconds: float | None = field(
+        default=None,
+        metadata=doc(
+            f"Seconds before the command is killed "
+            f"(default {DEFAULT_TIMEOUT:.0f}, max {MAX_TIMEOUT:.0f})."
+        ),
+    )
 
 
 class _Capture:
@@ -82,9 +97,9 @@ class _Run:
     notes: list[str]
 
 
-def _timeout_arg(args: Mapping[str, Any], default: float) -> float:
+def _timeout_arg(given: float | None, default: float) -> float:
     """The validated timeout in seconds (``default`` when the call names none)."""
-    timeout = float(args.get("timeout_seconds", default))
+    timeout = default if given is None else given
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ToolError(
             f"run_shell_command: timeout_seconds must be more than 0 and at most "
@@ -119,24 +134,12 @@ def _format(run: _Run, timeout: float) -> str:
     return "\n".join(parts)
 
 
-class ShellTool(Tool):
+class ShellTool(TypedTool[ShellParams]):
     """Run a bash command in the workspace with a timeout, killing its process group."""
 
     name = "run_shell_command"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The bash command to run."},
-            "timeout_seconds": {
-                "type": "number",
-                "description": f"Seconds before the command is killed "
-                f"(default {DEFAULT_TIMEOUT:.0f}, max {MAX_TIMEOUT:.0f}).",
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
+    params = ShellParams
     compactable = True
     aliases: Mapping[str, str] = {
         "cmd": "command",
@@ -153,12 +156,12 @@ class ShellTool(Tool):
         self.kill_grace = kill_grace
         self.pipe_grace = pipe_grace
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: ShellParams, ctx: ToolContext) -> ToolOutput:
         """Run the command and report exit code, stdout and stderr."""
-        command = str(args["command"])
+        command = params.command
         if not command.strip():
             raise ToolError("run_shell_command: command is empty")
-        timeout = _timeout_arg(args, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
+        timeout = _timeout_arg(params.timeout_seconds, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
         env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
             proc = await asyncio.create_subprocess_exec(

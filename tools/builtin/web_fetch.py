@@ -8,17 +8,17 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
 from lull.tools.base import (
     ApprovalNeed,
-    Tool,
     ToolContext,
     ToolError,
     ToolOutput,
     TransientToolError,
+    TypedTool,
 )
 from lull.tools.net.guarded_http import (
     check_target,
@@ -37,6 +37,7 @@ from lull.tools.net.netguard import (
     system_resolver,
 )
 from lull.tools.output import cap_output
+from lull.tools.params import doc
 
 TIMEOUT_SECONDS = 20.0
 MAX_BYTES = 5 * 1024 * 1024
@@ -123,19 +124,19 @@ def _page_text(page: _Page) -> str:
     return text
 
 
-class WebFetchTool(Tool):
+@dataclass(frozen=True, slots=True)
+class WebFetchParams:
+    """The arguments of ``web_fetch``."""
+
+    url: str = field(metadata=doc("The http:// or https:// URL to fetch."))
+
+
+class WebFetchTool(TypedTool[WebFetchParams]):
     """Fetch an http(s) URL and return its text."""
 
     name = "web_fetch"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "description": "The http:// or https:// URL to fetch."},
-        },
-        "required": ["url"],
-        "additionalProperties": False,
-    }
+    params = WebFetchParams
     read_only = True
     compactable = True
     aliases: Mapping[str, str] = {"link": "url", "uri": "url", "href": "url"}
@@ -179,9 +180,9 @@ class WebFetchTool(Tool):
             resolver=self.resolver,
         )
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: WebFetchParams, ctx: ToolContext) -> ToolOutput:
         """Fetch the URL and return its readable text, capped."""
-        url = str(args["url"]).strip()
+        url = params.url.strip()
         policy = self._policy(_check_url(url).hostname or "", ctx)
         try:
             page = await asyncio.wait_for(

@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import urllib.parse
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from lull.model.search import MAX_RESULTS, SearchAnswer, SearchBackend, SearchError
 from lull.tools.base import (
     ApprovalNeed,
-    Tool,
     ToolContext,
     ToolError,
     ToolOutput,
     TransientToolError,
+    TypedTool,
 )
 from lull.tools.net.netguard import (
     PRIVATE_NETWORK_HINT,
@@ -31,6 +32,7 @@ from lull.tools.net.netguard import (
     system_resolver,
 )
 from lull.tools.output import cap_output
+from lull.tools.params import doc
 
 DEFAULT_RESULTS = 5
 TIMEOUT_SECONDS = 30.0
@@ -44,28 +46,26 @@ Search the web and return the top results: title, URL and a snippet of each.
 read the most promising pages with web_fetch. Cite the URLs you relied on."""
 
 
-class WebSearchTool(Tool):
+@dataclass(frozen=True, slots=True)
+class WebSearchParams:
+    """The arguments of ``web_search``."""
+
+    query: str = field(metadata=doc("The search query."))
+    max_results: int = field(
+        default=DEFAULT_RESULTS,
+        metadata=doc(f"How many results (1-{MAX_RESULTS}, default {DEFAULT_RESULTS})."),
+    )
+    allowed_domains: list[str] = field(
+        default_factory=list, metadata=doc("Only return results from these domains.")
+    )
+
+
+class WebSearchTool(TypedTool[WebSearchParams]):
     """Search the web through one backend."""
 
     name = "web_search"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "The search query."},
-            "max_results": {
-                "type": "integer",
-                "description": f"How many results (1-{MAX_RESULTS}, default {DEFAULT_RESULTS}).",
-            },
-            "allowed_domains": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Only return results from these domains.",
-            },
-        },
-        "required": ["query"],
-        "additionalProperties": False,
-    }
+    params = WebSearchParams
     read_only = True
     compactable = True
 
@@ -100,13 +100,14 @@ class WebSearchTool(Tool):
             how_to_allow=PRIVATE_NETWORK_HINT.replace("web_fetch", "web_search"),
         )
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: WebSearchParams, ctx: ToolContext) -> ToolOutput:
         """Search, and list the results."""
-        query = str(args["query"]).strip()
+        query = params.query.strip()
         if not query:
             raise ToolError("web_search: the query is empty")
-        count = max(1, min(MAX_RESULTS, int(args.get("max_results", DEFAULT_RESULTS))))
-        domains = [str(d).strip() for d in args.get("allowed_domains", []) if str(d).strip()]
+        count = max(1, min(MAX_RESULTS, params.max_results))
+        # the items' type is not checked before the call: a model may send numbers
+        domains = [str(d).strip() for d in params.allowed_domains if str(d).strip()]
         private_ok = ctx.allow_private_network or ctx.approved
         try:
             answer = await asyncio.wait_for(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
 
-from lull.tools.base import PATH_ALIASES, Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace, root_of
 from lull.tools.files.text import count_lines, write_text_or_fail
+from lull.tools.params import doc
 
 DESCRIPTION = """\
 Write a whole file: creates it (and any missing parent directories) or replaces its \
@@ -19,20 +20,20 @@ or full rewrites, and read an existing file first so nothing is lost.
 - Do not create documentation or README files unless asked."""
 
 
-class WriteFileTool(Tool):
+@dataclass(frozen=True, slots=True)
+class WriteFileParams:
+    """The arguments of ``write_file``."""
+
+    path: str = field(metadata=doc("File to write (relative to the workspace)."))
+    content: str = field(metadata=doc("The complete content of the file."))
+
+
+class WriteFileTool(TypedTool[WriteFileParams]):
     """Create or overwrite a text file, atomically."""
 
     name = "write_file"
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File to write (relative to the workspace)."},
-            "content": {"type": "string", "description": "The complete content of the file."},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }
+    params = WriteFileParams
     compactable = True
     aliases: Mapping[str, str] = {
         **PATH_ALIASES,
@@ -41,10 +42,10 @@ class WriteFileTool(Tool):
         "file_content": "content",
     }
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: WriteFileParams, ctx: ToolContext) -> ToolOutput:
         """Write the content and say whether the file was created or overwritten."""
-        path = resolve_in_workspace(str(args["path"]), ctx)
-        content = str(args["content"])
+        path = resolve_in_workspace(params.path, ctx)
+        content = params.content
         shown = display_path(path, ctx)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path to write")

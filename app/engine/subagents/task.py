@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -33,7 +33,8 @@ from lull.model.events import (
     TurnFinished,
 )
 from lull.model.provider import Provider, Usage
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput, TypedTool
+from lull.tools.params import doc, params_schema
 from lull.tools.registry import ToolRegistry, default_registry
 
 log = logging.getLogger("lull.subagents")
@@ -80,10 +81,22 @@ class SubagentSetup:
     max_turns: int = defaults.SUBAGENT_MAX_TURNS
 
 
-class TaskTool(Tool):
+@dataclass(frozen=True, slots=True)
+class TaskParams:
+    """The arguments of ``task``; ``subagent_type``'s choices are the tool's profiles."""
+
+    description: str = field(metadata=doc("A short (3-5 word) description of the task."))
+    prompt: str = field(metadata=doc("The task, self-contained: the sub-agent sees nothing else."))
+    subagent_type: str | None = field(
+        default=None, metadata=doc("Which kind of sub-agent runs it.")
+    )
+
+
+class TaskTool(TypedTool[TaskParams]):
     """``task``: run a sub-agent on a sub-task and return only its final answer."""
 
     name = TASK_TOOL
+    params = TaskParams
     read_only = True  # the sub-agent's own tools are approved like the parent's
 
     def __init__(
@@ -98,40 +111,23 @@ class TaskTool(Tool):
         self.parent = parent
         self.profiles = {p.name: p for p in profiles}
         self.description = task_description(list(self.profiles.values()))
-        self.parameters = {
-            "type": "object",
-            "properties": {
-                "description": {
-                    "type": "string",
-                    "description": "A short (3-5 word) description of the task.",
-                },
-                "prompt": {
-                    "type": "string",
-                    "description": "The task, self-contained: the sub-agent sees nothing else.",
-                },
-                "subagent_type": {
-                    "type": "string",
-                    "enum": list(self.profiles),
-                    "description": "Which kind of sub-agent runs it.",
-                },
-            },
-            "required": ["description", "prompt"],
-        }
+        # the kinds of sub-agent are known only now; arguments it does not name are ignored
+        self.parameters = params_schema(
+            TaskParams, closed=False, enums={"subagent_type": list(self.profiles)}
+        )
 
     def describe_call(self, args: Mapping[str, Any]) -> str:
         """The task's short description."""
         return str(args.get("description") or args.get("subagent_type") or "")
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: TaskParams, ctx: ToolContext) -> ToolOutput:
         """Run the sub-agent to the end; its final answer is the result."""
-        name = str(args.get("subagent_type") or GENERAL_AGENT)
+        name = params.subagent_type or GENERAL_AGENT
         profile = self.profiles.get(name)
         if profile is None:
             known = ", ".join(self.profiles)
             raise ToolError(f"task: unknown subagent_type {name!r}; choose one of {known}")
-        return await Subagent(self, profile, ctx).run(
-            str(args.get("description", "")), str(args["prompt"])
-        )
+        return await Subagent(self, profile, ctx).run(params.description, params.prompt)
 
 
 class Subagent:
