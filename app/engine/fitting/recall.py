@@ -10,11 +10,13 @@ compactable: a recalled output counts like a fresh one for the keep rule and may
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from lull.context.recall import RECALL_TOOL, recall
 from lull.engine.sessions.session import Session
-from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
+from lull.tools.params import doc
 
 DESCRIPTION = """\
 Get back content that was removed to save context: the original output of a tool result \
@@ -23,22 +25,19 @@ summary replaced (the summary names its recall id). Pass that id. Prefer this ov
 the tool again when the original output is what you need."""
 
 
-class RecallTool(Tool):
+@dataclass(frozen=True, slots=True)
+class RecallParams:
+    """The arguments of ``recall``."""
+
+    id: str = field(metadata=doc("The recall id: a tool call id (call_...) or a summary's id."))
+
+
+class RecallTool(TypedTool[RecallParams]):
     """``recall``: return the original behind a recall id as a new tool result."""
 
     name = RECALL_TOOL
     description = DESCRIPTION
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "id": {
-                "type": "string",
-                "description": "The recall id: a tool call id (call_...) or a summary's id.",
-            }
-        },
-        "required": ["id"],
-        "additionalProperties": False,
-    }
+    params = RecallParams
     read_only = True
     compactable = True
 
@@ -49,11 +48,11 @@ class RecallTool(Tool):
         """The id being recalled."""
         return str(args.get("id", ""))
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def call(self, params: RecallParams, ctx: ToolContext) -> ToolOutput:
         """Look the id up in the session's transcript."""
         current = self.session()
         try:
-            text = recall(current.transcript, current.edits, str(args.get("id", "")))
+            text = recall(current.transcript, current.edits, params.id)
         except LookupError as error:
             raise ToolError(str(error)) from None
         return ToolOutput(text)
