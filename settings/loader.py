@@ -35,13 +35,21 @@ class LoadedSettings:
     ``sources`` maps every dotted key set by a file, env var or flag (e.g.
     ``"model.name"``) to that file path, ``"env LULL_..."`` or ``"--flag"``;
     ``overruled`` maps a key whose project-file value was ignored or narrowed to a note
-    saying so (shown by ``/settings`` next to the source).
+    saying so (shown by ``/settings`` next to the source); ``untrusted`` holds the sources
+    that are repository files, not the user's.
     """
 
     settings: Settings = field(default_factory=Settings)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     overruled: dict[str, str] = field(default_factory=dict)
+    untrusted: set[str] = field(default_factory=set)
+
+    def set_by_user(self, key: str) -> bool:
+        """Whether the user set ``key`` (their file, an env variable, a flag): a value from
+        the repository's file, or the default, is not the user's explicit choice."""
+        source = self.sources.get(key)
+        return source is not None and source not in self.untrusted
 
     def set(self, key: str, value: object, source: str) -> None:
         """Let ``source`` override the dotted ``key`` with an already-checked value."""
@@ -86,6 +94,8 @@ def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> N
     :attr:`lull.settings.fields.Field.project` rule decides (see :mod:`lull.settings.trust`).
     """
     source = str(path)
+    if not trusted:
+        loaded.untrusted.add(source)
     try:
         data = read_json_object(path)
     except FileProblem as exc:

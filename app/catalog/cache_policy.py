@@ -24,13 +24,16 @@ _IDLE_KEY = "context.clearContextOnIdle"
 @dataclass(frozen=True)
 class CacheSetup:
     """What decides whether idle cleanup lines up with the cache: the provider, caching on or
-    off, the lifetime asked for, and the two idle thresholds (minutes; < 0 disables one)."""
+    off, the lifetime asked for, the two idle thresholds (minutes; < 0 disables one), and
+    whether the user set each threshold (then it is applied as given, warm cache or not)."""
 
     provider: ProviderName | None = None
     enabled: bool = defaults.PROMPT_CACHING
     ttl: CacheLifetime = defaults.CACHE_TTL
     thinking_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
     tool_results_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
+    thinking_explicit: bool = False
+    tool_results_explicit: bool = False
 
 
 def cache_ttl_minutes(setup: CacheSetup) -> float:
@@ -45,22 +48,34 @@ def cache_ttl_minutes(setup: CacheSetup) -> float:
 
 
 def ttl_warnings(setup: CacheSetup) -> list[str]:
-    """One line per idle threshold that is shorter than the cache TTL in use (none if fine,
-    or if prompt caching is off: then there is no warm cache to wait for)."""
+    """One line per idle threshold shorter than the cache TTL in use (none if fine, or if
+    prompt caching is off: then there is no warm cache). A threshold the user set is applied
+    as given, and the line says what that costs; lull's own default waits for a cold cache."""
     if not setup.enabled:
         return []
     ttl = cache_ttl_minutes(setup)
     thresholds = (
-        ("thinkingThresholdMinutes", setup.thinking_minutes),
-        ("toolResultsThresholdMinutes", setup.tool_results_minutes),
+        ("thinkingThresholdMinutes", setup.thinking_minutes, setup.thinking_explicit),
+        ("toolResultsThresholdMinutes", setup.tool_results_minutes, setup.tool_results_explicit),
     )
     warnings: list[str] = []
-    for name, minutes in thresholds:
-        if 0 <= minutes < ttl:
+    for name, minutes, explicit in thresholds:
+        if not 0 <= minutes < ttl:
+            continue
+        said = (
+            f"{_IDLE_KEY}.{name} is {minutes:g} min, shorter than the {ttl:g} min "
+            "prompt-cache lifetime"
+        )
+        if explicit:
             warnings.append(
-                f"{_IDLE_KEY}.{name} is {minutes:g} min, shorter than the {ttl:g} min "
-                f"prompt-cache lifetime: the cleanup waits until the cache has gone cold "
-                f"({ttl:g} idle minutes), since clearing a warm cache would pay to write it "
-                f"again; set it to {ttl:g} or more (or < 0 to disable)"
+                f"{said}: as you set it, the cleanup runs after {minutes:g} idle minutes even "
+                f"while the cache is warm, and the next request then pays to write the cache "
+                f"again; set it to {ttl:g} or more to let it wait for a cold cache"
+            )
+        else:
+            warnings.append(
+                f"{said}: the cleanup waits until the cache has gone cold ({ttl:g} idle "
+                f"minutes), since clearing a warm cache would pay to write it again; set it "
+                f"to {ttl:g} or more (or < 0 to disable)"
             )
     return warnings

@@ -28,7 +28,9 @@ Rules (DESIGN.md §3), where they go beyond the reference design:
 * Only what is cold: messages before ``cold_from`` lie in a prompt prefix the provider still
   caches (the cache clock, ``cache_clock.py``); nothing in them is cleared (they still count
   for the keep rule), so a cleanup never discards a warm cache — with a one-hour stable part
-  it waits for that part to go cold.
+  it waits for that part to go cold. A threshold the user set (``IdlePolicy.explicit``) is
+  the exception: what the user set wins, so that kind clears at its threshold, warm cache or
+  not (the next request then writes the cache again; lull says so once at start).
 * One cleanup per kind and gap: each kind (tool results, thinking) is cleared at
   most once per idle gap, and a kind not handled yet in a gap (its threshold was
   not reached when an earlier message of the gap failed or was cancelled) still
@@ -105,13 +107,17 @@ class IdlePolicy:
     """The idle cleanup settings (``context.clearContextOnIdle``) plus compactable tools.
 
     A negative threshold disables that cleanup; minutes may be fractional.
-    ``compactable`` names the tools whose old results may be cleared.
+    ``compactable`` names the tools whose old results may be cleared. ``explicit`` names the
+    kinds whose threshold the user set (a settings file, an env variable, a flag): those
+    clear when the gap reaches it even while the cache is warm; lull's defaults wait for
+    the cache to go cold.
     """
 
     thinking_threshold_minutes: float = defaults.THINKING_THRESHOLD_MINUTES
     tool_results_threshold_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
     tool_results_num_to_keep: int = DEFAULT_NUM_TO_KEEP
     compactable: frozenset[str] = DEFAULT_COMPACTABLE
+    explicit: frozenset[IdleKind] = frozenset()
 
 
 def idle_gap_minutes(last_response_at: float | None, now: float) -> float | None:
@@ -214,12 +220,14 @@ def plan_idle_cleanup(
     planned: list[ContextEdit] = []
     gap = _gap(starts["tool_results"], now)
     if gap is not None and _reached(gap, policy.tool_results_threshold_minutes):
-        tool_edit = _plan_tool_results(view, policy, gap, now, cold_from)
+        cold = 0 if "tool_results" in policy.explicit else cold_from
+        tool_edit = _plan_tool_results(view, policy, gap, now, cold)
         if tool_edit is not None:
             planned.append(tool_edit)
     gap = _gap(starts["thinking"], now)
     if gap is not None and _reached(gap, policy.thinking_threshold_minutes):
-        thinking_edit = plan_thinking(view, thinking_rule, gap, now, cold_from)
+        cold = 0 if "thinking" in policy.explicit else cold_from
+        thinking_edit = plan_thinking(view, thinking_rule, gap, now, cold)
         if thinking_edit is not None:
             planned.append(thinking_edit)
     return planned

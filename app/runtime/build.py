@@ -36,6 +36,7 @@ from lull.runtime.wiring import (
     ProviderFactory,
     agent_config,
     checkpoint_store,
+    explicit_idle_kinds,
     hook_runner,
     mcp_manager,
     rule_book,
@@ -95,7 +96,8 @@ def build_runtime(
         runner.sources.append(servers)
     environment = session_environment(session, options.workspace)
     extra = servers.compactable_patterns() if servers else frozenset()
-    configured = agent_config(settings, config, registry, environment, extra)
+    explicit = explicit_idle_kinds(loaded)
+    configured = agent_config(settings, config, registry, environment, extra, explicit)
     provider = provider_factory(config)
     runtime: Runtime | None = None
 

@@ -31,6 +31,7 @@ from lull.providers.sdk import without_collections
 from lull.runtime.options import SwitchError, locked_message
 from lull.runtime.wiring import (
     ProviderFactory,
+    explicit_idle_kinds,
     hooks_for_session,
     session_environment,
     summary_provider,
@@ -156,6 +157,7 @@ class Runtime:
         """How idle cleanup and the prompt cache are set up (for TTL warnings)."""
         settings = self.settings
         idle = settings.context.clear_context_on_idle
+        explicit = explicit_idle_kinds(self.loaded)
         provider = self._provider_config.provider
         return CacheSetup(
             provider=None if provider == "scripted" else provider,
@@ -163,6 +165,8 @@ class Runtime:
             ttl=settings.context.cache.ttl,
             thinking_minutes=idle.thinking_threshold_minutes,
             tool_results_minutes=idle.tool_results_threshold_minutes,
+            thinking_explicit="thinking" in explicit,
+            tool_results_explicit="tool_results" in explicit,
         )
 
     def cache_warnings(self) -> list[str]:

@@ -13,7 +13,7 @@ from lull.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from lull.catalog.server_tools import server_web_search
 from lull.context.cachebreak import CacheBreakDetector
 from lull.context.compress_plan import CompressionPolicy
-from lull.context.idle import DEFAULT_COMPACTABLE, IdlePolicy
+from lull.context.idle import DEFAULT_COMPACTABLE, IdleKind, IdlePolicy
 from lull.engine.checkpoints.files import CheckpointStore, prune
 from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.engine.hooks.runner import HookRunner
@@ -298,16 +298,28 @@ def session_environment(session: Session, workspace: Path, now: float | None = N
     return text
 
 
+IDLE_THRESHOLD_KEYS: dict[IdleKind, str] = {
+    "tool_results": "context.clearContextOnIdle.toolResultsThresholdMinutes",
+    "thinking": "context.clearContextOnIdle.thinkingThresholdMinutes",
+}
+
+
+def explicit_idle_kinds(loaded: LoadedSettings) -> frozenset[IdleKind]:
+    """The idle cleanups whose threshold the user set: applied as given, warm cache or not."""
+    return frozenset(kind for kind, key in IDLE_THRESHOLD_KEYS.items() if loaded.set_by_user(key))
+
+
 def agent_config(
     settings: Settings,
     config: ProviderConfig,
     registry: ToolRegistry,
     environment: str,
     extra_compactable: frozenset[str] = frozenset(),
+    explicit_idle: frozenset[IdleKind] = frozenset(),
 ) -> AgentConfig:
     """The agent's per-session configuration (``extra_compactable``: names or ``prefix*``
     patterns of tools added later whose results idle cleanup may clear, e.g. an MCP server's
-    with ``compactable``)."""
+    with ``compactable``; ``explicit_idle``: the idle cleanups whose threshold the user set)."""
     idle = settings.context.clear_context_on_idle
     compactable = (
         frozenset(name for name in registry.names() if registry.is_compactable(name))
@@ -328,6 +340,7 @@ def agent_config(
             tool_results_threshold_minutes=idle.tool_results_threshold_minutes,
             tool_results_num_to_keep=idle.tool_results_num_to_keep,
             compactable=compactable,
+            explicit=explicit_idle,
         ),
         vendor=config.vendor,
         prompt_caching=settings.context.cache.enabled,

@@ -1,4 +1,6 @@
-"""Idle cleanup through the real binary: env overrides at fractional minutes, -p and --resume."""
+"""Idle cleanup through the real binary: env overrides at fractional minutes (with prompt caching
+on: a threshold the user set wins over lull's wait for a cold cache), -p, --resume and
+--continue, on both wires."""
 
 from __future__ import annotations
 
@@ -43,12 +45,10 @@ def test_resume_after_an_idle_gap_clears_old_results_and_thinking(
     session_id = json.loads(first.stdout)["session_id"]
 
     time.sleep(1.3)  # > 0.02 min: the idle gap, measured from the last API response
-    env = {
+    env = {  # prompt caching stays on: the thresholds the user set win over the warm cache
         "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.02",
         "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1",
         "LULL_THINKING_THRESHOLD_MINUTES": "0.02",
-        # a cleanup waits for a warm cache to expire (5 min); without caching none is warm
-        "LULL_PROMPT_CACHING": "false",
     }
     second = lull.run(
         "-p", "anything new?", "--resume", session_id, "--output-format", "json", env=env
@@ -91,13 +91,46 @@ def test_debug_log_records_the_cleanup(lull: Lull, fake: FakeServer) -> None:
     )
     assert lull.run("-p", "read").returncode == 0
     time.sleep(0.8)
-    env = {
-        "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.01",
-        "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1",
-        "LULL_PROMPT_CACHING": "false",  # nothing warm to wait for
-    }
+    env = {"LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.01", "LULL_TOOL_RESULTS_NUM_TO_KEEP": "1"}
     done = lull.run("-p", "again", "--continue", "--debug", env=env)
     assert done.returncode == 0, done.stderr
     assert "idle cleanup: gap" in done.stderr and "cleared 1 tool result" in done.stderr
     log = Path(lull.env["XDG_STATE_HOME"]) / "lull" / "debug.log"
     assert "idle cleanup: gap" in log.read_text(encoding="utf-8")
+
+
+OPENAI = {
+    "ANTHROPIC_API_KEY": "",
+    "ANTHROPIC_BASE_URL": "",
+    "OPENAI_API_KEY": "k",
+}
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_fractional_env_threshold_clears_within_seconds_with_caching_on(
+    lull: Lull, fake: FakeServer, wire: str
+) -> None:
+    (lull.workspace / "a.txt").write_text("x " * 300)
+    (lull.workspace / "b.txt").write_text("y " * 300)
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "a.txt"})]),
+        Reply(tool_calls=[ToolUse("read_file", {"path": "b.txt"})]),
+        Reply(text="both read"),
+        Reply(text="back"),
+    )
+    base = {**OPENAI, "OPENAI_BASE_URL": fake.url + "/v1"} if wire == "openai" else {}
+    model = ("--model", "local-model") if wire == "openai" else ()
+    assert lull.run("-p", "read a and b", *model, env=base).returncode == 0
+    time.sleep(7)  # past 0.1 min, well inside the 5-minute cache lifetime
+    env = {
+        **base,
+        "LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.1",
+        "LULL_TOOL_RESULTS_NUM_TO_KEEP": "0",
+    }
+    done = lull.run("-p", "anything new?", "--continue", *model, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "idle cleanup: gap" in done.stderr and "cleared 2 tool result" in done.stderr
+    assert "even while the cache is warm" in done.stderr  # its cost, said once
+    assert fake.journal[-1].api == wire
+    body = json.dumps(fake.requests[-1])
+    assert "x x x" not in body and "y y y" not in body

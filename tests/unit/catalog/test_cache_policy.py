@@ -48,3 +48,11 @@ def test_openai_caches_are_not_configurable() -> None:
 
 def test_no_warnings_when_prompt_caching_is_off() -> None:
     assert ttl_warnings(configured(thinking=1, tools=2, caching=False)) == []
+
+
+def test_a_threshold_the_user_set_is_applied_and_its_cost_said() -> None:
+    setup = CacheSetup(tool_results_minutes=0.1, tool_results_explicit=True)
+    [line] = ttl_warnings(setup)
+    assert line.startswith("context.clearContextOnIdle.toolResultsThresholdMinutes is 0.1 min")
+    assert "runs after 0.1 idle minutes even while the cache is warm" in line
+    assert "pays to write the cache again" in line

@@ -433,6 +433,32 @@ def test_nothing_inside_the_warm_cached_prefix_is_cleared() -> None:
     assert tool_edit(edits).call_ids == ("c",)  # a and b still count for the keep rule
 
 
+def test_a_threshold_the_user_set_clears_inside_the_warm_prefix_too() -> None:
+    history = [*reads("a", "b", "c", "d"), assistant(thinking("hmm"), Text("done"))]
+    quick = IdlePolicy(0.1, 0.1, 1)
+    all_warm = len(history)  # a 5-minute cache, 10 seconds after the last answer
+    kept = plan_idle_cleanup(
+        history,
+        policy=quick,
+        last_response_at=NOW - 10,
+        now=NOW,
+        thinking_rule="all",
+        cold_from=all_warm,
+    )
+    assert kept == []  # lull's own timing: the warm cache is not rewritten
+    explicit = IdlePolicy(0.1, 0.1, 1, explicit=frozenset({"tool_results", "thinking"}))
+    cleared = plan_idle_cleanup(
+        history,
+        policy=explicit,
+        last_response_at=NOW - 10,
+        now=NOW,
+        thinking_rule="all",
+        cold_from=all_warm,
+    )
+    assert tool_edit(cleared).call_ids == ("a", "b", "c")
+    assert [type(e) for e in cleared] == [ClearToolResults, ClearThinking]
+
+
 def test_a_gap_matters_from_five_minutes_or_a_cleanup_threshold() -> None:
     policy = IdlePolicy()
     assert not gap_matters(None, policy)

@@ -561,3 +561,18 @@ def test_a_wrong_value_for_a_narrow_key_is_a_type_error(home: Home) -> None:
         f'{project}: maxTurns: expected an integer >= 1, got "five"; using default 100'
     ]
     assert loaded.diagnostics[0].level == "error"
+
+
+def test_a_value_is_the_users_choice_from_their_file_env_or_flags_not_the_repository(
+    home: Home,
+) -> None:
+    key = "context.clearContextOnIdle.toolResultsThresholdMinutes"
+    assert not home.load().set_by_user(key)  # the default
+    home.write_project(_idle(toolResultsThresholdMinutes=0.1))
+    from_project = home.load()
+    assert from_project.settings.context.clear_context_on_idle.tool_results_threshold_minutes == 0.1
+    assert not from_project.set_by_user(key)  # the repository set it, not the user
+    assert home.load(env={"LULL_TOOL_RESULTS_THRESHOLD_MINUTES": "0.2"}).set_by_user(key)
+    home.write_user(_idle(toolResultsThresholdMinutes=30))
+    home.write_project({})
+    assert home.load().set_by_user(key)
