@@ -186,9 +186,14 @@ async def test_a_wait_during_a_summary_request_is_shown_too(
 
 @pytest.fixture
 def silent_server() -> Iterator[tuple[str, list[socket.socket]]]:
-    """A loopback server that accepts connections and never sends a byte."""
+    """A loopback server that accepts connections and never sends a byte.
+
+    Its thread ends before the listener is closed: a thread still blocked in ``accept()``
+    on a closed descriptor can take, after a signal restarts the call, the connections of
+    whatever listener the next test opens under the same descriptor number."""
     listener = socket.create_server(("127.0.0.1", 0))
     accepted: list[socket.socket] = []
+    stopping = threading.Event()
 
     def accept() -> None:
         while True:
@@ -196,10 +201,17 @@ def silent_server() -> Iterator[tuple[str, list[socket.socket]]]:
                 connection, _ = listener.accept()
             except OSError:
                 return
+            if stopping.is_set():
+                connection.close()
+                return
             accepted.append(connection)
 
-    threading.Thread(target=accept, daemon=True).start()
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", accepted
+    stopping.set()
+    socket.create_connection(listener.getsockname()).close()  # wakes the blocked accept()
+    thread.join(timeout=30)
     listener.close()
     for connection in accepted:
         connection.close()
