@@ -1,13 +1,18 @@
-"""Suite-wide isolation: no test sees the developer's keys, settings or sessions."""
+"""Suite-wide isolation: no test sees the developer's keys, settings or sessions; what a test
+opens is closed when it ends; the shared fake server, workspace, agents and runtime."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lull.engine.loop.agent import Agent
+from lull.runtime import Runtime
 from tests.fakes import FakeServer
+from tests.support import AgentFactory, build_agent, closing_what_tests_open, fake_runtime
 
 ISOLATED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "LULL_")
 
@@ -32,6 +37,14 @@ def isolated_env(
     yield home
 
 
+@pytest.fixture(autouse=True)
+def closes_what_it_opens() -> Iterator[None]:
+    """Close the sessions, runtimes and apps the shared builders (tests.support, the TUI
+    harness) opened during the test."""
+    with closing_what_tests_open():
+        yield
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeServer]:
     """A running loopback fake of the Anthropic and OpenAI APIs."""
@@ -45,3 +58,21 @@ def workspace(tmp_path: Path) -> Path:
     path = tmp_path / "ws"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def make_agent(fake: FakeServer, workspace: Path, tmp_path: Path) -> AgentFactory:
+    """Real agents (official SDK, real tools, saved sessions under ``tmp_path``) on the fake:
+    ``make_agent(vendor="anthropic", **options)``, options as ``tests.support.agent_on``."""
+
+    def build(vendor: str = "anthropic", **options: Any) -> Agent:
+        return build_agent(fake, workspace, tmp_path, vendor, **options)
+
+    return build
+
+
+@pytest.fixture
+def runtime(fake: FakeServer, workspace: Path, tmp_path: Path) -> Runtime:
+    """A real runtime (official SDK against the fake, saved sessions) for front-end and
+    command tests."""
+    return fake_runtime(fake, workspace, tmp_path)

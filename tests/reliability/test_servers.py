@@ -11,19 +11,16 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lull.engine.calls.runner import ToolRunner
 from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.engine.loop.agent import Agent
-from lull.engine.loop.config import AgentConfig
 from lull.engine.sessions.load import load_session
-from lull.engine.sessions.session import Session
-from lull.engine.sessions.store import SessionStore
 from lull.model.edits import Summary
 from lull.model.events import (
     AssistantText,
@@ -50,8 +47,7 @@ from lull.providers.errors import ErrorContext, error_context, from_status, map_
 from lull.providers.openai import OpenAIProvider
 from lull.providers.retry import RetryTiming, clock_time, plan_retry
 from lull.providers.scripted import ScriptedProvider, ScriptedReply
-from lull.tools.base import ToolContext
-from lull.tools.registry import default_registry
+from tests import support
 from tests.fakes import FakeServer, Reply, ServerQuirks, ToolUse
 from tests.fakes.cache import openai_units
 from tests.support import run, summary_of
@@ -88,14 +84,9 @@ def local_on(url: str, waits: Waits, **config: Any) -> OpenAIProvider:
 
 
 def agent_on(provider: Provider, workspace: Path, data: Path, **config: Any) -> Agent:
-    """A real agent (real tools, a saved session) on ``provider``."""
-    store = SessionStore(data / "sessions", workspace)
-    session = Session.create(store, provider=provider.name, model=provider.model)
-    context = ToolContext(workspace=workspace.resolve(), output_dir=data / "out")
-    runner = ToolRunner(default_registry(), context, "yolo")
-    config.setdefault("system", "You are a test.")
+    """A real agent (real tools, a saved session) on ``provider``, on the real clock."""
     config.setdefault("vendor", "anthropic" if provider.name == "anthropic" else "generic")
-    return Agent(session, provider, runner, AgentConfig(**config))
+    return support.agent_on(provider, workspace, data, clock=time.time, **config)
 
 
 async def answer(provider: Provider, text: str = "hi") -> list[StreamEvent]:
