@@ -3,6 +3,7 @@ opens is closed when it ends; the shared fake server, workspace, agents and runt
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,6 @@ def isolated_env(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
     """Point XDG dirs at a fresh temp home and drop provider/lull variables."""
-    import os
-
     home = tmp_path_factory.mktemp("home")
     for name in list(os.environ):
         if name.startswith(ISOLATED_PREFIXES):
@@ -43,6 +42,45 @@ def closes_what_it_opens() -> Iterator[None]:
     harness) opened during the test."""
     with closing_what_tests_open():
         yield
+
+
+OPEN_SESSION_FILES_ALLOWED = 3
+"""How many session files may still be open when the run ends (a writer dropped unclosed is
+released by its finalizer only when the garbage collector gets to it)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_files_closed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fail the run if this process still holds more than a few of the tests' session files
+    open at its end: a test that opens a session must close it (each one holds a descriptor
+    and a lock; a few hundred exhaust a small ``ulimit -n``)."""
+    yield
+    still_open = open_files(tmp_path_factory.getbasetemp(), ".jsonl")
+    if len(still_open) > OPEN_SESSION_FILES_ALLOWED:
+        listed = "\n".join(still_open[:20])
+        pytest.fail(
+            f"{len(still_open)} session files are still open at the end of the run (the temp "
+            f"directory names the test that opened each):\n{listed}",
+            pytrace=False,
+        )
+
+
+def open_files(under: Path, suffix: str) -> list[str]:
+    """The files under ``under`` ending in ``suffix`` this process holds open (Linux; none
+    where /proc is missing)."""
+    descriptors = Path("/proc/self/fd")
+    if not descriptors.is_dir():
+        return []
+    prefix = str(under.resolve()) + os.sep
+    found = []
+    for name in os.listdir(descriptors):
+        try:
+            target = os.readlink(descriptors / name)
+        except OSError:
+            continue  # closed meanwhile (the listing's own descriptor)
+        if target.startswith(prefix) and target.endswith(suffix):
+            found.append(target)
+    return sorted(found)
 
 
 @pytest.fixture
