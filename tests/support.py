@@ -1,7 +1,14 @@
-"""Building real agents against the fake server, shared by tests and benchmarks."""
+"""Building real agents against the fake server, shared by tests and benchmarks.
+
+What the builders here open (a session file, held locked until closed) is closed when the
+test ends: ``tests/conftest.py`` runs every test inside :func:`closing_what_tests_open`.
+Outside a test (the benchmarks) the caller closes what it builds.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +20,12 @@ from lull.engine.loop.config import AgentConfig
 from lull.engine.sessions.session import Session
 from lull.engine.sessions.store import SessionStore
 from lull.model.events import Event
+from lull.model.provider import Provider
 from lull.providers.config import ProviderConfig, create_provider
 from lull.runtime import Runtime
 from lull.settings.loader import LoadedSettings
 from lull.tools.base import ToolContext
-from lull.tools.registry import default_registry
+from lull.tools.registry import ToolRegistry, default_registry
 from tests.fakes import FakeServer
 
 VENDOR_PROVIDER = {
@@ -63,20 +71,74 @@ class FakeTime(Clock):
         self.fake.clock.advance(minutes * 60)
 
 
+AgentFactory = Callable[..., Agent]
+"""The ``make_agent`` fixtures: keyword arguments as :func:`agent_on` (and a vendor first for
+the fake server's)."""
+
+_closing: contextlib.ExitStack | None = None
+
+
+@contextlib.contextmanager
+def closing_what_tests_open() -> Iterator[None]:
+    """Run the block (one test), then close every session, runtime and app that
+    :func:`close_when_the_test_ends` was given in it, newest first."""
+    global _closing
+    with contextlib.ExitStack() as stack:
+        _closing = stack
+        try:
+            yield
+        finally:
+            _closing = None
+
+
+def close_when_the_test_ends(close: Callable[[], object]) -> None:
+    """Call ``close`` when the running test ends (nothing outside a test)."""
+    if _closing is not None:
+        _closing.callback(close)
+
+
+def agent_on(
+    provider: Provider,
+    workspace: Path,
+    data_dir: Path,
+    *,
+    mode: str = "yolo",
+    clock: Callable[[], float] | None = None,
+    idle: IdlePolicy | None = None,
+    session: Session | None = None,
+    tools: ToolRegistry | None = None,
+    **config: Any,
+) -> Agent:
+    """A real agent on ``provider``: real tools (``tools``, else the default registry) on
+    ``workspace`` in approval ``mode``, its session saved under ``data_dir / "sessions"``
+    (unless ``session`` is given), on ``clock`` (else a fixed :class:`Clock`); other keywords
+    go to AgentConfig. Its session is closed when the test ends."""
+    the_clock = clock or Clock()
+    if session is None:
+        store = SessionStore(data_dir / "sessions", workspace)
+        session = Session.create(
+            store, provider=provider.name, model=provider.model, clock=the_clock
+        )
+    context = ToolContext(workspace=workspace.resolve(), output_dir=data_dir / "out")
+    runner = ToolRunner(tools or default_registry(), context, mode)  # type: ignore[arg-type]
+    config.setdefault("system", "You are a test.")
+    agent_config = AgentConfig(idle=idle or IdlePolicy(), **config)
+    agent = Agent(session, provider, runner, agent_config, clock=the_clock)
+    close_when_the_test_ends(lambda: agent.session.close())
+    return agent
+
+
 def build_agent(
     fake: FakeServer,
     workspace: Path,
     data_dir: Path,
     vendor: str = "anthropic",
     *,
-    mode: str = "yolo",
-    clock: Clock | None = None,
-    idle: IdlePolicy | None = None,
-    session: Session | None = None,
     model: str | None = None,
-    **config: Any,
+    **options: Any,
 ) -> Agent:
-    """A real agent (official SDK provider, real tools, saved session) talking to ``fake``."""
+    """A real agent (official SDK provider, real tools, saved session) talking to ``fake`` as
+    ``vendor``; ``options`` as :func:`agent_on`."""
     provider_name = VENDOR_PROVIDER[vendor]
     fake.dialect = FAKE_DIALECT.get(vendor, vendor) if provider_name == "openai" else "openai"
     default_model = "claude-test" if provider_name == "anthropic" else f"{vendor}-test"
@@ -89,16 +151,7 @@ def build_agent(
             vendor=vendor,  # type: ignore[arg-type]
         )
     )
-    store = SessionStore(data_dir / "sessions", workspace)
-    the_clock = clock or Clock()
-    session = session or Session.create(
-        store, provider=provider_name, model=provider.model, clock=the_clock
-    )
-    context = ToolContext(workspace=workspace.resolve(), output_dir=data_dir / "out")
-    runner = ToolRunner(default_registry(), context, mode)  # type: ignore[arg-type]
-    config.setdefault("system", "You are a test.")
-    agent_config = AgentConfig(idle=idle or IdlePolicy(), vendor=vendor, **config)
-    return Agent(session, provider, runner, agent_config, clock=the_clock)
+    return agent_on(provider, workspace, data_dir, vendor=vendor, **options)
 
 
 async def run(agent: Agent, prompt: str) -> list[Event]:
@@ -118,7 +171,9 @@ def runtime_for(agent: Agent, fake: FakeServer) -> Runtime:
     )
     assert agent.session.path is not None
     store = SessionStore(agent.session.path.parent.parent, agent.tools.context.workspace)
-    return Runtime(agent, LoadedSettings(), config, store)
+    runtime = Runtime(agent, LoadedSettings(), config, store)
+    close_when_the_test_ends(runtime.close)
+    return runtime
 
 
 def fake_runtime(

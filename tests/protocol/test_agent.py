@@ -23,7 +23,7 @@ from lull.model.events import (
 )
 from lull.model.messages import Thinking, unanswered_calls
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.protocol.conftest import AgentFactory, run
+from tests.support import AgentFactory, run
 
 PROVIDERS = ["anthropic", "openai"]
 

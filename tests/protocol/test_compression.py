@@ -29,8 +29,7 @@ from lull.model.messages import unanswered_calls
 from lull.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
-from tests.protocol.conftest import AgentFactory, Clock, run
-from tests.support import CLEARED_PREFIX, summary_of
+from tests.support import CLEARED_PREFIX, AgentFactory, Clock, run, summary_of
 
 WINDOW = 10_000
 SUMMARY = summary_of("Read every file.", "Keep reading.")

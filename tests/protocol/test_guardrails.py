@@ -21,7 +21,7 @@ from lull.model.provider import ThinkingConfig
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import last_user_text
-from tests.protocol.conftest import AgentFactory, run
+from tests.support import AgentFactory, run
 
 PROVIDERS = ["anthropic", "openai"]
 TEXT_CALL = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>'

@@ -16,8 +16,7 @@ from lull.model.edits import ClearThinking, ClearToolResults
 from lull.model.events import ContextEdited, RequestFinished
 from lull.model.messages import is_cleared_text
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.protocol.conftest import AgentFactory, Clock, run
-from tests.support import CLEARED_PREFIX, runtime_for
+from tests.support import CLEARED_PREFIX, AgentFactory, Clock, run, runtime_for
 
 POLICY = IdlePolicy(
     thinking_threshold_minutes=5, tool_results_threshold_minutes=60, tool_results_num_to_keep=1

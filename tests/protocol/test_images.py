@@ -16,7 +16,7 @@ from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.errors import WireError
 from tests.fakes.images import check_anthropic_image, check_openai_image
 from tests.images import png_bytes, png_image
-from tests.protocol.conftest import AgentFactory
+from tests.support import AgentFactory
 
 VENDORS = ["anthropic", "openai"]
 

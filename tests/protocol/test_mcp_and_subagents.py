@@ -21,7 +21,7 @@ from lull.model.mcp import McpServerConfig
 from lull.model.provider import Usage
 from lull.ui.printer import RunResult
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.protocol.conftest import AgentFactory, run
+from tests.support import AgentFactory, run
 
 ROOT = Path(__file__).resolve().parents[2]
 ODD = McpServerConfig(

@@ -14,8 +14,7 @@ from lull.providers.anthropic_search import AnthropicServerSearch
 from lull.providers.config import ProviderConfig
 from lull.tools.builtin.web_search import WebSearchTool
 from tests.fakes import FakeServer, Reply, SearchHit, ServerSearch, ToolUse
-from tests.protocol.conftest import AgentFactory, run
-from tests.support import runtime_for
+from tests.support import AgentFactory, run, runtime_for
 
 HITS = [
     SearchHit("lull on GitHub", "https://github.com/example/lull", "A calm coding agent."),

@@ -1,35 +1,16 @@
-"""Fixtures for the reliability tests: real agents against the strict fake, and the real
-``lull`` binary run with arbitrary bytes in its arguments and stdin."""
+"""Fixtures for the reliability tests: the real ``lull`` binary run with arbitrary bytes in
+its arguments and stdin (real agents on the strict fake are the suite's ``make_agent``)."""
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
-import pytest
-
-from lull.engine.loop.agent import Agent
 from lull.engine.sessions.store import SessionStore
 from lull.settings.paths import sessions_dir
 from tests.e2e.conftest import Lull, lull, lull_command
-from tests.fakes import FakeServer
-from tests.support import build_agent
 
-__all__ = ["AgentFactory", "Lull", "lull", "run_bytes", "store_of"]
-
-AgentFactory = Callable[..., Agent]
-
-
-@pytest.fixture
-def make_agent(fake: FakeServer, workspace: Path, tmp_path: Path) -> AgentFactory:
-    """Real agents (official SDK, real tools, saved sessions under ``tmp_path``) on the fake."""
-
-    def build(vendor: str = "anthropic", **kwargs: Any) -> Agent:
-        return build_agent(fake, workspace, tmp_path, vendor, **kwargs)
-
-    return build
+__all__ = ["Lull", "lull", "run_bytes", "store_of"]
 
 
 def run_bytes(

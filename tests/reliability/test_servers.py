@@ -11,19 +11,16 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lull.engine.calls.runner import ToolRunner
 from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.engine.loop.agent import Agent
-from lull.engine.loop.config import AgentConfig
 from lull.engine.sessions.load import load_session
-from lull.engine.sessions.session import Session
-from lull.engine.sessions.store import SessionStore
 from lull.model.edits import Summary
 from lull.model.events import (
     AssistantText,
@@ -50,8 +47,7 @@ from lull.providers.errors import ErrorContext, error_context, from_status, map_
 from lull.providers.openai import OpenAIProvider
 from lull.providers.retry import RetryTiming, clock_time, plan_retry
 from lull.providers.scripted import ScriptedProvider, ScriptedReply
-from lull.tools.base import ToolContext
-from lull.tools.registry import default_registry
+from tests import support
 from tests.fakes import FakeServer, Reply, ServerQuirks, ToolUse
 from tests.fakes.cache import openai_units
 from tests.support import run, summary_of
@@ -88,14 +84,9 @@ def local_on(url: str, waits: Waits, **config: Any) -> OpenAIProvider:
 
 
 def agent_on(provider: Provider, workspace: Path, data: Path, **config: Any) -> Agent:
-    """A real agent (real tools, a saved session) on ``provider``."""
-    store = SessionStore(data / "sessions", workspace)
-    session = Session.create(store, provider=provider.name, model=provider.model)
-    context = ToolContext(workspace=workspace.resolve(), output_dir=data / "out")
-    runner = ToolRunner(default_registry(), context, "yolo")
-    config.setdefault("system", "You are a test.")
+    """A real agent (real tools, a saved session) on ``provider``, on the real clock."""
     config.setdefault("vendor", "anthropic" if provider.name == "anthropic" else "generic")
-    return Agent(session, provider, runner, AgentConfig(**config))
+    return support.agent_on(provider, workspace, data, clock=time.time, **config)
 
 
 async def answer(provider: Provider, text: str = "hi") -> list[StreamEvent]:
@@ -186,9 +177,14 @@ async def test_a_wait_during_a_summary_request_is_shown_too(
 
 @pytest.fixture
 def silent_server() -> Iterator[tuple[str, list[socket.socket]]]:
-    """A loopback server that accepts connections and never sends a byte."""
+    """A loopback server that accepts connections and never sends a byte.
+
+    Its thread ends before the listener is closed: a thread still blocked in ``accept()``
+    on a closed descriptor can take, after a signal restarts the call, the connections of
+    whatever listener the next test opens under the same descriptor number."""
     listener = socket.create_server(("127.0.0.1", 0))
     accepted: list[socket.socket] = []
+    stopping = threading.Event()
 
     def accept() -> None:
         while True:
@@ -196,10 +192,17 @@ def silent_server() -> Iterator[tuple[str, list[socket.socket]]]:
                 connection, _ = listener.accept()
             except OSError:
                 return
+            if stopping.is_set():
+                connection.close()
+                return
             accepted.append(connection)
 
-    threading.Thread(target=accept, daemon=True).start()
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", accepted
+    stopping.set()
+    socket.create_connection(listener.getsockname()).close()  # wakes the blocked accept()
+    thread.join(timeout=30)
     listener.close()
     for connection in accepted:
         connection.close()

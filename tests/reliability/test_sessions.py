@@ -25,9 +25,6 @@ from typing import Any
 import pytest
 
 from lull.commands import run_command
-from lull.engine.calls.runner import ToolRunner
-from lull.engine.loop.agent import Agent
-from lull.engine.loop.config import AgentConfig
 from lull.engine.sessions.load import SessionNotFound, load_notes, load_session
 from lull.engine.sessions.session import Session
 from lull.engine.sessions.store import SessionStore
@@ -36,11 +33,9 @@ from lull.model.events import Event, Notice, ToolFinished, TurnFailed, TurnFinis
 from lull.model.messages import Message, ToolCall, ToolResult, user_text
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from lull.runtime import SwitchError
-from lull.tools.base import ToolContext
-from lull.tools.registry import default_registry
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.reliability.conftest import AgentFactory, Lull, run_bytes, store_of
-from tests.support import fake_runtime, run
+from tests.reliability.conftest import Lull, run_bytes, store_of
+from tests.support import AgentFactory, agent_on, fake_runtime, run
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # the byte 0xE9 is not UTF-8: 'caf\udce9.txt'
 AS_SENT = "caf\ufffd.txt"  # how the model is sent that name
@@ -499,11 +494,8 @@ async def test_duplicate_call_ids_on_the_scripted_provider_each_get_their_result
             ScriptedReply(text="b"),
         ]
     )
-    store = SessionStore(tmp_path / "sessions", workspace)
-    session = Session.create(store, provider=provider.name, model=provider.model)
-    context = ToolContext(workspace=workspace.resolve(), output_dir=tmp_path / "out")
-    runner = ToolRunner(default_registry(), context, "yolo")
-    agent = Agent(session, provider, runner, AgentConfig(system="test"))
+    agent = agent_on(provider, workspace, tmp_path, clock=time.time)
+    session, store = agent.session, SessionStore(tmp_path / "sessions", workspace)
 
     await run(agent, "read both")
     await run(agent, "read b again")  # "dup" was used earlier in the session

@@ -30,11 +30,7 @@ from typing import Any
 import pytest
 
 from lull.engine.calls.approvals import AllowApprover, DenyApprover
-from lull.engine.calls.runner import ToolRunner
 from lull.engine.loop.agent import Agent
-from lull.engine.loop.config import AgentConfig
-from lull.engine.sessions.session import Session
-from lull.engine.sessions.store import SessionStore
 from lull.model.approvals import Approval, ApprovalMode, Decision
 from lull.model.events import ToolFinished
 from lull.model.messages import ToolCall, ToolResult
@@ -45,7 +41,7 @@ from lull.tools.base import ToolContext
 from lull.tools.builtin.grep_search import GrepSearchTool
 from lull.tools.builtin.web_fetch import WebFetchTool
 from lull.tools.registry import ToolRegistry, default_registry
-from tests.support import run
+from tests.support import agent_on, run
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET_BODY = "the admin console's secret"
@@ -150,11 +146,8 @@ def agent_with_fetch(
     """A real agent whose web_fetch asks ``resolver`` instead of the system's DNS."""
     workspace = tmp_path / "fetch-ws"
     workspace.mkdir(exist_ok=True)
-    store = SessionStore(tmp_path / "sessions", workspace)
-    session = Session.create(store, provider=provider.name, model=provider.model)
-    context = ToolContext(workspace=workspace, output_dir=tmp_path / "out")
-    runner = ToolRunner(ToolRegistry([WebFetchTool(timeout=5, resolver=resolver)]), context, mode)
-    return Agent(session, provider, runner, AgentConfig(system="test"))
+    tools = ToolRegistry([WebFetchTool(timeout=5, resolver=resolver)])
+    return agent_on(provider, workspace, tmp_path, mode=mode, tools=tools, clock=time.time)
 
 
 async def test_plan_mode_never_fetches_a_loopback_url(workspace: Path, admin: _Server) -> None:
@@ -535,11 +528,8 @@ async def test_cancelling_the_turn_stops_a_runaway_search_at_once(
     provider = ScriptedProvider()
     provider.script(call("grep_search", pattern=CATASTROPHIC), ScriptedReply(text="never"))
     workspace = backtracking_file.parent
-    store = SessionStore(tmp_path / "sessions", workspace)
-    session = Session.create(store, provider=provider.name, model=provider.model)
-    context = ToolContext(workspace=workspace, output_dir=tmp_path / "out")
     tools = ToolRegistry([GrepSearchTool(use_ripgrep=False)])  # the default 30 s limit
-    agent = Agent(session, provider, ToolRunner(tools, context, "yolo"), AgentConfig(system="t"))
+    agent = agent_on(provider, workspace, tmp_path, tools=tools, clock=time.time)
 
     task = asyncio.create_task(run(agent, "search"))
     for _ in range(500):
@@ -557,7 +547,7 @@ async def test_cancelling_the_turn_stops_a_runaway_search_at_once(
             break
         await asyncio.sleep(0.02)
     assert _search_workers(str(workspace)) == []
-    (result,) = session.transcript[-1].tool_results
+    (result,) = agent.session.transcript[-1].tool_results
     assert result.is_error and "Cancelled" in result.content
 
 

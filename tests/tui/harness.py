@@ -14,16 +14,20 @@ from textual.widget import Widget
 from lull.cli import parse_command_line
 from lull.ui.shared.history import History
 from lull.ui.tui.app import LullApp
+from tests.support import close_when_the_test_ends
 
 DEADLINE = 15.0
 
 
 def make_app(workspace: Path, *cli: str, **kwargs: Any) -> LullApp:
-    """The TUI as ``lull CLI...`` would start it (history in the isolated state dir)."""
+    """The TUI as ``lull CLI...`` would start it (history in the isolated state dir); its
+    session is closed when the test ends, as ``lull`` closes it when the app has ended."""
     options = parse_command_line(list(cli), cwd=workspace).run
     kwargs.setdefault("history", History(workspace.parent / "history"))
     kwargs.setdefault("detect", lambda: [])
-    return LullApp(options, **kwargs)
+    app = LullApp(options, **kwargs)
+    close_when_the_test_ends(app.close_session)
+    return app
 
 
 async def until(

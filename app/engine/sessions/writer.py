@@ -2,6 +2,9 @@
 
 - **One writer.** Opening takes an exclusive advisory lock (``flock``) on the file, held
   until :meth:`SessionWriter.close` or the process ends (a crash or a kill releases it too).
+  A writer dropped without ``close`` is closed by its finalizer when it is collected: the
+  descriptor and the lock are released, records still waiting in memory are lost (as in a
+  crash), and a :class:`ResourceWarning` says so, as for any file left open.
   A second process gets :class:`SessionLocked`, naming the holder's pid when the system says.
 - **Whole lines.** Each record is one JSON line (:func:`lull.model.text.json_line`: any string
   survives). A write that fails part-way is cut back to the last whole line; if even that
@@ -18,6 +21,8 @@ import contextlib
 import errno
 import fcntl
 import os
+import warnings
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +67,8 @@ class SessionWriter:
             os.close(fd)
             raise
         self._fd = fd
+        self._release = weakref.finalize(self, _release_unclosed, fd, path)
+        self._release.atexit = False  # at exit the system releases both anyway
         self._pending: list[bytes] = []
         self._torn = False  # a failed write may have left a partial line at the end
         self._failure: OSError | None = None
@@ -127,7 +134,8 @@ class SessionWriter:
         with contextlib.suppress(OSError):
             os.fsync(self._fd)
         lost = len(self._pending)
-        os.close(self._fd)
+        self._release.detach()
+        os.close(self._fd)  # releases the lock
         self._fd = -1
         if not lost:
             return None
@@ -186,6 +194,12 @@ class SessionWriter:
             )
             self._notices.append(Notice("warning", text))
         self._failure = error
+
+
+def _release_unclosed(fd: int, path: Path) -> None:
+    """The finalizer of a writer dropped without ``close``: release its descriptor and lock."""
+    os.close(fd)
+    warnings.warn(f"session file {path} was not closed", ResourceWarning, stacklevel=1)
 
 
 def _reason(error: OSError | None) -> str:

@@ -25,7 +25,7 @@ from lull.runtime import (
     session_environment,
 )
 from lull.tools.builtin.shell import ShellTool
-from tests.support import run
+from tests.support import close_when_the_test_ends, run
 
 SHELL = ShellTool()
 
@@ -64,7 +64,9 @@ def test_a_late_resume_gets_a_fresh_environment_and_saves_it(
 
 
 def _demo(workspace: Path) -> Runtime:
-    return build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    close_when_the_test_ends(runtime.close)
+    return runtime
 
 
 async def test_a_demo_runtime_needs_no_key_and_answers(workspace: Path) -> None:

@@ -60,3 +60,5 @@ def test_the_tool_is_offered_only_when_available(workspace: Path) -> None:
     env = {"ANTHROPIC_API_KEY": "k", "LULL_PROVIDER": "anthropic"}
     claude = build_runtime(RunOptions(workspace=workspace, model="claude-sonnet-4-5"), env=env)
     assert "web_search" in claude.agent.tools.registry.names()
+    demo.close()
+    claude.close()

@@ -12,8 +12,7 @@ from lull.model.messages import ToolCall
 from lull.model.permissions import PermissionRule, RuleEffect, SaveScope
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from lull.tools.permissions.rules import RuleBook
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 
 def shell(command: str) -> ScriptedReply:

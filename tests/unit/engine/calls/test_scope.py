@@ -11,7 +11,7 @@ from lull.engine.calls.scope import ToolRule, TurnScope, parse_tool_rule
 from lull.model.events import ToolFinished
 from lull.model.messages import ToolCall
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory
 
 
 def shell(command: str) -> ToolCall:

@@ -14,7 +14,7 @@ from lull.engine.calls.user_shell import (
 from lull.model.events import Event, Notice, ToolFinished, ToolStarted
 from lull.model.messages import ToolResult
 from lull.providers.scripted import ScriptedProvider, ScriptedReply
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory
 
 
 async def collect(agent: object, command: str) -> list[Event]:

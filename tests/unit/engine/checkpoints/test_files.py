@@ -12,8 +12,7 @@ from pathlib import Path
 from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints, prune
 from lull.engine.sessions.store import SessionStore
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 BINARY = bytes(range(256)) * 4
 

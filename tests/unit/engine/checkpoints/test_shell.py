@@ -11,8 +11,7 @@ from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints
 from lull.model.approvals import Approval
 from lull.model.messages import ToolCall
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 
 def git(workspace: Path, *args: str) -> None:

@@ -11,8 +11,7 @@ from lull.context.idle import IdlePolicy
 from lull.model.edits import Summary
 from lull.model.events import ContextEdited, Event
 from lull.providers.scripted import ScriptedProvider
-from tests.support import Clock, run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, Clock, run
 from tests.unit.engine.fitting.test_fitter import FILE_TEXT, Reader
 
 WINDOW = 6_000

@@ -14,8 +14,7 @@ from lull.engine.sessions.session import Session
 from lull.engine.sessions.store import SessionStore
 from lull.model.events import TurnFinished
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 WINDOW = 20_000
 

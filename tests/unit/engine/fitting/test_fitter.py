@@ -14,8 +14,7 @@ from lull.model.events import ContextEdited, Event, Notice, RequestFinished, Tur
 from lull.model.messages import Message, is_cleared_text, unanswered_calls
 from lull.model.provider import ModelRequest, ProviderError
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import run, summary_of
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run, summary_of
 
 WINDOW = 6_000
 SUMMARY = summary_of("Read every file.", "Keep reading.")

@@ -8,8 +8,7 @@ from lull.model.edits import ClearMedia
 from lull.model.messages import Image, Text
 from lull.providers.scripted import ScriptedProvider
 from tests.images import png_image
-from tests.support import Clock
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, Clock
 
 CLEARED_LINES = ("[Old image cleared: ", "[Old inline media cleared: ")
 """The media window's line, and idle cleanup's (the tool-results rule) for the oldest images."""

@@ -24,8 +24,7 @@ from lull.providers.scripted import (
     echo_reply,
     last_user_text,
 )
-from tests.support import Clock, run, summary_of
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, Clock, run, summary_of
 
 CONTENT = "a line of the file that is worth keeping around\n" * 20
 KEEP_ONE = IdlePolicy(tool_results_num_to_keep=1)

@@ -15,8 +15,7 @@ from lull.engine.fitting.restore import restore_context
 from lull.model.edits import Restore, Summary
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import Clock, run, summary_of
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, Clock, run, summary_of
 
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))
 

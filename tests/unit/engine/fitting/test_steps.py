@@ -9,8 +9,7 @@ from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.model.edits import Supersede
 from lull.model.events import ContextEdited, Event, RequestFinished
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 # The same file read over and over on purpose: without the guards that would point the model
 # to its earlier read (duplicates) or stop it (a doom loop).

@@ -15,8 +15,7 @@ from lull.model.edits import Summary
 from lull.model.events import ContextEdited, Event, Notice
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import run, summary_of
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run, summary_of
 
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))
 

@@ -12,8 +12,7 @@ from lull.model.events import GuardrailTriggered, ToolFinished, ToolStarted, Tur
 from lull.model.messages import ToolCall, ToolResult, unanswered_calls
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from lull.tools.registry import default_registry
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 
 def calls(*pairs: tuple[str, dict[str, object]]) -> ScriptedReply:

@@ -10,8 +10,7 @@ from lull.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
 from lull.model.messages import RAW_ARGUMENTS_KEY, Text, Thinking, ToolCall
 from lull.model.provider import ProviderError
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 LIMIT = 1000
 

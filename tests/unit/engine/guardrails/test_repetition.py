@@ -8,8 +8,7 @@ from lull.engine.guardrails.repetition import RepetitionDetector, find_repetitio
 from lull.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
 from lull.model.provider import ModelRequest, StreamEvent, TextDelta
 from lull.providers.scripted import ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 LOOPING = "I will now check the file again.\n" * 4000  # ~130,000 characters
 

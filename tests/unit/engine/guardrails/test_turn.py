@@ -17,8 +17,7 @@ from lull.model.events import AttemptDiscarded, GuardrailTriggered, TurnFinished
 from lull.model.messages import Message, Text
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 BAD_REPLIES = {
     "tool_call_tag": ScriptedReply(

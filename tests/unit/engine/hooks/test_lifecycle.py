@@ -17,8 +17,7 @@ from lull.model.hooks import HookCommand, HookEvent
 from lull.model.messages import ToolCall
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import run, summary_of
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run, summary_of
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:

@@ -26,8 +26,7 @@ from lull.model.events import (
 from lull.model.messages import ToolCall, unanswered_calls
 from lull.model.provider import ModelRequest, ProviderError, Retrying
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, run
 
 
 def call(name: str, **arguments: object) -> ScriptedReply:

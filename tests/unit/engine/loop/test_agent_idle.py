@@ -21,8 +21,7 @@ from lull.model.messages import (
 )
 from lull.model.provider import ModelRequest, ProviderError, Usage
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.support import Clock, run
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, Clock, run
 
 CONTENT = "a line of the file that is worth keeping around\n" * 20
 FAILURE = ProviderError("server_error", "the server failed (500)")

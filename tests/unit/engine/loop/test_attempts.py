@@ -20,7 +20,7 @@ from lull.model.events import (
 )
 from lull.model.provider import ProviderError
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory
 
 SUMMARY = (
     "Failure type: misdirected\nWhat happened: searched the tests instead of the parser.\n"

@@ -16,8 +16,7 @@ from lull.model.messages import (
 )
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import Clock, run, summary_of
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory, Clock, run, summary_of
 
 
 def respond(request: ModelRequest) -> ScriptedReply:

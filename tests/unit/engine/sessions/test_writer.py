@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -36,6 +37,46 @@ def test_one_writer_per_file_until_it_closes(tmp_path: Path) -> None:
     assert str(refused.value) == f"session s is in use by another lull (pid {os.getpid()})"
     first.close()
     SessionWriter(path).close()
+
+
+def _descriptors_of(path: Path) -> list[int]:
+    """This process's descriptors open on ``path``."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}") == str(path):
+                found.append(int(name))
+        except OSError:
+            continue  # closed while listing (the listing's own descriptor)
+    return found
+
+
+def test_a_writer_dropped_without_close_releases_its_descriptor_and_lock(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = SessionWriter(path)
+    writer.append({"type": "session"})
+    assert len(_descriptors_of(path)) == 1
+    with pytest.warns(ResourceWarning, match="was not closed"):
+        del writer
+        gc.collect()
+    assert _descriptors_of(path) == []
+    SessionWriter(path).close()  # the lock went with the descriptor
+    assert path.read_bytes() == b'{"type":"session"}\n'
+
+
+def test_a_closed_writer_leaves_nothing_for_its_finalizer(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = SessionWriter(path)
+    writer.close()
+    other = os.open(os.devnull, os.O_RDONLY)  # may take the writer's old descriptor number
+    try:
+        del writer
+        gc.collect()
+        os.fstat(other)  # still open: the finalizer closed nothing
+    finally:
+        os.close(other)
 
 
 def test_a_full_disk_keeps_records_in_memory_and_says_so_once(tmp_path: Path) -> None:

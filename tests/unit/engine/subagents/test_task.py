@@ -18,7 +18,7 @@ from lull.engine.subagents.task import SUBAGENT_PROMPT, SubagentSetup, TaskTool
 from lull.model.events import SubagentUpdate, TurnFinished
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.unit.engine.conftest import AgentFactory
+from tests.support import AgentFactory
 
 
 def _with_task(agent: Agent, provider: ScriptedProvider, store: SessionStore) -> None:
