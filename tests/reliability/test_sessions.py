@@ -185,7 +185,9 @@ def test_a_session_open_in_one_place_is_refused_elsewhere_and_can_be_forked(
     copy.close()
     first.close()
     assert [m.text for m in _messages_of(first.path)] == ["hello", "only in the original"]
-    assert Session.resume(store, first.path).transcript[-1].text == "only in the original"
+    again = Session.resume(store, first.path)
+    assert again.transcript[-1].text == "only in the original"
+    again.close()
 
 
 def test_resume_command_of_a_session_in_use_names_it_and_offers_the_fork(

@@ -26,7 +26,7 @@ from lull.context.compress_prompt import (
     summary_messages,
 )
 from lull.context.tokens import TokenCounter
-from lull.context.view import SUMMARY_PREFIX
+from lull.context.view import summary_text
 from lull.model.edits import Summary, SummaryReason
 from lull.model.messages import Message, Text, Thinking
 from lull.model.provider import (
@@ -204,28 +204,28 @@ class Compressor:
         if missing:
             detail = f"the summary lacks the section(s) {', '.join(missing)}"
             return replace(answered, status="incomplete", detail=detail)
-        shown = SUMMARY_PREFIX + text + (f"\n\n{job.pinned}" if job.pinned else "")
-        summary_tokens = self.counter.text(shown)
-        if summary_tokens >= plan.head_tokens:
-            detail = (
-                f"the summary (~{summary_tokens:,} tokens with what stays verbatim) is not "
-                f"smaller than the ~{plan.head_tokens:,} tokens it would replace"
-            )
-            return replace(answered, status="inflated", detail=detail)
         head, tail = job.view[: plan.split], job.view[plan.split :]
-        head_message = Message("user", (Text(shown),), origin="summary")
-        after = job.estimate([head_message, *tail])
         edit = Summary(
             through_id=head[-1].id,
             text=text,
             tokens_before=answered.before,
-            tokens_after=after,
             reason=job.reason,
             at=self.clock(),
             pinned=job.pinned,
             replaced=len(head),
             head_tokens=plan.head_tokens,
         )
+        # Judged as the view will hold it: a message with the recall line and the pins.
+        head_message = Message("user", (Text(summary_text(edit)),), origin="summary")
+        summary_tokens = self.counter.message(head_message)
+        if summary_tokens >= plan.head_tokens:
+            detail = (
+                f"the summary (~{summary_tokens:,} tokens with what stays verbatim) is not "
+                f"smaller than the ~{plan.head_tokens:,} tokens it would replace"
+            )
+            return replace(answered, status="inflated", detail=detail)
+        after = job.estimate([head_message, *tail])
+        edit = replace(edit, tokens_after=after)
         detail = (
             f"compressed context: summarised {len(head)} messages (~{plan.head_tokens:,} tokens) "
             f"into ~{summary_tokens:,}; kept the {len(tail)} most recent messages "

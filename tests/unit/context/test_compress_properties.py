@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from lull.context.compress_plan import (
@@ -21,9 +21,9 @@ from lull.context.compress_plan import (
     plan_split,
     split_points,
 )
-from lull.context.estimate import estimate_message_tokens, estimate_part_tokens, estimate_tokens
+from lull.context.estimate import estimate_message_tokens, estimate_part_tokens
 from lull.context.tiers import classify
-from lull.context.view import SUMMARY_PREFIX, build_view
+from lull.context.view import build_view, summary_text
 from lull.model.edits import ClearToolResults, ContextEdit, Summary
 from lull.model.messages import (
     Message,
@@ -96,13 +96,31 @@ def assert_valid_request(view: Sequence[Message]) -> None:
     assert sorted(answered) == sorted(r.call_id for m in view for r in m.tool_results)
 
 
-def earlier_summary(history: list[Message], draw: st.DrawFn) -> list[ContextEdit]:
-    """Sometimes an earlier compression is already in force."""
+def earlier_summary(history: list[Message], pick: int | None) -> list[ContextEdit]:
+    """An earlier compression in force, at split point number ``pick`` (modulo their
+    number), or none."""
     points = split_points(history)
-    if not points or not draw(st.booleans()):
+    if not points or pick is None:
         return []
-    split = draw(st.sampled_from(points))
+    split = points[pick % len(points)]
     return [Summary(through_id=history[split - 1].id, text="earlier summary " * 20)]
+
+
+def _step(number: int, content: str) -> list[Message]:
+    call = ToolCall(f"call_{number}", "read_file", {})
+    result = ToolResult(call.id, call.name, content, is_error=True)
+    return [
+        Message("assistant", (call,), origin="model", provider="anthropic"),
+        Message("user", (result,), origin="tool"),
+    ]
+
+
+RECALL_LINE_COUNTEREXAMPLE = [
+    Message("user", (Text("do it"),)),
+    *_step(0, ("output line\n" * 300)[:129]),
+    *_step(1, ""),
+]
+"""A summary smaller than the head only without the recall line under it grew the context."""
 
 
 @settings(max_examples=150, deadline=None)
@@ -113,7 +131,16 @@ def earlier_summary(history: list[Message], draw: st.DrawFn) -> list[ContextEdit
     keep=st.floats(0.05, 0.9),
     max_output=st.integers(64, 8192),
     fixed=st.integers(0, 200),
-    data=st.data(),
+    earlier=st.none() | st.integers(0, 100),
+)
+@example(
+    history=RECALL_LINE_COUNTEREXAMPLE,
+    window=300,
+    threshold=0.5,
+    keep=0.5,
+    max_output=64,
+    fixed=93,
+    earlier=None,
 )
 def test_compressed_view_is_valid_and_fits(
     history: list[Message],
@@ -122,9 +149,9 @@ def test_compressed_view_is_valid_and_fits(
     keep: float,
     max_output: int,
     fixed: int,
-    data: st.DataObject,
+    earlier: int | None,
 ) -> None:
-    edits = earlier_summary(history, data.draw)
+    edits = earlier_summary(history, earlier)
     view = build_view(history, edits)
     assert_valid_request(view)
     budget = make_budget(window, CompressionPolicy(threshold, keep), max_output)
@@ -139,8 +166,10 @@ def test_compressed_view_is_valid_and_fits(
     if split is not None:
         head_tokens = sum(sizes[:split])
         summary = "s" * 4 * min(max(head_tokens // 2, 1), budget.summary_tokens)
-        if estimate_tokens(SUMMARY_PREFIX + summary) < head_tokens:  # else: rejected
-            edits.append(Summary(through_id=view[split - 1].id, text=summary))
+        edit = Summary(through_id=view[split - 1].id, text=summary)
+        shown = Message("user", (Text(summary_text(edit)),), origin="summary")
+        if estimate_message_tokens(shown) < head_tokens:  # else rejected, as the engine does
+            edits.append(edit)
             compressed = build_view(history, edits)
             assert_valid_request(compressed)
             tail = view[split:]

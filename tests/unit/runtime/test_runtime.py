@@ -45,6 +45,7 @@ def test_quick_resume_reuses_the_saved_environment(tmp_path: Path, workspace: Pa
     (workspace / "AGENTS.md").write_text("new rules\n")  # would change the block if recomputed
     resumed = Session.resume(store, store.latest())
     assert session_environment(resumed, workspace, now=1000.0 + 30 * 60) == first
+    resumed.close()
 
 
 def test_a_late_resume_gets_a_fresh_environment_and_saves_it(
@@ -58,6 +59,7 @@ def test_a_late_resume_gets_a_fresh_environment_and_saves_it(
     resumed.close()
     again = Session.resume(store, store.latest())
     assert again.record.environment == fresh
+    again.close()
 
 
 # --- switching session and model through the runtime ---------------------------------------

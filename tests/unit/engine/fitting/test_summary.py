@@ -11,11 +11,16 @@ import pytest
 
 from lull.context.compress_prompt import SUMMARY_MARKER
 from lull.context.pinning import PINNED_HEADING
+from lull.context.tokens import TokenCounter
+from lull.context.view import summary_text
+from lull.engine.fitting.summary import Attempt, CompressionJob, Compressor
+from lull.model import edits
 from lull.model.edits import Summary
 from lull.model.events import ContextEdited, Event, Notice
+from lull.model.messages import Message, Text, ToolCall, ToolResult
 from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply, last_user_text
-from tests.support import AgentFactory, run, summary_of
+from tests.support import AgentFactory, Clock, run, summary_of
 
 FILE_TEXT = "".join(f"row {i}: some content of the file\n" for i in range(60))
 
@@ -144,3 +149,55 @@ async def test_files_still_being_worked_on_are_named_for_detail(
     await run(agent, "and now?")
     [e async for e in agent.compact()]
     assert "files still being worked on: f0.txt." in last_user_text(model.summary_requests[0])
+
+
+def _summary_shown_in(tokens: int, counter: TokenCounter) -> str:
+    """A complete summary that, as the view shows it (recall line included), has about
+    ``tokens`` (give or take the token or two a recall id's digits may vary by)."""
+
+    def shown(padding: int) -> int:
+        text = summary_text(Summary("", summary_of("word " * padding)))
+        return counter.message(Message("user", (Text(text),), origin="summary"))
+
+    low, high = 0, tokens
+    while low < high:  # the least padding that shows ``tokens``
+        middle = (low + high) // 2
+        low, high = (middle + 1, high) if shown(middle) < tokens else (low, middle)
+    return summary_of("word " * low)
+
+
+@pytest.mark.parametrize("margin", [-2, 2], ids=["smaller", "larger_with_its_recall_line"])
+async def test_a_summary_is_judged_as_the_view_shows_it_with_its_recall_line(
+    margin: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the compression property test: a summary smaller than what it replaces only
+    without the recall line under it (or without its message's own tokens) was accepted,
+    and the context grew."""
+    monkeypatch.setattr(edits, "new_id", lambda prefix: f"{prefix}_0123456789abcdef")
+    counter = TokenCounter()  # the recall line's id, and so its tokens, are fixed above
+    view = [
+        Message("user", (Text("read a"),)),
+        Message("assistant", (ToolCall("c1", "read_file", {"path": "a"}),), origin="model"),
+        Message("user", (ToolResult("c1", "read_file", FILE_TEXT),), origin="tool"),
+        Message("assistant", (Text("read it"),), origin="model"),
+        Message("user", (Text("go on"),)),
+    ]
+    compressor = Compressor(counter, Clock())
+    plan = compressor.plan(view, keep_tokens=5, transcript_ids={m.id for m in view})
+    assert plan is not None and plan.split == 4
+    summary = _summary_shown_in(plan.head_tokens + margin, counter)
+    job = CompressionJob(
+        view=view,
+        base=ModelRequest(system="You are a test.", messages=view),
+        provider=ScriptedProvider(respond=lambda request: ScriptedReply(text=summary)),
+        input_limit=100_000,
+        summary_tokens=10_000,
+        estimate=counter.messages,
+    )
+    attempts = [step async for step in compressor.run(job, plan) if isinstance(step, Attempt)]
+    if margin < 0:
+        assert [a.status for a in attempts] == ["ok"]
+        assert attempts[0].after < attempts[0].before
+    else:
+        assert [a.status for a in attempts] == ["inflated", "inflated"]
+        assert attempts[-1].edit is None

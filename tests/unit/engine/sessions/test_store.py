@@ -54,6 +54,7 @@ def test_reload_reproduces_transcript_edits_clock_and_usage(tmp_path: Path) -> N
     resumed = Session.resume(store, store.latest())
     assert resumed.view() == session.view()
     assert resumed.view()[2].tool_results[0].cleared
+    resumed.close()
 
 
 def test_torn_last_line_is_skipped_and_appends_continue_cleanly(tmp_path: Path) -> None:
