@@ -1,4 +1,4 @@
-"""Run the real ``lull`` binary as a subprocess against the loopback fake."""
+"""Run the real ``lull`` binary as a subprocess against the loopback fake, and in tmux."""
 
 from __future__ import annotations
 
@@ -6,13 +6,17 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.fakes import FakeServer
+
+if TYPE_CHECKING:
+    from tests.e2e.tmux import Tmux
 
 
 def lull_command() -> list[str]:
@@ -66,3 +70,15 @@ def lull(fake: FakeServer, tmp_path: Path, isolated_env: Path) -> Lull:
     env = {k: v for k, v in os.environ.items()}
     env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="test-key")
     return Lull(workspace, env)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    """A private tmux server for the test (killed with everything in it at the end)."""
+    from tests.e2e.tmux import Tmux  # tmux.py imports this module
+
+    terminal = Tmux(tmp_path)
+    try:
+        yield terminal
+    finally:
+        terminal.close()

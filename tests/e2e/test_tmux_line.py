@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,6 @@ pytestmark = [
 ]
 
 RESUME = re.compile(r"resume with: lull --resume ([0-9a-f-]{36})")
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    terminal = Tmux(tmp_path)
-    try:
-        yield terminal
-    finally:
-        terminal.close()
 
 
 def _start(tmux: Tmux, lull: Lull, *args: str) -> None:

@@ -1,4 +1,4 @@
-"""Issue 11, item 1: a repository's ``.lull/settings.json`` may only narrow what the user allows.
+"""A repository's ``.lull/settings.json`` may only narrow what the user allows.
 
 Each test runs the real ``lull -p`` against the loopback fake in a repository whose project
 file tries to widen something: the approval mode (the original failure: ``auto-edit`` over the
