@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from lull.engine.loop.agent import Agent
 from lull.runtime import Runtime
@@ -16,6 +17,13 @@ from tests.fakes import FakeServer
 from tests.support import AgentFactory, build_agent, closing_what_tests_open, fake_runtime
 
 ISOLATED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "LULL_")
+
+# No property test is about speed: on a busy machine an example may take seconds, and neither
+# that nor slow data generation is a failure.
+settings.register_profile(
+    "lull", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("lull")
 
 
 @pytest.fixture(autouse=True)

@@ -74,7 +74,7 @@ def test_default_mode_denies_writes_without_hanging(lull: Lull, fake: FakeServer
         Reply(tool_calls=[ToolUse("write_file", {"path": "new.txt", "content": "x"})]),
         Reply(text="I could not write."),
     )
-    done = lull.run("-p", "write new.txt", timeout=30)
+    done = lull.run("-p", "write new.txt")
     assert done.returncode == 0
     assert not (lull.workspace / "new.txt").exists()
     results = [

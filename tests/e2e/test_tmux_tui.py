@@ -49,8 +49,8 @@ def test_a_message_streams_back_and_ctrl_d_quits(tmux: Tmux, lull: Lull, fake: F
 
 
 def test_esc_mid_stream_then_resume(tmux: Tmux, lull: Lull, fake: FakeServer) -> None:
-    story = " ".join(f"w{n}" for n in range(2000))
-    fake.script(Reply(text=story, chunk_size=8, chunk_delay=0.02))
+    story = " ".join(f"w{n}" for n in range(2000))  # minutes of stream: Esc lands mid-way
+    fake.script(Reply(text=story, chunk_size=8, chunk_delay=0.1))
     tmux.start(lull)
     tmux.wait_for(READY)
     _say(tmux, "tell me a long story")
@@ -66,7 +66,7 @@ def test_esc_mid_stream_then_resume(tmux: Tmux, lull: Lull, fake: FakeServer) ->
     screen = tmux.wait_for(READY)
     assert "tell me a long story" in screen
     _say(tmux, "shorter please")
-    tmux.wait_for("shorter please", timeout=20)
+    tmux.wait_for("shorter please")
     tmux.wait_for(lambda s: "(fake) You said:" in s and s.count("shorter please") >= 2)
     assert _quit(tmux) == session_id
 

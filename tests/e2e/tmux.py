@@ -13,6 +13,10 @@ import pytest
 
 from tests.e2e.conftest import Lull, lull_command
 
+DEADLINE = 60.0
+"""How long a wait for the screen or an exit may take before the test fails: generous, so a busy
+machine is never a failure (a passing wait returns as soon as its condition holds)."""
+
 needs_tmux = pytest.mark.skipif(
     shutil.which("tmux") is None or shutil.which("bash") is None,
     reason="tmux (and bash) are needed",
@@ -35,7 +39,7 @@ class Tmux:
             text=True,
             env=env,
             check=False,
-            timeout=10,
+            timeout=30,
         )
         return done.stdout
 
@@ -93,7 +97,7 @@ class Tmux:
         """The window and its scrollback, wrapped lines joined."""
         return self._tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", "0")
 
-    def wait_for(self, want: str | Callable[[str], bool], timeout: float = 15) -> str:
+    def wait_for(self, want: str | Callable[[str], bool], timeout: float = DEADLINE) -> str:
         """Poll the screen until ``want`` (text or predicate) shows; fail with the screen."""
         check = want if callable(want) else (lambda screen: want in screen)
         deadline = time.monotonic() + timeout
@@ -105,7 +109,7 @@ class Tmux:
                 pytest.fail(f"timed out waiting for {want!r}; screen:\n{screen}")
             time.sleep(0.1)
 
-    def exit_code(self, timeout: float = 15) -> int:
+    def exit_code(self, timeout: float = DEADLINE) -> int:
         """Wait for lull to exit; its exit code."""
         deadline = time.monotonic() + timeout
         while (status := self.exit_status()) is None:

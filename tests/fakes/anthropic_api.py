@@ -66,6 +66,7 @@ def handle_messages(
         frames=frames,
         frame_delay=reply.chunk_delay,
         first_delay=reply.first_delay,
+        hold=reply.hold,
     )
     outcome.usage = usage
     fault = fake.faults.take_stream_fault()

@@ -15,6 +15,7 @@ from tests.fakes.errors import WireError, anthropic_error_body, bad_request, ope
 from tests.fakes.openai_api import handle_chat
 from tests.fakes.outcome import Outcome, new_id
 from tests.fakes.request_text import parse_request
+from tests.fakes.script import HOLD_SECONDS
 
 if TYPE_CHECKING:
     from tests.fakes.server import FakeServer, _Httpd
@@ -203,6 +204,9 @@ class FakeHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         frames = outcome.frames or []
+        if outcome.hold is not None:
+            self.wfile.flush()
+            outcome.hold.wait(HOLD_SECONDS)
         if outcome.first_delay:
             self.wfile.flush()
             time.sleep(outcome.first_delay)

@@ -70,6 +70,7 @@ def handle_chat(
         usage=usage,
         frame_delay=reply.chunk_delay,
         first_delay=reply.first_delay,
+        hold=reply.hold,
     )
     fault = fake.faults.take_stream_fault()
     if fault is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,8 @@ class Outcome:
     """A JSON response (``body``) or an SSE stream (``frames``), with an optional stream fault.
 
     With ``cut_after`` set the socket is closed after that many frames (no terminating chunk);
-    with ``error_frame`` set that frame is sent after ``cut_after`` frames and the stream ends.
+    with ``error_frame`` set that frame is sent after ``cut_after`` frames and the stream ends;
+    ``hold`` and the delays are the reply's (:class:`~tests.fakes.script.Reply`).
     """
 
     status: int
@@ -26,6 +28,7 @@ class Outcome:
     frames: list[bytes] | None = None
     frame_delay: float = 0.0
     first_delay: float = 0.0
+    hold: threading.Event | None = None
     cut_after: int | None = None
     error_frame: bytes | None = None
     usage: dict[str, Any] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,9 @@ from tests.fakes.server_tools import ServerSearch
 from tests.fakes.tokens import count_tokens
 
 Respond = Callable[[dict[str, Any]], "Reply"]
+
+HOLD_SECONDS = 120.0
+"""The longest a ``Reply(hold=…)`` waits for its event (a failed test never sets it)."""
 
 
 @dataclass
@@ -31,8 +35,11 @@ class Reply:
     computes the real reply from the request body at serving time; ``chunk_delay`` (seconds)
     is slept between streamed frames, for tests that interrupt a stream mid-way;
     ``first_delay`` (seconds) is slept after the stream's headers, before its first frame (a
-    local model reading a long prompt on a CPU answers nothing for 10-80 s); ``web_search``
-    (Anthropic) runs the server-side web search first (``tests/fakes/server_tools.py``).
+    local model reading a long prompt on a CPU answers nothing for 10-80 s); ``hold`` (an
+    event) keeps a streamed reply after its headers until the test sets it (at most
+    :data:`HOLD_SECONDS`), then ``first_delay`` applies: a wait that lasts exactly until the test
+    has seen what it waits for, however busy the machine; ``web_search`` (Anthropic) runs the
+    server-side web search first (``tests/fakes/server_tools.py``).
     """
 
     text: str = ""
@@ -45,6 +52,7 @@ class Reply:
     respond: Respond | None = None
     chunk_delay: float = 0.0
     first_delay: float = 0.0
+    hold: threading.Event | None = None
     web_search: ServerSearch | None = None
 
     def resolve(self, body: dict[str, Any]) -> Reply:

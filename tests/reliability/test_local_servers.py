@@ -84,10 +84,10 @@ def test_detection_scans_8080_and_names_servers_by_what_they_say() -> None:
         (OLLAMA, "Ollama"),
     ]:
         with LocalModelServer(routes) as server:
-            found = probe(Candidate("vLLM", server.base_url), timeout=2.0)
+            found = probe(Candidate("vLLM", server.base_url), timeout=10.0)
             assert found is not None and found.name == name
     with LocalModelServer(UNKNOWN) as server:
-        found = probe(Candidate("vLLM", server.base_url), timeout=2.0)
+        found = probe(Candidate("vLLM", server.base_url), timeout=10.0)
         assert found is not None and found.name == f"OpenAI-compatible server on :{server.port}"
 
 
@@ -99,7 +99,7 @@ async def test_the_chosen_server_is_saved_to_the_user_settings(
     user_file.write_text('{"model": {"thinking": false}, "maxTurns": 7}\n')
     fake.models = {"llama3"}
     local = Candidate("Ollama", fake.url + "/v1")
-    app = make_app(workspace, detect=lambda: detect_local_servers([local], timeout=2.0))
+    app = make_app(workspace, detect=lambda: detect_local_servers([local], timeout=10.0))
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.focused, Button), "the offer")
         await pilot.press("enter")

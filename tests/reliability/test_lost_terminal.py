@@ -42,7 +42,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _wait_gone(pid: int, timeout: float = 10.0) -> None:
+def _wait_gone(pid: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while _alive(pid):
         if time.monotonic() > deadline:

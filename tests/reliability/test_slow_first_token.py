@@ -3,6 +3,7 @@ mode and in the TUI status, and the wait ends at the first token."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,14 +21,16 @@ from tests.tui.harness import idle, make_app, ready, send, until
 def test_line_mode_shows_that_it_waits_for_a_slow_model(
     tmux: Tmux, lull: Lull, fake: FakeServer
 ) -> None:
-    fake.script(Reply(text="finally an answer", first_delay=3.0))  # a slow prompt evaluation
+    evaluated = threading.Event()  # a slow prompt evaluation, over when the test says so
+    fake.script(Reply(text="finally an answer", hold=evaluated))
     tmux.start(lull, "--plain")
     tmux.wait_for("Ctrl+D quits")
     tmux.type("hello")
     tmux.send("Enter")
     screen = tmux.wait_for("waiting for the model")
     assert "finally" not in screen
-    screen = tmux.wait_for("1 request:", timeout=30)
+    evaluated.set()
+    screen = tmux.wait_for("1 request:")
     assert "finally an answer" in screen and "waiting for the model" not in screen
     assert "first token after" in screen
 
@@ -35,12 +38,14 @@ def test_line_mode_shows_that_it_waits_for_a_slow_model(
 async def test_the_tui_status_shows_the_wait_then_the_time_to_first_token(
     anthropic_env: FakeServer, workspace: Path
 ) -> None:
-    anthropic_env.script(Reply(text="slow but here", first_delay=1.0))
+    evaluated = threading.Event()
+    anthropic_env.script(Reply(text="slow but here", hold=evaluated, first_delay=1.0))
     app = make_app(workspace)
     async with app.run_test(size=(160, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "hi")
         await until(pilot, lambda: "waiting" in app.status.line, "the waiting state")
+        evaluated.set()
         await idle(pilot)
         first = app.status.facts.first_token_seconds
         assert first is not None and first >= 1.0  # at least the fake's first delay

@@ -49,18 +49,17 @@ async def test_a_catastrophic_regex_returns_an_error_within_the_limit_and_lull_s
             ticks += 1
 
     beating = asyncio.create_task(heartbeat())
-    started = time.monotonic()
     out = await ToolRegistry([tool]).execute(
         "grep_search", {"pattern": CATASTROPHIC}, ctx_for(backtracking_file.parent)
     )
-    elapsed = time.monotonic() - started
     beating.cancel()
-    assert out.is_error
+    assert out.is_error  # the limit stopped it (a hung search never returns at all)
     assert out.content.startswith(
         f"grep_search: the search for {CATASTROPHIC!r} took longer than 1 s and was stopped"
     )
-    assert elapsed < 15  # the limit is 1 s; a hung search never returns at all
-    assert ticks >= 5  # the event loop ran all along: Ctrl+C and Esc are handled
+    # The event loop ran during the search (Ctrl+C and Esc are handled): a loop blocked
+    # until the search returned would not have woken the heartbeat twice.
+    assert ticks >= 2
 
 
 def _search_workers(marker: str) -> list[int]:
@@ -90,23 +89,23 @@ async def test_cancelling_the_turn_stops_a_runaway_search_at_once(
     agent = agent_on(provider, workspace, tmp_path, tools=tools, clock=time.time)
 
     task = asyncio.create_task(run(agent, "search"))
-    for _ in range(500):
-        if _search_workers(str(workspace)):
-            break
-        await asyncio.sleep(0.02)
-    assert _search_workers(str(workspace)), "the search worker never started"
-    started = time.monotonic()
+    await _until(lambda: bool(_search_workers(str(workspace))), "the search worker to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 3
-    for _ in range(100):
-        if not _search_workers(str(workspace)):
-            break
-        await asyncio.sleep(0.02)
-    assert _search_workers(str(workspace)) == []
     (result,) = agent.session.transcript[-1].tool_results
-    assert result.is_error and "Cancelled" in result.content
+    assert result.is_error and "Cancelled" in result.content  # not the 30 s limit's message
+    # Gone long before its 30 s limit could have stopped it.
+    await _until(lambda: not _search_workers(str(workspace)), "the worker to end", timeout=20)
+
+
+async def _until(check: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Poll ``check`` until it holds; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        await asyncio.sleep(0.02)
 
 
 @pytest.fixture
@@ -125,11 +124,9 @@ async def test_the_shell_timeout_setting_kills_a_command_that_names_no_timeout(
     runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
     runner = runtime.agent.tools
     assert runner.context.shell_timeout_seconds == 1
-    started = time.monotonic()
     out = await runner.registry.execute(
         "run_shell_command", {"command": "sleep 30"}, runner.context
     )
-    elapsed = time.monotonic() - started
     runtime.close()
+    # Killed at the setting's 1 s, not after the 30 s the command asked for.
     assert out.is_error and out.content.startswith("Command timed out after 1 s and was killed")
-    assert elapsed < 15  # far below the 30 s the command asked for

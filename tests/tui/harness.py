@@ -16,7 +16,9 @@ from lull.ui.shared.history import History
 from lull.ui.tui.app import LullApp
 from tests.support import close_when_the_test_ends
 
-DEADLINE = 15.0
+DEADLINE = 60.0
+"""How long a wait may take before the test fails: generous, so a busy machine is never a
+failure (a passing wait returns as soon as its condition holds)."""
 
 
 def make_app(workspace: Path, *cli: str, **kwargs: Any) -> LullApp:

@@ -143,7 +143,8 @@ async def test_history_recalls_inputs_of_an_earlier_session(
 async def test_esc_mid_stream_keeps_the_partial_text_and_a_valid_session(
     provider_env: FakeServer, workspace: Path
 ) -> None:
-    provider_env.script(Reply(text="word " * 400, chunk_size=5, chunk_delay=0.01))
+    # Minutes of stream: the Esc lands mid-way however slowly the machine runs.
+    provider_env.script(Reply(text="word " * 4000, chunk_size=5, chunk_delay=0.02))
     app = make_app(workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -153,7 +154,7 @@ async def test_esc_mid_stream_keeps_the_partial_text_and_a_valid_session(
         await until(pilot, lambda: len(answer.text) > 20, "some text")
         await pilot.press("escape")
         await idle(pilot)
-        assert answer.interrupted and 0 < len(answer.text) < len("word " * 400)
+        assert answer.interrupted and 0 < len(answer.text) < len("word " * 4000)
         session = app.chat.runtime.agent.session  # type: ignore[union-attr]
         assert unanswered_calls(session.transcript) == []
         await send(pilot, "still there?")

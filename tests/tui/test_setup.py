@@ -38,7 +38,7 @@ async def test_the_setup_panel_explains_what_to_set(fake: FakeServer, workspace:
 async def test_a_local_server_found_is_offered_and_used(fake: FakeServer, workspace: Path) -> None:
     fake.models = {"qwen3-coder", "llama3"}
     local = Candidate("Ollama", fake.url + "/v1")
-    app = make_app(workspace, detect=lambda: detect_local_servers([local], timeout=2.0))
+    app = make_app(workspace, detect=lambda: detect_local_servers([local], timeout=10.0))
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.focused, Button), "the offer, focused")
         button = app.query_one(Button)

@@ -101,7 +101,9 @@ def build(workspace: Path, replies: list[ScriptedReply]) -> tuple[Agent, Scripte
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(replies=st.lists(REPLIES, min_size=1, max_size=8))
 def test_any_replies_give_valid_requests_and_a_bounded_turn(

@@ -104,17 +104,15 @@ async def test_cancel_mid_tool_leaves_a_valid_resumable_session(
     provider.script(call("run_shell_command", command="sleep 30"), ScriptedReply(text="after"))
     agent = make_agent()
 
+    running = asyncio.Event()
+
     async def consume() -> None:
         async for event in agent.run_turn("run the slow thing"):
-            if isinstance(event, RequestFinished):
-                await asyncio.sleep(0)
+            if isinstance(event, ToolStarted):
+                running.set()
 
     task = asyncio.create_task(consume())
-    for _ in range(200):
-        await asyncio.sleep(0.02)
-        if agent.session.transcript and agent.session.transcript[-1].tool_calls:
-            break
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(running.wait(), timeout=60)  # the call is saved and its tool runs
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
