@@ -3,7 +3,6 @@ that fits (or everything that could be cleared is cleared)."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 from hypothesis import event, example, given, settings
@@ -33,43 +32,41 @@ from lull.model.messages import (
     ToolResult,
     is_cleared_text,
 )
+from tests import strategies
+from tests.strategies import Ids
 
 CONTENT = st.integers(0, 3000).map(lambda n: ("output line\n" * 300)[:n])
 SHORT = st.sampled_from(["do it", "now the tests", "and fix the bug please", "ok"])
 
 
-@st.composite
-def tool_step(draw: st.DrawFn, ids: itertools.count[int]) -> list[Message]:
-    """An assistant message with 1-3 calls and their results, batched or one per message."""
-    calls = [
-        ToolCall(f"call_{next(ids)}", draw(st.sampled_from(["read_file", "grep_search"])), {})
-        for _ in range(draw(st.integers(1, 3)))
-    ]
-    parts = [Thinking("hmm", "sig")] if draw(st.booleans()) else []
-    messages = [Message("assistant", (*parts, *calls), origin="model", provider="anthropic")]
-    answers = [
-        ToolResult(c.id, c.name, draw(CONTENT), is_error=draw(st.integers(0, 5)) == 0)
-        for c in calls
-    ]
-    if draw(st.booleans()):
-        messages.append(Message("user", tuple(answers), origin="tool"))
-    else:
-        messages += [Message("user", (a,), origin="tool") for a in answers]
-    return messages
+def result(call: ToolCall) -> st.SearchStrategy[ToolResult]:
+    """The output of ``call``, sized anywhere up to 3,000 characters; one in six an error."""
+    errors = st.integers(0, 5).map(lambda n: n == 0)
+    return st.builds(ToolResult, st.just(call.id), st.just(call.name), CONTENT, is_error=errors)
 
 
-@st.composite
-def histories(draw: st.DrawFn) -> list[Message]:
+def tool_step(ids: Ids) -> st.SearchStrategy[list[Message]]:
+    """1-3 reads or searches, maybe after some thinking, and their results."""
+    thinking = st.booleans().map(lambda think: [Thinking("hmm", "sig")] if think else [])
+    return strategies.tool_step(
+        ids,
+        names=st.sampled_from(["read_file", "grep_search"]),
+        answer=result,
+        prefix=thinking,
+        provider="anthropic",
+    )
+
+
+def histories() -> st.SearchStrategy[list[Message]]:
     """User turns with tool loops; the last turn may still be inside its loop."""
-    ids = itertools.count()
-    history: list[Message] = []
-    for _ in range(draw(st.integers(1, 6))):
-        history.append(Message("user", (Text(draw(SHORT)),)))
-        for _ in range(draw(st.integers(0, 5))):
-            history += draw(tool_step(ids))
-        if draw(st.booleans()):
-            history.append(Message("assistant", (Text("done: " + draw(SHORT)),), origin="model"))
-    return history
+    done = SHORT.map(lambda text: Message("assistant", (Text("done: " + text),), origin="model"))
+    return strategies.histories(
+        turns=st.integers(1, 6),
+        prompts=SHORT,
+        steps=st.integers(0, 5),
+        step=tool_step,
+        answers=st.none() | done,
+    )
 
 
 def tokens(view: Sequence[Message]) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 from hypothesis import given, settings
@@ -23,6 +22,8 @@ from lull.model.messages import (
     cleared_result_text,
     is_cleared_text,
 )
+from tests import strategies
+from tests.strategies import Ids
 from tests.unit.context.builders import NOW, ago
 
 NAMES = [*sorted(DEFAULT_COMPACTABLE), "list_directory", "todo_write", "mcp__github__search"]
@@ -54,37 +55,41 @@ def tool_result(draw: st.DrawFn, tool_call: ToolCall) -> ToolResult:
 
 
 @st.composite
-def tool_step(draw: st.DrawFn, ids: itertools.count[int]) -> list[Message]:
-    """An assistant message with 1-3 tool calls and their results, batched or separate."""
-    calls = [
-        ToolCall(f"call_{next(ids)}", draw(st.sampled_from(NAMES)), {"n": draw(st.integers())})
-        for _ in range(draw(st.integers(1, 3)))
-    ]
-    text = draw(st.sampled_from(["", "  ", "let me look"]))
-    prefix: list[Part] = [*draw(thinking_parts()), *([Text(text)] if text else [])]
-    messages = [Message("assistant", (*prefix, *calls), origin="model")]
-    answers = [draw(tool_result(c)) for c in calls]
-    if draw(st.booleans()):
-        messages.append(Message("user", tuple(answers), origin="tool"))
-    else:
-        messages += [Message("user", (a,), origin="tool") for a in answers]
-    return messages
+def said(draw: st.DrawFn, texts: list[str]) -> list[Part]:
+    """What a model says with its calls or as its answer: reasoning, maybe blank text."""
+    text = draw(st.sampled_from(texts))
+    return [*draw(thinking_parts()), *([Text(text)] if text else [])]
 
 
 @st.composite
-def histories(draw: st.DrawFn) -> list[Message]:
+def answers(draw: st.DrawFn) -> Message | None:
+    """A final answer, or (one turn in five) none: the turn was interrupted in its tool loop."""
+    if draw(st.integers(0, 4)) == 0:
+        return None
+    parts = draw(said(["", " ", "done"]))
+    return Message("assistant", tuple(parts) or (Text("ok"),), origin="model")
+
+
+def tool_step(ids: Ids) -> st.SearchStrategy[list[Message]]:
+    """1-3 calls of compactable and other tools, with reasoning, and their results."""
+    return strategies.tool_step(
+        ids,
+        names=st.sampled_from(NAMES),
+        arguments=st.builds(dict, n=st.integers()),
+        prefix=said(["", "  ", "let me look"]),
+        answer=tool_result,
+    )
+
+
+def histories() -> st.SearchStrategy[list[Message]]:
     """A valid history: user turns, tool loops (every call answered once), final answers."""
-    ids = itertools.count()
-    history: list[Message] = []
-    for _ in range(draw(st.integers(0, 5))):
-        history.append(Message("user", (Text("do something"),)))
-        for _ in range(draw(st.integers(0, 4))):
-            history += draw(tool_step(ids))
-        if draw(st.integers(0, 4)) > 0:  # otherwise the turn was interrupted in its tool loop
-            text = draw(st.sampled_from(["", " ", "done"]))
-            parts = [*draw(thinking_parts()), *([Text(text)] if text else [])]
-            history.append(Message("assistant", tuple(parts) or (Text("ok"),), origin="model"))
-    return history
+    return strategies.histories(
+        turns=st.integers(0, 5),
+        prompts=st.just("do something"),
+        steps=st.integers(0, 4),
+        step=tool_step,
+        answers=answers(),
+    )
 
 
 policies = st.builds(
