@@ -1,10 +1,11 @@
-# lull — two entry points: `make run` (start lull) and `make test` (lint, types, tests).
+# lull — two entry points: `make run` (start lull) and `make test` (lint, types, tests); `make
+# check-slow` runs the heavy checks `make test` leaves out (CI runs both).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: run test lint typecheck pytest bench fake smoke clean
+.PHONY: run test check-slow lint typecheck pytest bench fake smoke clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +49,11 @@ typecheck: $(VENV)/.installed-dev $(LAYOUT)
 
 pytest: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/python -m pytest -q $(ARGS)
+
+# What `make test` leaves out (marked heavy): the full benchmark replays, which check the
+# benchmark's numbers rather than lull's behaviour, and the wheel build. CI runs both targets.
+check-slow: $(VENV)/.installed-dev $(LAYOUT)
+	$(BIN)/python -m pytest -q -m heavy $(ARGS)
 
 bench: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/python -m tests.bench

@@ -1,5 +1,8 @@
 """The cost benchmark's workload and replay: the bundled session is the one issue 6 describes,
-a bad workload file is reported by entry, and a short replay prices what the fake reported."""
+a bad workload file is reported by entry, and a short replay prices what the fake reported.
+
+The full replays of every workload (``heavy``: tens of seconds each) run in ``make check-slow``,
+not ``make test``."""
 
 from __future__ import annotations
 
@@ -74,6 +77,7 @@ def test_a_short_replay_prices_what_the_server_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("window", [None, SMALL_WINDOW])
 def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
     lines = run_workload(WORKLOADS / "three_hour_session.json", window)
@@ -89,6 +93,7 @@ def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["day_of_pauses.json", "long_refactor.json", "rereads.json"])
 def test_lulls_defaults_are_the_cheapest_policy_on_every_workload(name: str) -> None:
     lines = run_workload(WORKLOADS / name)
