@@ -84,7 +84,10 @@ async def test_the_context_turns_the_warning_colour_at_the_watch_line(
     settings.write_text(
         json.dumps({"model": {"contextWindow": 20_000}, "context": {"compression": compression}})
     )
-    provider_env.script(Reply(text=" ".join(f"word{n}" for n in range(4000))))
+    # An answer of about 9,000 tokens, streamed in a few large deltas: what fills the context
+    # is its size, not thousands of small renders.
+    many_words = " ".join(f"word{n}" for n in range(4000))
+    provider_env.script(Reply(text=many_words, chunk_size=4000))
     app = make_app(workspace)
     async with app.run_test(size=(160, 30)) as pilot:
         await ready(pilot)
