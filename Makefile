@@ -32,6 +32,12 @@ $(VENV)/.layout-%: | $(BIN)/python
 	rm -f $(VENV)/.layout-*
 	touch $@
 
+# Bytecode for the link tree, as pip writes it for a regular install (only what changed is
+# compiled again): where PYTHONDONTWRITEBYTECODE is set, every `lull` a test starts would
+# otherwise compile lull from source.
+TREE = $(wildcard build/__editable__.*)
+BYTECODE = $(if $(TREE),$(BIN)/python -m compileall -q $(TREE),true)
+
 run: $(VENV)/.installed-run $(LAYOUT)
 	$(BIN)/lull $(ARGS)
 
@@ -39,6 +45,7 @@ test: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-dev $(LAYOUT)
@@ -48,11 +55,13 @@ typecheck: $(VENV)/.installed-dev $(LAYOUT)
 	$(BIN)/mypy
 
 pytest: $(VENV)/.installed-dev $(LAYOUT)
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q $(ARGS)
 
 # What `make test` leaves out (marked heavy): the full benchmark replays, which check the
 # benchmark's numbers rather than lull's behaviour, and the wheel build. CI runs both targets.
 check-slow: $(VENV)/.installed-dev $(LAYOUT)
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q -m heavy $(ARGS)
 
 bench: $(VENV)/.installed-dev $(LAYOUT)
