@@ -8,7 +8,7 @@ Outside a test (the benchmarks) the caller closes what it builds.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from lull.engine.sessions.store import SessionStore
 from lull.model.events import Event
 from lull.model.provider import Provider
 from lull.providers.config import ProviderConfig, create_provider
-from lull.runtime import Runtime
+from lull.runtime import RunOptions, Runtime, build_runtime
 from lull.settings.loader import LoadedSettings
 from lull.tools.base import ToolContext
 from lull.tools.registry import ToolRegistry, default_registry
@@ -181,6 +181,25 @@ def fake_runtime(
 ) -> Runtime:
     """A Runtime whose agent talks to ``fake`` (Anthropic API) and saves under ``data_dir``."""
     return runtime_for(build_agent(fake, workspace, data_dir, "anthropic", **agent_options), fake)
+
+
+def demo_runtime(
+    workspace: Path,
+    provider: Provider | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    **options: Any,
+) -> Runtime:
+    """The runtime ``lull --demo`` builds in ``workspace`` (settings, tools, a session file),
+    on ``provider`` instead of the demo model if given; ``env`` replaces the environment,
+    ``options`` go to RunOptions. Closed when the test ends."""
+    run_options = RunOptions(workspace=workspace, demo=True, **options)
+    if provider is None:
+        runtime = build_runtime(run_options, env)
+    else:
+        runtime = build_runtime(run_options, env, provider_factory=lambda config: provider)
+    close_when_the_test_ends(runtime.close)
+    return runtime
 
 
 CLEARED_PREFIX = "[Old tool result content cleared"

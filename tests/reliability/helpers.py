@@ -22,7 +22,7 @@ from lull.providers.config import ProviderConfig
 from lull.providers.openai import OpenAIProvider
 from lull.providers.retry import RetryTiming
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
-from lull.runtime import RunOptions, Runtime, build_runtime
+from lull.runtime import RunOptions, Runtime
 from lull.settings.paths import user_settings_path
 from lull.ui.printer import run_print
 from tests import support
@@ -45,8 +45,7 @@ def scripted_runtime(
     workspace: Path, provider: ScriptedProvider, mode: ApprovalMode | None = None
 ) -> Runtime:
     """The real runtime (settings, tool context, session file) on a scripted model."""
-    options = RunOptions(workspace=workspace, demo=True, approval_mode=mode)
-    return build_runtime(options, provider_factory=lambda config: provider)
+    return support.demo_runtime(workspace, provider, approval_mode=mode)
 
 
 def results(events: list[Any]) -> list[ToolResult]:

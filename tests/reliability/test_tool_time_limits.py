@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from lull.providers.scripted import ScriptedProvider, ScriptedReply
-from lull.runtime import RunOptions, build_runtime
 from lull.tools.base import ToolContext
 from lull.tools.builtin.grep_search import GrepSearchTool
 from lull.tools.registry import ToolRegistry
@@ -20,7 +19,7 @@ from tests.reliability.helpers import (
     call,
     write_user_settings,
 )
-from tests.support import agent_on, run
+from tests.support import agent_on, demo_runtime, run
 
 # --- a catastrophic regex in grep_search ----------------------------------------------------------
 
@@ -121,12 +120,10 @@ async def test_the_shell_timeout_setting_kills_a_command_that_names_no_timeout(
     workspace: Path,
 ) -> None:
     write_user_settings({"tools": {"shellTimeoutSeconds": 1}})
-    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
-    runner = runtime.agent.tools
+    runner = demo_runtime(workspace, env={}).agent.tools
     assert runner.context.shell_timeout_seconds == 1
     out = await runner.registry.execute(
         "run_shell_command", {"command": "sleep 30"}, runner.context
     )
-    runtime.close()
     # Killed at the setting's 1 s, not after the 30 s the command asked for.
     assert out.is_error and out.content.startswith("Command timed out after 1 s and was killed")

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from lull.commands import run_command
-from lull.runtime import RunOptions, build_runtime
 from lull.tools.registry import default_registry
+from tests.support import demo_runtime
 
 TOOLS = {tool.name: tool for tool in default_registry()}
 
@@ -30,7 +30,7 @@ def test_rules_with_their_sources_and_a_project_allow_rule_waiting_for_trust(
         workspace / ".lull" / "settings.json",
         {"permissions": {"allow": ["run_shell_command(make *)"], "deny": ["read_file(.env)"]}},
     )
-    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    runtime = demo_runtime(workspace, env={})
     lines = run_command(runtime, "/permissions").lines
     assert lines[0] == "permission rules (deny > ask > allow > the default mode):"
     assert lines[1].split() == ["deny", "read_file(.env)", str(project), "(project)"]
@@ -50,7 +50,7 @@ def test_rules_with_their_sources_and_a_project_allow_rule_waiting_for_trust(
 
 
 def test_a_rule_for_the_session_and_bad_input(workspace: Path) -> None:
-    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    runtime = demo_runtime(workspace, env={})
     assert run_command(runtime, "/permissions").lines[0].startswith("no permission rules")
     added = run_command(runtime, "/permissions deny run_shell_command(git push *)")
     assert added.lines == (

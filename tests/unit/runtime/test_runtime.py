@@ -25,7 +25,7 @@ from lull.runtime import (
     session_environment,
 )
 from lull.tools.builtin.shell import ShellTool
-from tests.support import close_when_the_test_ends, run
+from tests.support import demo_runtime, run
 
 SHELL = ShellTool()
 
@@ -66,9 +66,7 @@ def test_a_late_resume_gets_a_fresh_environment_and_saves_it(
 
 
 def _demo(workspace: Path) -> Runtime:
-    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
-    close_when_the_test_ends(runtime.close)
-    return runtime
+    return demo_runtime(workspace, env={})
 
 
 async def test_a_demo_runtime_needs_no_key_and_answers(workspace: Path) -> None:
@@ -203,7 +201,7 @@ def test_an_allowed_path_no_file_name_can_hold_is_left_out_with_a_warning(
     good.mkdir()
     text = json.dumps({"tools": {"allowedPaths": [str(good), "/tmp/\ud800x"]}})
     (config / "settings.json").write_text(text)  # json.dumps escapes the lone surrogate
-    runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    runtime = demo_runtime(workspace, env={})
     assert runtime.agent.tools.context.allowed_paths == (good.resolve(),)
     [warning] = [d.message for d in runtime.loaded.diagnostics]
     assert "tools.allowedPaths: '/tmp/\\ud800x' is left out" in warning

@@ -12,6 +12,7 @@ from lull.runtime import RunOptions, build_runtime
 from lull.runtime.wiring import web_search_backend
 from lull.settings.model import Settings
 from lull.tools.net.search_backends import HttpSearchBackend
+from tests.support import demo_runtime
 
 CLAUDE = ProviderConfig("anthropic", "claude-sonnet-4-5", "k", None, "anthropic")
 GPT = ProviderConfig("openai", "gpt-5", "k", None, "openai")
@@ -55,10 +56,9 @@ def test_off_and_anthropic_on_another_provider_offer_nothing() -> None:
 
 
 def test_the_tool_is_offered_only_when_available(workspace: Path) -> None:
-    demo = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
+    demo = demo_runtime(workspace, env={})
     assert "web_search" not in demo.agent.tools.registry.names()
     env = {"ANTHROPIC_API_KEY": "k", "LULL_PROVIDER": "anthropic"}
     claude = build_runtime(RunOptions(workspace=workspace, model="claude-sonnet-4-5"), env=env)
     assert "web_search" in claude.agent.tools.registry.names()
-    demo.close()
     claude.close()
