@@ -24,6 +24,7 @@ from tests.bench.cost import (
     WorkloadError,
     light_savings,
     load_workload,
+    needs_line,
     replay,
     report,
     run_workload,
@@ -65,40 +66,95 @@ def test_a_short_replay_prices_what_the_server_reported(tmp_path: Path) -> None:
         (p.name, asyncio.run(replay(workload, p, tmp_path / str(n))))
         for n, p in enumerate(POLICIES)
     ]
-    uncached, cached, _, lull = (o for _, o in outcomes)
+    by_label = {name.split(" ", 1)[0]: o for name, o in outcomes}
+    uncached, cached, lull = by_label["(a)"], by_label["(a+)"], by_label["(c)"]
     assert uncached.total.cache_read == uncached.total.cache_write == 0
     assert cached.total.cache_read > 0 and cached.kinds == ["cold", "warm", "cold", "warm"]
     assert lull.cleanups == 1  # the thinking of the first turn, after 30 idle minutes
-    assert lull.total.prompt_tokens < cached.total.prompt_tokens
+    # Claude Sonnet 4.5 (the priced model) drops earlier turns' thinking by itself: clearing
+    # it saves nothing the fake bills
+    assert lull.total.prompt_tokens == cached.total.prompt_tokens
     for _, outcome in outcomes:
         assert outcome.cost == cost_usd(outcome.total, PRICED_AS)
     lines = report(workload, outcomes)
-    assert any(line.startswith("target (c) below (b)") for line in lines)
+    assert any(line.startswith("goal (c) below every anchor") for line in lines)
+    assert [o.extra_requests for _, o in outcomes] == [0] * len(outcomes)  # nothing needed
+
+
+def test_a_needed_output_that_was_cleared_costs_a_recall(tmp_path: Path) -> None:
+    reads = [{"tool": "read_file", "arguments": {"path": f"m{n}.py"}} for n in range(7)]
+    look = {"seconds": 20, "thinking_tokens": 200, "calls": reads}
+    answer = {"seconds": 10, "thinking_tokens": 100, "text_tokens": 50}
+    edit = {
+        "tool": "edit",
+        "arguments": {
+            "path": "m0.py",
+            "old_string": "# lull-bench marker m0-0\n",
+            "new_string": "# lull-bench marker m0-0: edited\n",
+        },
+    }
+    change = {"seconds": 20, "thinking_tokens": 200, "calls": [edit], "needs": [0]}
+    turns = [
+        {"pause_minutes": 0, "prompt": "read the modules", "steps": [look, answer]},
+        {"pause_minutes": 70, "prompt": "now change m0", "steps": [change, answer]},
+    ]
+    path = tmp_path / "w.json"
+    files = {f"m{n}.py": 3000 for n in range(7)}
+    path.write_text(json.dumps({"name": "w", "files": files, "turns": turns}))
+    workload = load_workload(path)
+    assert workload.needs == 1
+    by_label = {p.label: p for p in POLICIES}
+    cached = asyncio.run(replay(workload, by_label["(a+)"], tmp_path / "a+"))
+    lull = asyncio.run(replay(workload, by_label["(c)"], tmp_path / "c"))
+    assert (cached.needs, cached.lost, cached.extra_requests) == (1, 0, 0)
+    assert (lull.needs, lull.lost, lull.extra_requests, lull.unrecovered) == (1, 1, 1, 0)
+    assert lull.kinds.count("recall") == 1 and lull.extra_cost > 0
+    assert len(lull.usages) == len(cached.usages) + 1  # the recall is a real, billed request
+    line = needs_line("(c) lull defaults", lull)
+    assert re.fullmatch(r"\(c\) needs: 1, lost: 1/1, extra requests: 1 \(\$\d+\.\d\d\)", line)
+
+
+def test_needs_must_name_earlier_calls(tmp_path: Path) -> None:
+    read = {"tool": "read_file", "arguments": {"path": "a.py"}}
+    step = {"seconds": 1, "thinking_tokens": 1, "calls": [read], "needs": [0]}
+    answer = {"seconds": 1, "thinking_tokens": 1}
+    path = _write(tmp_path, [{"pause_minutes": 0, "prompt": "p", "steps": [step, answer]}])
+    with pytest.raises(WorkloadError, match=r"turns\[0\]\.steps\[0\]\.needs: a list of earlier"):
+        load_workload(path)
+
+
+def test_a_workload_may_allow_more_requests_per_turn(tmp_path: Path) -> None:
+    read = {"tool": "read_file", "arguments": {"path": "a.py"}}
+    steps = [{"seconds": 1, "thinking_tokens": 10, "calls": [read]}] * 120
+    steps.append({"seconds": 1, "thinking_tokens": 10, "text_tokens": 5})
+    path = tmp_path / "w.json"
+    turn = {"pause_minutes": 0, "prompt": "read a lot", "steps": steps}
+    path.write_text(
+        json.dumps({"name": "w", "max_turns": 200, "files": {"a.py": 500}, "turns": [turn]})
+    )
+    workload = load_workload(path)
+    assert workload.max_turns == 200
+    outcome = asyncio.run(replay(workload, POLICIES[-1], tmp_path / "c"))
+    assert len(outcome.usages) == 121
 
 
 @pytest.mark.slow
 @pytest.mark.heavy
 @pytest.mark.parametrize("window", [None, SMALL_WINDOW])
-def test_the_bundled_session_meets_the_cost_targets(window: int | None) -> None:
-    lines = run_workload(WORKLOADS / "three_hour_session.json", window)
-    verdicts = [line for line in lines if line.startswith("target")]
-    assert len(verdicts) == 3 and all(line.endswith("met") for line in verdicts), lines
-    goals = [line for line in lines if line.startswith("goal")]
-    assert len(goals) == 2
-    if window is None:  # issue 14: at most half of caching alone, below every other policy
-        assert all(line.endswith("met") for line in goals), goals
-    if window is not None:  # the small window makes compression part of the pipeline
-        # the baselines compress; lull's cold-cache cleanup keeps (c) under its cold line
+@pytest.mark.parametrize(
+    "name", ["three_hour_session.json", "day_of_pauses.json", "long_refactor.json", "rereads.json"]
+)
+def test_lulls_defaults_cost_no_more_than_caching_alone_and_less_than_every_anchor(
+    name: str, window: int | None
+) -> None:
+    """Issue 24's first goal, with forgetting charged: on every workload and window."""
+    lines = run_workload(WORKLOADS / name, window)
+    [cached] = [line for line in lines if line.startswith("goal (c) <= 1.00x (a+)")]
+    [anchors] = [line for line in lines if line.startswith("goal (c) below every anchor")]
+    assert cached.endswith("met") and anchors.endswith("met"), lines
+    if window is not None and name == "three_hour_session.json":
+        # the small window makes compression part of the pipeline: the baselines compress
         assert re.search(r"\(a\+\) idle cleanups \d+, compressions [1-9]", "\n".join(lines))
-
-
-@pytest.mark.slow
-@pytest.mark.heavy
-@pytest.mark.parametrize("name", ["day_of_pauses.json", "long_refactor.json", "rereads.json"])
-def test_lulls_defaults_are_the_cheapest_policy_on_every_workload(name: str) -> None:
-    lines = run_workload(WORKLOADS / name)
-    [cheapest] = [line for line in lines if line.startswith("goal (c) below every other")]
-    assert cheapest.endswith("met"), lines
 
 
 def test_the_two_new_workloads_are_a_day_of_pauses_and_a_long_refactor() -> None:

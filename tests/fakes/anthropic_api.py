@@ -12,6 +12,7 @@ from tests.fakes.errors import bad_request
 from tests.fakes.outcome import Outcome, json_frame, new_id
 from tests.fakes.script import Reply, last_user_text, output_tokens
 from tests.fakes.server_tools import search_blocks
+from tests.fakes.server_view import anthropic_view
 
 if TYPE_CHECKING:
     from tests.fakes.server import FakeServer
@@ -39,6 +40,11 @@ def handle_messages(
 ) -> Outcome:
     """Answer one Messages request (JSON or SSE), or raise WireError."""
     validate_anthropic(body, fake.signer, texts, fake.accepted)
+
+    def count(seen: dict[str, Any], seen_texts: Sequence[str] | None) -> int:
+        return sum(b.tokens for b in anthropic_blocks(seen, seen_texts, fake.prefix_memo))
+
+    body, texts = anthropic_view(body, texts, fake.thinking_billing, fake.context_management, count)
     blocks = anthropic_blocks(body, texts, fake.prefix_memo)
     _check_length(fake, sum(b.tokens for b in blocks))
     minimum = min_cache_tokens(body["model"], fake.cache_minimums, fake.cache_min_default)

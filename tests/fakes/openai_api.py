@@ -11,6 +11,7 @@ from tests.fakes.errors import bad_request
 from tests.fakes.openai_validate import validate_openai
 from tests.fakes.outcome import Outcome, json_frame, new_id
 from tests.fakes.script import output_tokens
+from tests.fakes.server_view import openai_view
 
 if TYPE_CHECKING:
     from tests.fakes.server import FakeServer
@@ -40,6 +41,7 @@ def handle_chat(
     fake.quirks.check_content(body)
     validate_openai(body, fake.dialect)
     fake.quirks.check_continuation(body)
+    body, texts = openai_view(body, texts, fake.thinking_billing, fake.dialect)
     units = openai_units(body, texts, fake.prefix_memo)
     total = sum(tokens for _, tokens in units)
     if body.get("stream") and fake.quirks.empty_stream_on_overflow and _overflows(fake, total):

@@ -25,6 +25,7 @@ from tests.fakes.faults import FaultBook, HttpFailure, StreamFault
 from tests.fakes.quirks import ServerQuirks
 from tests.fakes.request_text import RecentMessages
 from tests.fakes.script import Reply, echo_reply
+from tests.fakes.server_view import ThinkingBilling
 from tests.fakes.signing import DEFAULT_SECRET, Signer
 
 GENERATION_PATHS = ("/v1/messages", "/v1/chat/completions")
@@ -100,6 +101,13 @@ class FakeServer:
         self.cache_minimums: list[tuple[str, int]] = list(ANTHROPIC_MIN_CACHE_TOKENS)
         self.cache_min_default = DEFAULT_MIN_CACHE_TOKENS
         self.openai_cache_ttl = 300.0
+        #: How earlier turns' thinking is billed (``server_view.ThinkingBilling``): by the
+        #: model's documented rule unless a test says otherwise.
+        self.thinking_billing: ThinkingBilling = "auto"
+        #: Server-side context editing applied to every Messages request as if it asked for
+        #: it (``{"edits": [...]}``, the shape of ``context_management``); None: only what a
+        #: request itself asks for.
+        self.context_management: dict[str, Any] | None = None
         self.openai_cache_granularity = 128
         self.anthropic_cache = EntryStore(lambda: self.clock.now())
         self.openai_cache = EntryStore(lambda: self.clock.now())
