@@ -82,6 +82,10 @@ GROUPS: dict[str, str] = {
         "Staged thresholds as fractions of the context window: watch (warning colour), light "
         "step (pointers, no model call), full compression (an LLM summary), emergency clear."
     ),
+    "context.masking": (
+        "Cache-aware masking inside long turns: older tool results become recall pointers in "
+        "batches, only when the saving over the turn's remaining requests beats the cache write."
+    ),
     "context.toolOutput": "Limits on one tool result as the model sees it.",
     "context.cache": "Provider prompt caching.",
     "context.media": "Images in the context.",
@@ -169,6 +173,10 @@ _TABLE = (
           "How many of the newest compactable tool results (and inline images) an idle "
           "cleanup keeps; 0 keeps none.",
           env="LULL_TOOL_RESULTS_NUM_TO_KEEP", project="yes"),
+    Field(f"{_IDLE}.keepWorkingSet", Boolean(),
+          "Besides the newest results, keep those the work still uses: quoted by recent "
+          "messages, the latest read of a file being edited, the latest run of a repeated "
+          "command (/context says why each was kept).", project="yes"),
     Field(f"{_IDLE}.compactableTools", TextList(),
           "Extra tool names (e.g. MCP tools) whose results idle cleanup may clear.",
           project="yes"),
@@ -179,6 +187,14 @@ _TABLE = (
           "Light step (no model call) once the prompt crosses this fraction of the window: "
           "superseded tool outputs (a file read again, a read made stale by a write, exact "
           "duplicates) become pointers; reversible with /context restore.", project="yes"),
+    Field("context.masking.enabled", Boolean(),
+          "Inside a long turn, replace older tool results (beyond the newest `keep` and the "
+          "working set) with recall pointers, in batches, only when what that saves over the "
+          "turn's remaining requests beats the cache write it causes.",
+          project="yes"),
+    Field("context.masking.keep", Integer(0),
+          "How many of the newest tool results masking always leaves in place.",
+          project="yes"),
     Field("context.compression.threshold", Number(0, 1, exclusive_minimum=True),
           "Full compression (an LLM summary) when the prompt exceeds this fraction of the "
           "context window.",

@@ -56,6 +56,15 @@ class IdleSettings:
     tool_results_threshold_minutes: float = defaults.TOOL_RESULTS_THRESHOLD_MINUTES
     tool_results_num_to_keep: int = defaults.TOOL_RESULTS_NUM_TO_KEEP
     compactable_tools: tuple[str, ...] = ()
+    keep_working_set: bool = defaults.KEEP_WORKING_SET
+
+
+@dataclass(frozen=True, slots=True)
+class MaskingSettings:
+    """Cache-aware masking of old tool results inside long turns (``context.masking.*``)."""
+
+    enabled: bool = defaults.MASKING
+    keep: int = defaults.MASKING_KEEP
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +109,7 @@ class ContextSettings:
 
     clear_context_on_idle: IdleSettings = field(default_factory=IdleSettings)
     compression: CompressionSettings = field(default_factory=CompressionSettings)
+    masking: MaskingSettings = field(default_factory=MaskingSettings)
     tool_output: ToolOutputSettings = field(default_factory=ToolOutputSettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
     media: MediaSettings = field(default_factory=MediaSettings)

@@ -172,12 +172,28 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.append("no context edits: the model sees the whole transcript")
     else:
         lines.append("context edits in force (/context restore brings cleared content back):")
-        lines.extend("  " + describe(edit) for edit in live)
+        for edit in live:
+            lines.append("  " + describe(edit))
+            lines.extend(kept_lines(edit))
     lines.extend(compression_lines(compression_history(agent.session.edits)))
     lines.extend(cache_break_lines(agent))
     lines.extend(rollback_lines(agent))
     lines.extend(checkpoint_lines(agent))
     return CommandResult(tuple(lines))
+
+
+MAX_KEPT_SHOWN = 12
+
+
+def kept_lines(edit: ContextEdit) -> list[str]:
+    """Under a clear: the older results it kept because the work still uses them, and why."""
+    if not isinstance(edit, ClearToolResults) or not edit.kept_for:
+        return []
+    lines = [f"    kept {len(edit.kept_for)} older results the work still uses:"]
+    lines += ["      " + reason for reason in edit.kept_for[:MAX_KEPT_SHOWN]]
+    if len(edit.kept_for) > MAX_KEPT_SHOWN:
+        lines.append(f"      … and {len(edit.kept_for) - MAX_KEPT_SHOWN} more")
+    return lines
 
 
 def checkpoint_lines(agent: Agent) -> list[str]:

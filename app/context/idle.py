@@ -49,6 +49,7 @@ from lull.context.cache_lifetime import SHORT_MINUTES
 from lull.context.estimate import estimate_part_tokens
 from lull.context.idle_thinking import ThinkingRule, plan_thinking, thinking_rule_for
 from lull.context.media import describe_media
+from lull.context.working_set import working_set
 from lull.model import defaults
 from lull.model.edits import (
     ClearMedia,
@@ -118,6 +119,8 @@ class IdlePolicy:
     tool_results_num_to_keep: int = DEFAULT_NUM_TO_KEEP
     compactable: frozenset[str] = DEFAULT_COMPACTABLE
     explicit: frozenset[IdleKind] = frozenset()
+    keep_working_set: bool = defaults.KEEP_WORKING_SET
+    """Keep, beyond the newest N, what the work still uses (``working_set.py``)."""
 
 
 def idle_gap_minutes(last_response_at: float | None, now: float) -> float | None:
@@ -285,7 +288,7 @@ def _plan_tool_results(
         for part in message.parts:
             if not isinstance(part, ToolResult):
                 continue
-            if _is_clearable(part, policy.compactable):
+            if is_clearable(part, policy.compactable):
                 clearable.append((index, part))
             else:
                 protected.add(part.call_id)
@@ -293,7 +296,10 @@ def _plan_tool_results(
     older = clearable[: len(clearable) - len(newest)]
     # A call id shared with a kept or protected result (malformed history) is never cleared.
     protected.update(p.call_id for _, p in newest)
-    targets = [p for index, p in older if p.call_id not in protected and index >= cold_from]
+    candidates = [p for index, p in older if p.call_id not in protected and index >= cold_from]
+    working = working_set(view, candidates) if policy.keep_working_set else []
+    in_use = {k.call_id for k in working}
+    targets = [p for p in candidates if p.call_id not in in_use]
     images, image_tokens = _plan_images(view, keep, cold_from)
     if not targets and not images:
         return None
@@ -301,10 +307,11 @@ def _plan_tool_results(
         call_ids=tuple(dict.fromkeys(p.call_id for p in targets)),
         reason="idle",
         tokens_saved=sum(_clear_saving(p) for p in targets) + image_tokens,
-        kept=len(newest),
+        kept=len(newest) + len(working),
         gap_minutes=gap,
         at=now,
         images=images,
+        kept_for=tuple(k.describe() for k in working),
     )
 
 
@@ -326,7 +333,7 @@ def _plan_images(
     return tuple(ref for ref, _ in cleared), sum(saved for _, saved in cleared)
 
 
-def _is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
+def is_clearable(result: ToolResult, compactable: Collection[str]) -> bool:
     """Successful, compactable, not cleared yet, not a note, and larger than the sentinel:
     only such results fill the keep slots."""
     return (

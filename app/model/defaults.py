@@ -30,6 +30,13 @@ ALLOW_PRIVATE_NETWORK: Final = False
 THINKING_THRESHOLD_MINUTES: Final = 5.0
 TOOL_RESULTS_THRESHOLD_MINUTES: Final = 5.0
 TOOL_RESULTS_NUM_TO_KEEP: Final = 5
+MASKING: Final = True
+"""Cache-aware masking of old tool results inside long turns (``context.masking``)."""
+MASKING_KEEP: Final = 10
+MASKING_MIN_REQUESTS: Final = 8
+KEEP_WORKING_SET: Final = True
+"""Clearing keeps, beyond the newest N, results the work still uses (quoted, the latest read
+of an edited file, the latest run of a repeated command)."""
 # context.compression.*
 COMPRESSION_THRESHOLD: Final = 0.8  # full compression (an LLM summary)
 WATCH_THRESHOLD: Final = 0.4  # the status bar shows the context in a warning colour

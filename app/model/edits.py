@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from lull.model.messages import new_id
 
-ClearReason = Literal["idle", "emergency"]
-"""Why content was cleared: an idle gap, or a prompt that would not fit the window."""
+ClearReason = Literal["idle", "emergency", "masking"]
+"""Why content was cleared: an idle gap, a prompt that would not fit the window, or masking
+inside a long turn once it pays (``context/masking.py``)."""
 SummaryReason = Literal["auto", "overflow", "manual"]
 """Why a summary was made: the threshold, a provider's "prompt too long", or /compact."""
 
@@ -34,6 +35,9 @@ class ClearToolResults:
     kind: Literal["clear_tool_results"] = "clear_tool_results"
     images: tuple[str, ...] = ()
     """Inline images cleared by the same rule, as :func:`image_ref` strings."""
+    kept_for: tuple[str, ...] = ()
+    """The older results kept because the work still uses them, each as
+    ``"<call id>: <why>"`` (``context/working_set.py``)."""
 
 
 @dataclass(frozen=True, slots=True)

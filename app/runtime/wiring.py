@@ -14,6 +14,7 @@ from lull.catalog.server_tools import server_web_search
 from lull.context.cachebreak import CacheBreakDetector
 from lull.context.compress_plan import CompressionPolicy
 from lull.context.idle import DEFAULT_COMPACTABLE, IdleKind, IdlePolicy
+from lull.context.masking import MaskingPolicy
 from lull.engine.checkpoints.files import CheckpointStore, prune
 from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.engine.hooks.runner import HookRunner
@@ -341,6 +342,12 @@ def agent_config(
             tool_results_num_to_keep=idle.tool_results_num_to_keep,
             compactable=compactable,
             explicit=explicit_idle,
+            keep_working_set=idle.keep_working_set,
+        ),
+        masking=MaskingPolicy(
+            enabled=settings.context.masking.enabled,
+            keep=settings.context.masking.keep,
+            keep_working_set=idle.keep_working_set,
         ),
         vendor=config.vendor,
         prompt_caching=settings.context.cache.enabled,

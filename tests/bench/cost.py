@@ -47,6 +47,7 @@ from lull.catalog.pricing import cost_usd, price_for
 from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
 from lull.context.compress_plan import CompressionPolicy
 from lull.context.idle import IdleKind, IdlePolicy
+from lull.context.masking import MaskingPolicy
 from lull.context.recall import RECALL_TOOL
 from lull.engine.fitting.recall import RecallTool
 from lull.engine.guardrails.policy import OFF as GUARDS_OFF
@@ -71,6 +72,10 @@ ENVIRONMENT = (
 )
 
 
+NO_MASKING = MaskingPolicy(enabled=False)
+"""The anchors mask nothing inside a turn."""
+
+
 @dataclass(frozen=True)
 class Policy:
     """One way of managing the context: idle cleanup, prompt caching, compression; and, for
@@ -86,6 +91,7 @@ class Policy:
     cache_ttl: CacheLifetime = defaults.CACHE_TTL
     server_editing: dict[str, Any] | None = None
     compact_reserve: int | None = None
+    masking: MaskingPolicy = field(default_factory=lambda: NO_MASKING)
 
     @property
     def label(self) -> str:
@@ -126,7 +132,7 @@ POLICIES = (
     Policy("(a+) (a) with lull's cache markers", NO_CLEANUP, True, ONLY_WHEN_FULL),
     Policy(
         "(b) Qwen Code: idle 60 min, keep 5",
-        IdlePolicy(5, 60, 5, explicit=BOTH_KINDS),
+        IdlePolicy(5, 60, 5, explicit=BOTH_KINDS, keep_working_set=False),
         True,
         NO_STAGES,
     ),
@@ -139,22 +145,37 @@ POLICIES = (
     ),
     Policy(
         "(e) Claude Code: 60 min keep 5, compact",
-        IdlePolicy(60, 60, 5, explicit=BOTH_KINDS),
+        IdlePolicy(60, 60, 5, explicit=BOTH_KINDS, keep_working_set=False),
         True,
         ONLY_WHEN_FULL,
         cache_ttl="1h",
         compact_reserve=CLAUDE_CODE_RESERVE,
     ),
-    Policy("(c) lull defaults", IdlePolicy()),
+    Policy("(c) lull defaults", IdlePolicy(), masking=MaskingPolicy()),
 )
 """Caching alone, the anchors (Qwen Code, Anthropic's server-side editing, Claude Code) and
 lull's defaults, side by side in one run."""
 STEPS = (
-    Policy("(c) with context.cache.ttl auto", IdlePolicy(), cache_ttl="auto"),
     Policy(
-        "(c) without the cold line", IdlePolicy(), compression=CompressionPolicy(cold_threshold=1.0)
+        "(c) with context.cache.ttl auto", IdlePolicy(), cache_ttl="auto", masking=MaskingPolicy()
     ),
-    Policy("(c) tool results after 60 min", IdlePolicy(tool_results_threshold_minutes=60)),
+    Policy(
+        "(c) without the cold line",
+        IdlePolicy(),
+        compression=CompressionPolicy(cold_threshold=1.0),
+        masking=MaskingPolicy(),
+    ),
+    Policy(
+        "(c) tool results after 60 min",
+        IdlePolicy(tool_results_threshold_minutes=60),
+        masking=MaskingPolicy(),
+    ),
+    Policy("(c) without masking", IdlePolicy()),
+    Policy(
+        "(c) without the working set",
+        IdlePolicy(keep_working_set=False),
+        masking=MaskingPolicy(keep_working_set=False),
+    ),
 )
 """One row per step of the cost engine: (c) with that step changed, so its share shows."""
 DEFAULT_WINDOW = 200_000
@@ -187,6 +208,8 @@ class Step:
     text_tokens: int = 0
     needs: tuple[int, ...] = ()
     """Earlier calls (numbered from 0 in workload order) whose output this step relies on."""
+    text: str | None = None
+    """The step's real text (a converted real run); None: ``text_tokens`` of generated text."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +285,7 @@ def _step(raw: Any, where: str, last: bool, tools: set[str], calls_before: int =
             tuple(calls),
             int(raw.get("text_tokens", 0)),
             _needs(raw, where, calls_before),
+            str(raw["text"]) if "text" in raw else None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise WorkloadError(f"{where}: needs numeric seconds and thinking_tokens ({exc})") from exc
@@ -363,7 +387,9 @@ def replies(turn: Turn, seed: int, first_call: int = 0) -> list[Reply]:
         for name, args in step.calls:
             calls.append(ToolUse(name, args, id=call_id(number)))
             number += 1
-        text = words(step.text_tokens, seed + n) if step.text_tokens else ""
+        text = step.text
+        if text is None:
+            text = words(step.text_tokens, seed + n) if step.text_tokens else ""
         thinking = words(step.thinking_tokens, seed + n) if step.thinking_tokens else None
         out.append(Reply(text=text, thinking=thinking, tool_calls=calls, chunk_size=CHUNK))
     return out
@@ -573,6 +599,7 @@ async def replay(
             compression=policy.compression_for(window or DEFAULT_WINDOW),
             context_window=window, cache_ttl=policy.cache_ttl,
             system=STATIC_SYSTEM_PROMPT, environment=ENVIRONMENT, max_turns=workload.max_turns,
+            masking=policy.masking,
             guardrails=GUARDS_OFF,  # a fixed script: its generated, cycling text is no loop
         )  # fmt: skip
         agent.tools.registry.add(RecallTool(lambda: agent.session))
@@ -732,6 +759,7 @@ NO_LIGHT = Policy(
     "(c-) lull defaults, light step off",
     IdlePolicy(),
     compression=CompressionPolicy(light_threshold=1.0),
+    masking=MaskingPolicy(),
 )
 
 

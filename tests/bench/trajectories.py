@@ -5,7 +5,7 @@ The source is the ``.traj.json`` files that ``SWE-agent/mini-swe-agent`` publish
 pinned at commit :data:`PINNED`). Each run becomes a workload of the cost benchmark
 (``tests/bench/cost.py``):
 
-- every real step in order: the assistant's text (its size), its real shell command, and the
+- every real step in order: the assistant's real text, its real shell command, and the
   seconds between the run's real responses (their timestamps);
 - every real command output returned with its real text: the output is a file of the
   workspace (``.traj/NNNN.out``) and the call is ``cat`` of that file followed by the real
@@ -136,6 +136,7 @@ def _step(number: int, step: RealStep, needs: list[int]) -> dict[str, Any]:
         "seconds": round(step.seconds, 1),
         "thinking_tokens": 0,
         "text_tokens": max(1, len(step.text) // 4),
+        "text": step.text,
     }
     if step.command is not None:
         command = f"cat .traj/{number:04d}.out  # {_one_line(step.command)}"

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lull.catalog.cache_policy import TTL_MINUTES
+from lull.catalog.pricing import price_for
 from lull.context.cache_clock import Warmth
 from lull.context.compress_plan import (
     SAFETY_MARGIN,
@@ -46,12 +47,19 @@ from lull.context.compress_plan import (
     plan_emergency_clear,
 )
 from lull.context.idle import (
+    DEFAULT_COMPACTABLE,
     IdlePolicy,
     describe_edit,
     gap_matters,
     idle_gap_minutes,
     plan_idle_cleanup,
     thinking_rule_for,
+)
+from lull.context.masking import (
+    ANTHROPIC_WRITE_PER_READ,
+    MaskingPolicy,
+    MaskingState,
+    plan_masking,
 )
 from lull.context.stages import StageSchedule
 from lull.context.tiers import classify
@@ -92,6 +100,8 @@ class FitSettings:
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
     media_keep: int = defaults.MEDIA_KEEP
     cache: CachePolicy = field(default_factory=CachePolicy)
+    masking: MaskingPolicy = field(default_factory=MaskingPolicy)
+    compactable: frozenset[str] = DEFAULT_COMPACTABLE
 
 
 class ContextFitter:
@@ -326,6 +336,10 @@ class ContextFitter:
             budget.window,
             "off" if cache is None else "warm" if cache.conversation_warm else "cold",
         )
+        if index > 0:
+            for event in self._mask(shape, index, cache):
+                yield event
+            estimate = self.estimate(shape)
         if self.stages.light_due(estimate, budget, cache):
             self.stages.light_ran()
             view, now = self.model_view(), self.clock()
@@ -346,6 +360,38 @@ class ContextFitter:
                 yield event
         for event in self._media_window(shape):
             yield event
+
+    def _mask(self, shape: ModelRequest, index: int, cache: Warmth | None) -> list[Event]:
+        """Cache-aware masking inside a turn (``context/masking.py``): a batch of old tool
+        results becomes recall pointers when that pays over the turn's remaining requests."""
+        policy = self.settings.masking
+        if not policy.enabled or index < policy.min_requests:
+            return []
+        view = self.model_view()
+        state = MaskingState(
+            sizes=[self.counter.message(m) for m in view],
+            prefix=self.counter.prefix(shape.system, shape.environment, shape.tools),
+            requests=index,
+            warm=cache is None or cache.conversation_warm,
+            write_per_read=self._write_per_read(),
+        )
+        plan = plan_masking(
+            view, state, policy, self.settings.compactable, self._clear_saving, self.clock()
+        )
+        if plan is None:
+            return []
+        self.session.add_edit(plan.edit)
+        line = plan.describe()
+        log.info(line)
+        return [ContextEdited(plan.edit, line)]
+
+    def _write_per_read(self) -> float:
+        """The cache write price over the cache read price for this model (Anthropic's when
+        unknown)."""
+        rates = price_for(self.provider.model)
+        if rates is None or rates.cache_read <= 0 or rates.cache_write <= 0:
+            return ANTHROPIC_WRITE_PER_READ
+        return rates.cache_write / rates.cache_read
 
     def _media_window(self, shape: ModelRequest) -> list[Event]:
         """The media window, at the moments the schedule allows (``StageSchedule.media_due``)."""

@@ -126,6 +126,8 @@ class Agent:
             tool_output_max_tokens=config.tool_output_max_tokens,
             media_keep=config.media_keep,
             cache=CachePolicy(config.cache_ttl, config.vendor, config.idle),
+            masking=config.masking,
+            compactable=config.idle.compactable,
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
         self.lifecycle = Lifecycle(tools, session)

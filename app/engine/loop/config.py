@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from lull.context.compress_plan import CompressionPolicy
 from lull.context.idle import IdlePolicy
+from lull.context.masking import MaskingPolicy
 from lull.engine.calls.runner import ToolRunner
 from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.model import defaults
@@ -38,6 +39,7 @@ class AgentConfig:
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
     media_keep: int = defaults.MEDIA_KEEP
     guardrails: GuardrailPolicy = field(default_factory=GuardrailPolicy)
+    masking: MaskingPolicy = field(default_factory=MaskingPolicy)
 
 
 class OfferedTools(Collection[str]):

@@ -15,7 +15,7 @@ from lull.commands import (
 from lull.context.cachebreak import CacheBreakDetector, find_detector
 from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
-from tests.support import run, summary_of
+from tests.support import FakeTime, fake_runtime, run, summary_of
 from tests.unit.commands.support import drive
 
 
@@ -154,3 +154,28 @@ async def test_context_shows_the_images_share(runtime: Runtime, fake: FakeServer
     images = int(row.split()[-2].replace(",", ""))
     assert images > 0 and "%" in row
     assert "▚" in lines[1]
+
+
+async def test_context_says_why_an_idle_cleanup_kept_an_older_result(
+    fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    clock = FakeTime(fake)
+    runtime = fake_runtime(fake, workspace, tmp_path, clock=clock)
+    (workspace / "a.py").write_text("value = 1\n" * 60)
+    for n in range(6):
+        (workspace / f"n{n}.txt").write_text(f"note {n} " * 100)
+    edit = {"path": "a.py", "old_string": "value = 1\nvalue = 1\n", "new_string": "value = 2\n"}
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "a.py"})]),
+        Reply(tool_calls=[ToolUse("edit", edit)]),
+        *(Reply(tool_calls=[ToolUse("read_file", {"path": f"n{n}.txt"})]) for n in range(6)),
+        Reply(text="done"),
+        Reply(text="back"),
+    )
+    runtime.agent.tools.mode = "yolo"
+    await run(runtime.agent, "change a.py and read the notes")
+    clock.advance_minutes(30)
+    await run(runtime.agent, "anything else?")
+    lines = run_command(runtime, "/context").lines
+    at = lines.index("    kept 1 older results the work still uses:")
+    assert lines[at + 1].endswith(": the latest read of a.py, which the session edits")
