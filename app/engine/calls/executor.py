@@ -16,6 +16,7 @@ from typing import Protocol
 
 from lull.engine.calls.checkpointing import CheckpointRecorder
 from lull.engine.calls.gate import Admission
+from lull.engine.calls.repeats import RepeatedResults
 from lull.engine.sessions.record import SubagentRun
 from lull.engine.sessions.session import Session
 from lull.model.approvals import ApprovalMode
@@ -35,6 +36,7 @@ class ExecutorHost(Protocol):
     images_allowed: bool
     progress: asyncio.Queue[Event]
     recorder: CheckpointRecorder
+    repeats: RepeatedResults
 
     async def post_tool_use(
         self, session: Session, call: ToolCall, output: ToolOutput
@@ -83,6 +85,7 @@ async def execute(
                 used = admission.arguments(call)
                 ran = replace(call, arguments=dict(used)) if isinstance(used, Mapping) else call
                 output = await host.post_tool_use(session, ran, task.result())
+                output = host.repeats.check(host.registry, host.context, session, ran, output)
                 _record_usage(session, call, output)
                 for event in _finished(host.images_allowed, call, output, admission, images):
                     yield event

@@ -128,6 +128,8 @@ class Agent:
             cache=CachePolicy(config.cache_ttl, config.vendor, config.idle),
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
+        tools.repeats.enabled = config.repeat_pointers
+        tools.repeats.sent_as = self.fitter.limiter.limit_result
         self.lifecycle = Lifecycle(tools, session)
         self.fitter.before_compress = self.lifecycle.pre_compact
         self.pipeline_ms = 0.0

@@ -20,7 +20,10 @@ class AgentConfig:
 
     ``context_window`` overrides the known window of the model (None: the
     table in ``app/catalog/windows.py``); ``guardrails`` are the guards on model behaviour
-    (``app/engine/guardrails/``).
+    (``app/engine/guardrails/``); ``repeat_pointers`` answers a repeated read or query whose
+    output the model still has with a pointer (``context.repeatPointers``); a prompt over
+    ``prompt_offload_threshold`` of the window is saved to a file the model reads in parts
+    (``context.promptOffloadThreshold``).
     """
 
     system: str
@@ -38,6 +41,8 @@ class AgentConfig:
     tool_output_max_tokens: int = defaults.TOOL_OUTPUT_MAX_TOKENS
     media_keep: int = defaults.MEDIA_KEEP
     guardrails: GuardrailPolicy = field(default_factory=GuardrailPolicy)
+    repeat_pointers: bool = defaults.REPEAT_POINTERS
+    prompt_offload_threshold: float = defaults.PROMPT_OFFLOAD_THRESHOLD
 
 
 class OfferedTools(Collection[str]):
