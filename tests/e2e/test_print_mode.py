@@ -41,6 +41,16 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []
     assert payload["cost_usd"] > 0  # the default Claude model is in the price table
+    [(name, read)] = payload["tools"].items()
+    assert name == "read_file" and read["seconds"] >= 0
+    assert {k: v for k, v in read.items() if k != "seconds"} == {
+        "calls": 1,
+        "failures": 0,
+        "output_tokens": read["output_tokens"],
+        "cleared": 0,
+        "recalled": 0,
+        "pointers": 0,
+    } and read["output_tokens"] > 0
     fake.script(Reply(text="ok"))
     unpriced = lull.run("-p", "again", "--output-format", "json", "--model", "house-model")
     assert json.loads(unpriced.stdout)["cost_usd"] == 0.0  # unpriced, on a loopback server

@@ -133,6 +133,7 @@ class ToolRunner:
             parts: tuple[Part, ...] = answers
             parts += tuple(image for c in calls for image in images.get(c.id, ()))
             session.add(Message("user", parts, origin="tool"))
+            session.record_tool_times(admission.seconds)
             if ledger is not None:
                 for call, result in zip(calls, answers, strict=True):
                     ledger.ran(call, admission.arguments(call), result, step)
