@@ -34,6 +34,7 @@ from lull.model.events import (
     Event,
     GuardrailTriggered,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -158,12 +159,13 @@ async def _consume(
             case "stream-json":
                 _emit(event_to_json(event, result.pricing, local=result.local))
             case "text":
-                if isinstance(event, Notice | GuardrailTriggered):
+                if isinstance(event, Notice | GuardrailTriggered | PromptOffloaded):
                     print(f"lull: {wire_text(event.text)}", file=sys.stderr)
                 elif isinstance(event, ContextEdited):
                     print(f"lull: {event.description}", file=sys.stderr)
             case "json":
-                pass
+                if isinstance(event, PromptOffloaded):  # a script should know: said on stderr
+                    print(f"lull: {wire_text(event.text)}", file=sys.stderr)
             case _:
                 assert_never(output_format)
 
@@ -199,6 +201,7 @@ def _report(
             "guardrails": result.guardrail_counts(),
             "attempts": result.attempts_json(),
             "tools": tools or {},
+            "prompt_offloaded": result.offloaded,
         }
         _emit(payload)
     if verdict.error is None:
@@ -286,6 +289,7 @@ def event_to_json(
             | AssistantText()
             | AssistantThinking()
             | Notice()
+            | PromptOffloaded()
             | TurnFinished()
             | TurnFailed()
         ):
