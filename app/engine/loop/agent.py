@@ -203,6 +203,8 @@ class Agent:
         if offloaded is not None:
             yield offloaded.event
             prompt = offloaded.message
+            if scope is not None:  # a custom command's allowed-tools: its prompt stays readable
+                scope = replace(scope, readable=(*scope.readable, str(path)))
         self.session.add(Message("user", (Text(prompt), *images), message_id, origin="user"))
         self.tools.begin_turn(self.session)
         self.lifecycle.add_context("user-prompt-submit-hook", gate.context)

@@ -3,11 +3,14 @@ scripted provider, with real tools and a saved session."""
 
 from __future__ import annotations
 
+import re
 import stat
 from pathlib import Path
 
+from lull.engine.calls.scope import ToolRule, TurnScope
 from lull.engine.loop.large_prompt import prompt_path
 from lull.model.events import PromptOffloaded, ToolFinished, TurnFailed, TurnStarted
+from lull.model.provider import ModelRequest
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from tests.support import AgentFactory, run
 
@@ -67,3 +70,26 @@ async def test_a_prompt_that_cannot_be_saved_is_not_sent(
     [failed] = [e for e in events if isinstance(e, TurnFailed)]
     assert failed.kind == "prompt_too_long" and "could not be saved" in failed.message
     assert not provider.requests and not agent.session.transcript
+
+
+async def test_a_command_limited_to_other_tools_may_still_read_its_saved_prompt(
+    provider: ScriptedProvider, make_agent: AgentFactory
+) -> None:
+    agent = make_agent(context_window=WINDOW)
+    scope = TurnScope((ToolRule("glob"),), "/review")
+
+    def read_saved(request: ModelRequest) -> ScriptedReply:
+        if request.messages[-1].tool_results:
+            return ScriptedReply(text="read")
+        path = re.search(r"saved in full to (\S+) \(", request.messages[-1].text)
+        assert path is not None
+        other = ScriptedCall("read_file", {"path": "elsewhere.txt"})
+        return ScriptedReply(tool_calls=(ScriptedCall("read_file", {"path": path[1]}), other))
+
+    provider.respond = read_saved
+    events = [event async for event in agent.run_turn(HUGE, scope=scope)]
+    results = {e.call.arguments["path"]: e.result for e in events if isinstance(e, ToolFinished)}
+    other = results.pop("elsewhere.txt")
+    [saved] = results.values()
+    assert not saved.is_error and "step 0 finished" in saved.content
+    assert other.is_error and "/review allows only" in other.content
