@@ -4,7 +4,8 @@ For each tool the model called (MiroThinker's tool monitoring: response time and
 rate per tool, here with what context management did to the outputs):
 
 * ``calls``: its results in the transcript (every call has exactly one; a call lull answered
-  without running it, a denial or a duplicate, counts too);
+  without running it, a denial or a duplicate, counts too; a ``!`` command the user ran does
+  not);
 * ``failures``: error results among them;
 * ``seconds``: wall time of the calls that ran (saved per call in the session file);
 * ``output_tokens``: estimated tokens of the outputs as the tool gave them (characters / 4);
@@ -70,7 +71,13 @@ def tool_stats(
     visible = {
         r.call_id for m in build_view(transcript, edits) for r in m.tool_results if not r.cleared
     }
-    results = [r for m in shown for r in m.tool_results]
+    not_the_model = {
+        c.id
+        for m in shown
+        if m.role == "assistant" and m.origin == "synthetic"
+        for c in m.tool_calls
+    }  # a ``!`` command the user ran is recorded as a call, not made by the model
+    results = [r for m in shown for r in m.tool_results if r.call_id not in not_the_model]
     owner = {r.call_id: r.name for r in results}
     recalled = _recalled(shown, owner)
     stats: dict[str, ToolStats] = {}

@@ -85,6 +85,14 @@ def test_pointers_count_repeats_and_duplicates() -> None:
     assert stats_by_name(transcript, [])["read_file"].pointers == 2
 
 
+def test_a_command_the_user_ran_is_not_the_models_call() -> None:
+    by_user = Message(
+        "assistant", (call("u1", "run_shell_command", command="ls"),), origin="synthetic"
+    )
+    transcript = [user("!ls"), by_user, results(result("u1", "run_shell_command"))]
+    assert tool_stats(transcript, [], {}) == []
+
+
 def test_a_rewind_hides_its_calls() -> None:
     transcript = [user("go"), *tool_step("r1"), user("then", msg_id="u2"), *tool_step("r2")]
     rewind = Rewind(from_id="u2", through_id=transcript[-1].id)
