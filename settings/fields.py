@@ -234,6 +234,14 @@ _TABLE = (
           "what the model sees; older images become [Old image cleared: <type>, <size>] "
           "(reversible; applied only when the prompt cache is rewritten anyway or has gone "
           "cold).", env="LULL_MEDIA_KEEP", project="yes"),
+    Field("context.repeatPointers", Boolean(),
+          "A repeated read_file of an unchanged file, or a repeated grep_search, glob or "
+          "list_directory with the same output, whose earlier result is still in the context "
+          "in full gets a pointer to that result instead of a second copy.", project="yes"),
+    Field("context.promptOffloadThreshold", Number(0, 1, exclusive_minimum=True),
+          "A prompt (typed, pasted, piped to -p, or a custom command's expansion) larger than "
+          "this fraction of the context window is saved to a file that the model reads in "
+          "parts with read_file; it is never sent whole.", project="yes"),
     Field(f"{_GUARD}.rollback", Boolean(),
           "Roll back a reply that writes a tool call as text, refuses, says nothing or calls "
           "an unknown tool: it is not kept, not counted against maxTurns, and asked again.",

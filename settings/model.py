@@ -113,6 +113,8 @@ class ContextSettings:
     tool_output: ToolOutputSettings = field(default_factory=ToolOutputSettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
     media: MediaSettings = field(default_factory=MediaSettings)
+    repeat_pointers: bool = defaults.REPEAT_POINTERS
+    prompt_offload_threshold: float = defaults.PROMPT_OFFLOAD_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)

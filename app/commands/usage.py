@@ -1,4 +1,6 @@
-"""/cost: the session's tokens by kind, the cache hit ratio and the money spent."""
+"""/cost: the session's tokens by kind, the cache hit ratio, the money spent, and per-tool
+figures (calls, failures, time, output, and how many outputs are cleared, recalled or
+pointers)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from lull.catalog.pricing import cost_usd, price_for
 from lull.commands.base import CommandResult, no_argument
+from lull.context.tool_stats import ToolStats, tool_stats
 from lull.model.provider import Usage
 
 if TYPE_CHECKING:
@@ -50,7 +53,55 @@ def cost_report(runtime: Runtime, arg: str) -> CommandResult:
         partly = "" if usage.reported else " (for the requests that reported usage)"
         free = _free_note(runtime)
         lines.append(f"cost: {format_cost(cost)} at {models} prices{free}{partly}")
+    lines.extend(
+        tool_lines(tool_stats(session.transcript, session.edits, session.record.tool_seconds))
+    )
     return CommandResult(tuple(lines))
+
+
+TOOL_COLUMNS = ("calls", "failed", "time", "output", "cleared", "recalled", "pointers")
+
+
+def tool_lines(stats: list[ToolStats]) -> list[str]:
+    """The per-tool table of /cost (nothing when the model called no tool)."""
+    if not stats:
+        return []
+    rows = [
+        (
+            s.name,
+            f"{s.calls:,}",
+            f"{s.failures:,}",
+            format_seconds(s.seconds),
+            f"~{s.output_tokens:,}",
+            f"{s.cleared:,}",
+            f"{s.recalled:,}",
+            f"{s.pointers:,}",
+        )
+        for s in stats
+    ]
+    width = max(len("tools:"), *(len(row[0]) + 2 for row in rows))
+    sizes = [max(len(t), *(len(row[n + 1]) for row in rows)) for n, t in enumerate(TOOL_COLUMNS)]
+
+    def line(first: str, cells: tuple[str, ...]) -> str:
+        padded = (cell.rjust(size) for cell, size in zip(cells, sizes, strict=True))
+        return first.ljust(width) + "  " + "  ".join(padded)
+
+    lines = [line("tools:", TOOL_COLUMNS)]
+    lines.extend(line(f"  {row[0]}", row[1:]) for row in rows)
+    lines += [
+        "  time: wall time of the calls that ran; output: estimated tokens as the tools gave it",
+        "  cleared: outputs the model does not see in full now (cleared, superseded, summarised);",
+        "  recalled: brought back with recall; pointers: a pointer to an earlier copy instead",
+    ]
+    return lines
+
+
+def format_seconds(seconds: float) -> str:
+    """Wall time for the tool table: 0.4s, 12.3s, 3m05s."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
 
 
 def _subagent_lines(runtime: Runtime) -> list[str]:

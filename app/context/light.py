@@ -4,24 +4,26 @@ Runs once each time the context crosses the light line (``context.compression.
 lightThreshold``, see ``stages.py``). A successful tool result is superseded when
 
 * it is a read of a file that was read again **in full** later (no ``offset``/``limit``):
-  the older copy goes;
+  the older copy goes (not when the later read is a pointer back to it:
+  ``context/repeats.py``);
 * it is a read of a file that a later successful ``write_file`` or ``edit`` changed: the
   read is stale;
 * its output is exactly the same as a later result of the same tool: the older duplicate
   goes.
 
-The newest copy always stays; errors, notes, cleared results and results that are no larger
-than their pointer are never touched. The step returns one :class:`Supersede` context edit
-(reversible with ``/context restore``, like idle clears), or None — also when it would free
-less than ``min_saving`` tokens: every rewrite costs a prompt-cache write of what follows the
-first changed block, which a small saving does not pay back (anti-thrash, like a compression
-that frees little).
+The newest copy always stays; errors, notes, cleared results, pointers and results that are
+no larger than their pointer are never touched. The step returns one :class:`Supersede`
+context edit (reversible with ``/context restore``, like idle clears), or None — also when it
+would free less than ``min_saving`` tokens: every rewrite costs a prompt-cache write of what
+follows the first changed block, which a small saving does not pay back (anti-thrash, like a
+compression that frees little).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from lull.context.repeats import is_pointer
 from lull.context.tiers import READ_TOOLS, WRITE_TOOLS, calls_by_id, file_path
 from lull.model.edits import Supersede
 from lull.model.messages import Message, ToolCall, ToolResult, is_cleared_text
@@ -82,6 +84,7 @@ def _eligible(result: ToolResult) -> bool:
         not result.is_error
         and not result.cleared
         and not is_cleared_text(result.content)
+        and not is_pointer(result.content)
         and result.name != NOTE_TOOL
     )
 
@@ -95,7 +98,7 @@ def _superseded_by(
         if path is not None and file_path(newer_call) == path:
             if newer_call.name in WRITE_TOOLS:
                 return stale_pointer(path, newer_call.name, newer_call.id)
-            if _reads_in_full(newer_call):
+            if _reads_in_full(newer_call) and not is_pointer(newer.content):
                 return reread_pointer(path, newer_call.id)
         if newer.name == result.name and newer.content == result.content:
             return duplicate_pointer(newer.name, newer_call.id)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lull.context.notes import is_note_message
+from lull.context.repeats import is_pointer
 from lull.model.messages import Message, Text, ToolCall, ToolResult
 from lull.model.notes import NOTE_TOOL
 
@@ -102,8 +103,8 @@ def current_reads(view: Sequence[Message]) -> set[str]:
         for result in message.tool_results:
             call = calls.get(result.call_id)
             path = file_path(call) if call is not None else None
-            if call is None or path is None or result.is_error:
-                continue
+            if call is None or path is None or result.is_error or is_pointer(result.content):
+                continue  # a repeated read's pointer leaves the read it points to current
             if call.name in WRITE_TOOLS:
                 written.add(path)
                 latest_read.pop(path, None)  # the read before it is stale now

@@ -44,6 +44,12 @@ LIGHT_THRESHOLD: Final = 0.5  # the light step: superseded outputs become pointe
 EMERGENCY_THRESHOLD: Final = 0.9  # the safety net: the oldest outputs are cleared
 COLD_THRESHOLD: Final = 0.5  # full compression already from here when the cache is cold
 KEEP_RECENT_FRACTION: Final = 0.3
+# context.repeatPointers: a repeated read or query whose output is still in the context gets a
+# pointer to it instead of a second copy
+REPEAT_POINTERS: Final = True
+# context.promptOffloadThreshold: a prompt larger than this fraction of the context window is
+# saved to a file the model reads in parts, never sent whole
+PROMPT_OFFLOAD_THRESHOLD: Final = 0.25
 # context.media.*
 MEDIA_KEEP: Final = 2  # the media window: messages with images that keep them
 # context.toolOutput.*

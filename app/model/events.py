@@ -155,6 +155,18 @@ class ContextEdited:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptOffloaded:
+    """The user's message was too large to send whole (``tokens``, estimated, over ``limit``):
+    it was saved to ``path`` and the model was sent where it is, its first and last lines and
+    how to read it in parts. ``text`` is one line for the user."""
+
+    path: str
+    tokens: int
+    limit: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should know (level: info, warning, error)."""
 
@@ -234,6 +246,7 @@ Event = (
     | SubagentUpdate
     | RequestFinished
     | ContextEdited
+    | PromptOffloaded
     | Notice
     | GuardrailTriggered
     | AttemptStarted

@@ -366,6 +366,8 @@ def agent_config(
         tool_output_max_tokens=settings.context.tool_output.max_tokens,
         media_keep=settings.context.media.keep,
         guardrails=guardrail_policy(settings),
+        repeat_pointers=settings.context.repeat_pointers,
+        prompt_offload_threshold=settings.context.prompt_offload_threshold,
     )
 
 

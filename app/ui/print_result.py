@@ -28,6 +28,7 @@ from lull.model.events import (
     GuardrailTriggered,
     GuardStop,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -118,6 +119,8 @@ class RunResult:
         self.guards: Counter[str] = Counter()
         self.rollback_reasons: Counter[str] = Counter()
         self.attempts: list[AttemptFinished] = []
+        self.offloaded: dict[str, Any] | None = None
+        """Where the prompt was saved when it was too large to send whole (None: it was sent)."""
 
     def take(self, event: Event) -> None:
         """Fold one engine event into the result."""
@@ -150,9 +153,9 @@ class RunResult:
                 cost = usage_cost(usage, model, self.pricing, local=self.local)
                 total = self.cost_usd
                 self.cost_usd = None if cost is None or total is None else total + cost
-            case SubagentUpdate():
-                pass
-            case TurnStarted() | AssistantThinking() | ToolFinished() | Notice():
+            case PromptOffloaded(path, tokens, limit):
+                self.offloaded = {"path": path, "tokens": tokens, "limit": limit}
+            case TurnStarted() | AssistantThinking() | ToolFinished() | Notice() | SubagentUpdate():
                 pass
             case _:
                 assert_never(event)

@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, TextIO, assert_never
 
+from lull.context.tool_stats import tool_stats
 from lull.engine.calls.approvals import DenyApprover
 from lull.engine.loop.agent import Agent
 from lull.engine.loop.attempts import AttemptUnavailable, run_attempts
@@ -33,6 +34,7 @@ from lull.model.events import (
     Event,
     GuardrailTriggered,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -94,7 +96,12 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
     if hung_up:
         result.error, result.error_kind = HANGUP_MESSAGE, "cancelled"
     duration_ms = int((time.monotonic() - started) * 1000)
-    code = _report(output_format, result, runtime.agent.session.id, duration_ms)
+    session = runtime.agent.session
+    tools = {
+        stats.name: stats.to_dict()
+        for stats in tool_stats(session.transcript, session.edits, session.record.tool_seconds)
+    }
+    code = _report(output_format, result, session.id, duration_ms, tools)
     if hung_up:
         return HANGUP_EXIT
     if unsaved:
@@ -152,18 +159,23 @@ async def _consume(
             case "stream-json":
                 _emit(event_to_json(event, result.pricing, local=result.local))
             case "text":
-                if isinstance(event, Notice | GuardrailTriggered):
+                if isinstance(event, Notice | GuardrailTriggered | PromptOffloaded):
                     print(f"lull: {wire_text(event.text)}", file=sys.stderr)
                 elif isinstance(event, ContextEdited):
                     print(f"lull: {event.description}", file=sys.stderr)
             case "json":
-                pass
+                if isinstance(event, PromptOffloaded):  # a script should know: said on stderr
+                    print(f"lull: {wire_text(event.text)}", file=sys.stderr)
             case _:
                 assert_never(output_format)
 
 
 def _report(
-    output_format: OutputFormat, result: RunResult, session_id: str, duration_ms: int
+    output_format: OutputFormat,
+    result: RunResult,
+    session_id: str,
+    duration_ms: int,
+    tools: dict[str, Any] | None = None,
 ) -> int:
     verdict = result.verdict()
     text = result.answer
@@ -188,6 +200,8 @@ def _report(
             "context_edits": result.context_edits,
             "guardrails": result.guardrail_counts(),
             "attempts": result.attempts_json(),
+            "tools": tools or {},
+            "prompt_offloaded": result.offloaded,
         }
         _emit(payload)
     if verdict.error is None:
@@ -275,6 +289,7 @@ def event_to_json(
             | AssistantText()
             | AssistantThinking()
             | Notice()
+            | PromptOffloaded()
             | TurnFinished()
             | TurnFailed()
         ):

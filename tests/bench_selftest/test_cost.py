@@ -188,12 +188,21 @@ def test_the_light_step_saves_prompt_tokens_on_rereads(tmp_path: Path) -> None:
     read = {"tool": "read_file", "arguments": {"path": "a.py"}}
     step = {"seconds": 5, "thinking_tokens": 50, "calls": [read]}
     answer = {"seconds": 5, "thinking_tokens": 50, "text_tokens": 20}
+
+    def change(n: int) -> dict[str, object]:
+        """A step changing a.py, so the next read is a new copy: a read of an unchanged file
+        gets a pointer to the copy still in the context (context.repeatPointers). A command
+        with no output, as its result takes no keep slot of idle cleanup."""
+        command = {"command": f"sed -i 's/marker a-{n}/changed a-{n}/' a.py"}
+        call = {"tool": "run_shell_command", "arguments": command}
+        return {"seconds": 5, "thinking_tokens": 50, "calls": [call]}
+
     # on a warm cache the light step waits: the sixth turn comes back to a cold one
     turns = [
         {
             "pause_minutes": 6 if n == 5 else 0.5,
             "prompt": f"look at a.py ({n})",
-            "steps": [step, answer],
+            "steps": [*([change(n)] if n else []), step, answer],
         }
         for n in range(7)
     ]

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
+from tests.fakes.script import last_user_text
 
 pytestmark = pytest.mark.slow
 
@@ -41,6 +46,16 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []
     assert payload["cost_usd"] > 0  # the default Claude model is in the price table
+    [(name, read)] = payload["tools"].items()
+    assert name == "read_file" and read["seconds"] >= 0
+    assert {k: v for k, v in read.items() if k != "seconds"} == {
+        "calls": 1,
+        "failures": 0,
+        "output_tokens": read["output_tokens"],
+        "cleared": 0,
+        "recalled": 0,
+        "pointers": 0,
+    } and read["output_tokens"] > 0
     fake.script(Reply(text="ok"))
     unpriced = lull.run("-p", "again", "--output-format", "json", "--model", "house-model")
     assert json.loads(unpriced.stdout)["cost_usd"] == 0.0  # unpriced, on a loopback server
@@ -67,6 +82,34 @@ def test_piped_stdin_is_added_to_the_prompt(lull: Lull, fake: FakeServer) -> Non
     sent = fake.requests[-1]["messages"][-1]["content"]
     text = sent if isinstance(sent, str) else "".join(b.get("text", "") for b in sent)
     assert "explain this log" in text and "disk full" in text
+
+
+def test_a_huge_piped_prompt_is_saved_for_the_model_to_read_in_parts(
+    lull: Lull, fake: FakeServer
+) -> None:
+    settings = lull.workspace / ".lull" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"context": {"promptOffloadThreshold": 0.01}}))  # 2,000
+    log = "".join(f"12:00:{n % 60:02d} job {n} ok\n" for n in range(2_000))  # ~12,000 tokens
+
+    def read_the_file(body: Mapping[str, Any]) -> Reply:
+        path = re.search(r"saved in full to (\S+) \(", last_user_text(body))
+        assert path is not None
+        return Reply(tool_calls=[ToolUse("read_file", {"path": path[1], "limit": 3})])
+
+    fake.script(Reply(respond=read_the_file), Reply(text="All jobs are fine."))
+    done = lull.run("-p", "anything wrong here?", "--output-format", "json", stdin=log)
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    offloaded = payload["prompt_offloaded"]
+    assert offloaded["tokens"] > offloaded["limit"] == 2_000
+    assert f"saved to {offloaded['path']}" in done.stderr
+    assert Path(offloaded["path"]).read_text() == "anything wrong here?\n\n" + log
+    first = last_user_text(fake.requests[0])
+    assert len(first) < 5_000 and "job 0 ok" in first and "job 1999 ok" in first
+    result = fake.requests[1]["messages"][-1]["content"][0]
+    assert "anything wrong here?" in result["content"] and not result.get("is_error")
+    assert payload["result"] == "All jobs are fine."
 
 
 def test_default_mode_denies_writes_without_hanging(lull: Lull, fake: FakeServer) -> None:

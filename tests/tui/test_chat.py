@@ -184,3 +184,21 @@ async def test_a_bang_line_runs_in_the_shell_shows_its_output_and_is_context(
         await idle(pilot)
     sent = str(provider_env.requests[-1]["messages"])
     assert "The user ran this command themselves" in sent and "marker.txt" in sent
+
+
+async def test_a_huge_pasted_message_is_saved_for_the_model_and_said_so(
+    provider_env: FakeServer, workspace: Path
+) -> None:
+    settings = workspace / ".lull" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"context": {"promptOffloadThreshold": 0.01}}')  # 2,000 tokens
+    pasted = "".join(f"row {n}: value {n * 7}\n" for n in range(1_500))
+    provider_env.script(Reply(text="I will read the file."))
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, pasted)
+        await idle(pilot)
+        notes = [rendered(n) for n in app.query(NoticeLine)]
+        assert any("saved to" in n and "read_file" in n for n in notes), notes
+        assert len(provider_env.requests[-1]["messages"][0]["content"][0]["text"]) < 5_000

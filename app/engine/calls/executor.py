@@ -10,12 +10,14 @@ taken is finished, so a file a cancelled edit half-changed can still be restored
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Protocol
 
 from lull.engine.calls.checkpointing import CheckpointRecorder
 from lull.engine.calls.gate import Admission
+from lull.engine.calls.repeats import RepeatedResults
 from lull.engine.sessions.record import SubagentRun
 from lull.engine.sessions.session import Session
 from lull.model.approvals import ApprovalMode
@@ -35,6 +37,7 @@ class ExecutorHost(Protocol):
     images_allowed: bool
     progress: asyncio.Queue[Event]
     recorder: CheckpointRecorder
+    repeats: RepeatedResults
 
     async def post_tool_use(
         self, session: Session, call: ToolCall, output: ToolOutput
@@ -53,6 +56,7 @@ async def execute(
     the images the model may see into ``images``."""
     calls = admission.cleared
     tasks: dict[asyncio.Task[ToolOutput], ToolCall] = {}
+    started: dict[str, float] = {}
     captured: list[str] = []
     shell = await host.recorder.before_shell(
         [call for call, _ in calls], host.mode, host.context.workspace
@@ -66,6 +70,7 @@ async def execute(
         yield ToolStarted(call, summary, ready.repairs)
         ctx = replace(host.context, call_id=call.id, approved=approved)
         captured += host.recorder.capture(call, args, host.context)
+        started[call.id] = time.perf_counter()
         task = asyncio.create_task(host.registry.execute(call.name, args, ctx))
         tasks[task] = call
     waiter: asyncio.Task[Event] | None = None
@@ -80,9 +85,11 @@ async def execute(
             for task in pending & done:
                 pending.discard(task)
                 call = tasks[task]
+                admission.seconds[call.id] = time.perf_counter() - started[call.id]
                 used = admission.arguments(call)
                 ran = replace(call, arguments=dict(used)) if isinstance(used, Mapping) else call
                 output = await host.post_tool_use(session, ran, task.result())
+                output = host.repeats.check(host.registry, host.context, session, ran, output)
                 _record_usage(session, call, output)
                 for event in _finished(host.images_allowed, call, output, admission, images):
                     yield event

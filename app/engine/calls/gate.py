@@ -59,11 +59,14 @@ class GateHost(Protocol):
 @dataclass
 class Admission:
     """One reply's calls after the gate: each call's prepared arguments, the calls cleared to
-    run (with whether they were approved), and the results of those that will not run."""
+    run (with whether they were approved), the results of those that will not run, and (once
+    run) the results and wall times of the others."""
 
     prepared: dict[str, PreparedCall]
     cleared: list[tuple[ToolCall, bool]] = field(default_factory=list)
     results: dict[str, ToolResult] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    """How long each call that ran took (wall time, from its start to its output)."""
 
     @classmethod
     def of(cls, registry: ToolRegistry, calls: list[ToolCall]) -> Admission:

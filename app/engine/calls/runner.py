@@ -27,6 +27,7 @@ from lull.engine.calls.approvals import DenyApprover
 from lull.engine.calls.checkpointing import CheckpointRecorder
 from lull.engine.calls.executor import execute
 from lull.engine.calls.gate import Admission, admit
+from lull.engine.calls.repeats import RepeatedResults
 from lull.engine.calls.scope import TurnScope
 from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints
 from lull.engine.guardrails.calls import CallLedger
@@ -66,6 +67,8 @@ class ToolRunner:
         self.scope: TurnScope | None = None
         """The tools the current turn may use (a custom command's ``allowed-tools``)."""
         self.recorder = CheckpointRecorder(self.progress.put_nowait)
+        self.repeats = RepeatedResults()
+        """Repeated outputs the model still has become pointers (``context.repeatPointers``)."""
 
     @property
     def checkpoints(self) -> CheckpointStore | None:
@@ -88,6 +91,7 @@ class ToolRunner:
         runner.rules = self.rules
         runner.hooks = self.hooks.only(frozenset({"PreToolUse", "PostToolUse", "Notification"}))
         runner.recorder = self.recorder.child(runner.progress.put_nowait)
+        runner.repeats = RepeatedResults(self.repeats.enabled)
         return runner
 
     def begin_turn(self, session: Session) -> None:
@@ -129,6 +133,7 @@ class ToolRunner:
             parts: tuple[Part, ...] = answers
             parts += tuple(image for c in calls for image in images.get(c.id, ()))
             session.add(Message("user", parts, origin="tool"))
+            session.record_tool_times(admission.seconds)
             if ledger is not None:
                 for call, result in zip(calls, answers, strict=True):
                     ledger.ran(call, admission.arguments(call), result, step)

@@ -11,6 +11,7 @@ refuses an edit whatever a command says.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 from lull.model.messages import ToolCall
 
 SHELL_TOOL = "run_shell_command"
+READ_TOOL = "read_file"
 
 #: Claude Code's tool names, as lull's.
 ALIASES: Mapping[str, str] = {
@@ -83,10 +85,19 @@ class TurnScope:
     rules: tuple[ToolRule, ...]
     source: str
     preapproved: bool = False
+    readable: tuple[str, ...] = ()
+    """Files the turn may read with ``read_file`` whatever ``rules`` say: the user's own
+    prompt, saved because it was too large to send whole."""
 
     def permits(self, call: ToolCall) -> bool:
         """Whether ``call`` may run at all within this turn."""
-        return any(rule.matches(call) for rule in self.rules)
+        return any(rule.matches(call) for rule in self.rules) or self._reads_readable(call)
+
+    def _reads_readable(self, call: ToolCall) -> bool:
+        path = call.arguments.get("path")
+        if call.name != READ_TOOL or not isinstance(path, str) or not path.strip():
+            return False
+        return os.path.normpath(os.path.expanduser(path.strip())) in self.readable
 
     def preapproves(self, call: ToolCall) -> bool:
         """Whether ``call`` runs without asking (a listed tool of the user's own command)."""

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lull.context.repeats import duplicate_call_pointer
 from lull.engine.guardrails.policy import GuardrailPolicy
 from lull.model.approvals import Approver
 from lull.model.events import GuardrailTriggered
@@ -137,10 +138,7 @@ class CallLedger:
 
 def duplicate_pointer(earlier: EarlierCall) -> str:
     """The result a duplicate read-only call gets instead of a second copy of the output."""
-    return (
-        f"Not run again: this is the same call as {earlier.call_id} (step {earlier.step} of "
-        "this turn), and nothing was written or run since, so its result above still holds."
-    )
+    return duplicate_call_pointer(earlier.call_id, earlier.step)
 
 
 def loop_notice(ledger: CallLedger, loop: Loop) -> GuardrailTriggered:

@@ -41,6 +41,7 @@ from lull.engine.guardrails.turn import (
 )
 from lull.engine.hooks.lifecycle import Lifecycle
 from lull.engine.loop.config import AgentConfig, OfferedTools
+from lull.engine.loop.large_prompt import OffloadFailed, offload_prompt, prompt_path
 from lull.engine.loop.recovery import Recovery
 from lull.engine.loop.step_calls import run_step_calls
 from lull.engine.sessions.session import CANCELLED_RESULT, Session
@@ -59,7 +60,7 @@ from lull.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from lull.model.messages import Image, Message, Text, ToolCall
+from lull.model.messages import Image, Message, Text, ToolCall, new_id
 from lull.model.provider import (
     Completed,
     ModelRequest,
@@ -130,6 +131,8 @@ class Agent:
             compactable=config.idle.compactable,
         )
         self.fitter = ContextFitter(session, provider, settings, clock, summary_provider)
+        tools.repeats.enabled = config.repeat_pointers
+        tools.repeats.sent_as = self.fitter.limiter.limit_result
         self.lifecycle = Lifecycle(tools, session)
         self.fitter.before_compress = self.lifecycle.pre_compact
         self.pipeline_ms = 0.0
@@ -178,7 +181,8 @@ class Agent:
         """Run one user turn, yielding events; the session stays valid even if cancelled.
 
         ``images`` go with the prompt; ``scope`` limits the tools of this turn (a custom
-        command's ``allowed-tools``)."""
+        command's ``allowed-tools``). A prompt too large to send whole is saved to a file
+        the model reads in parts (``engine/loop/large_prompt.py``)."""
         closed = self.session.close_open_calls(CANCELLED_RESULT)
         if closed:
             yield Notice("warning", f"gave {closed} unfinished tool call(s) a 'cancelled' result")
@@ -190,7 +194,20 @@ class Agent:
         if gate.blocked is not None:
             yield TurnFailed(gate.blocked, "permission")
             return
-        self.session.add(Message("user", (Text(prompt), *images), origin="user"))
+        message_id = new_id()
+        path = prompt_path(self.tools.context.output_dir, self.session.id, message_id)
+        threshold = self.config.prompt_offload_threshold
+        try:
+            offloaded = offload_prompt(prompt, self.context_window, threshold, path)
+        except OffloadFailed as failure:
+            yield TurnFailed(str(failure), "prompt_too_long")
+            return
+        if offloaded is not None:
+            yield offloaded.event
+            prompt = offloaded.message
+            if scope is not None:  # a custom command's allowed-tools: its prompt stays readable
+                scope = replace(scope, readable=(*scope.readable, str(path)))
+        self.session.add(Message("user", (Text(prompt), *images), message_id, origin="user"))
         self.tools.begin_turn(self.session)
         self.lifecycle.add_context("user-prompt-submit-hook", gate.context)
         yield TurnStarted(prompt)

@@ -21,7 +21,10 @@ class AgentConfig:
 
     ``context_window`` overrides the known window of the model (None: the
     table in ``app/catalog/windows.py``); ``guardrails`` are the guards on model behaviour
-    (``app/engine/guardrails/``).
+    (``app/engine/guardrails/``); ``repeat_pointers`` answers a repeated read or query whose
+    output the model still has with a pointer (``context.repeatPointers``); a prompt over
+    ``prompt_offload_threshold`` of the window is saved to a file the model reads in parts
+    (``context.promptOffloadThreshold``).
     """
 
     system: str
@@ -40,6 +43,8 @@ class AgentConfig:
     media_keep: int = defaults.MEDIA_KEEP
     guardrails: GuardrailPolicy = field(default_factory=GuardrailPolicy)
     masking: MaskingPolicy = field(default_factory=MaskingPolicy)
+    repeat_pointers: bool = defaults.REPEAT_POINTERS
+    prompt_offload_threshold: float = defaults.PROMPT_OFFLOAD_THRESHOLD
 
 
 class OfferedTools(Collection[str]):

@@ -88,6 +88,8 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.token_counts.add(str(data["tokenizer"]), messages, results)
     elif kind == "subagent":
         record.add_subagent(SubagentRun.from_record(data))
+    elif kind == "tool_times":
+        record.tool_seconds.update({str(k): float(v) for k, v in data["seconds"].items()})
     elif kind == "rollback":
         record.rollbacks.append(rollback_from_dict(data))
     elif kind == "response":

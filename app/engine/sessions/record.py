@@ -1,5 +1,5 @@
 """What a session file holds, in memory: :class:`SessionRecord` (messages, edits, usage,
-sub-agent runs, rollbacks) and the records it is made of (:class:`TokenCounts`,
+sub-agent runs, rollbacks, tool-call times) and the records it is made of (:class:`TokenCounts`,
 :class:`SubagentRun`). Written by :mod:`lull.engine.sessions.writer`, read by
 :mod:`lull.engine.sessions.load`."""
 
@@ -49,6 +49,9 @@ class SessionRecord:
     subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
     rollbacks: list[RolledBack] = field(default_factory=list)
     token_counts: TokenCounts | None = None
+    tool_seconds: dict[str, float] = field(default_factory=dict)
+    """How long each tool call ran, by call id (wall seconds; calls that did not run have
+    none)."""
 
     @property
     def skipped_lines(self) -> int:

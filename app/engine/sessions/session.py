@@ -205,6 +205,15 @@ class Session:
         if self._writer:
             self._writer.response(at, usage, model, local_prompt)
 
+    def record_tool_times(self, seconds: dict[str, float]) -> None:
+        """Keep how long each of a batch's calls ran (tool-call id -> wall seconds), for the
+        per-tool figures of ``/cost`` and ``-p`` json."""
+        if not seconds:
+            return
+        self.record.tool_seconds.update(seconds)
+        if self._writer:
+            self._writer.tool_times(seconds)
+
     def save_token_counts(
         self, tokenizer: str, messages: dict[str, int], results: dict[str, list[int]]
     ) -> None:

@@ -112,6 +112,10 @@ class SessionWriter:
             record["results"] = results
         return self.append(record)
 
+    def tool_times(self, seconds: dict[str, float]) -> bool:
+        """Record how long tool calls ran (call id -> wall seconds)."""
+        return self.append({"type": "tool_times", "seconds": dict(seconds)})
+
     def environment(self, text: str) -> bool:
         """Record the environment block the session's requests use from now on."""
         return self.append({"type": "environment", "text": text})

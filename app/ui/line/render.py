@@ -21,6 +21,7 @@ from lull.model.events import (
     Event,
     GuardrailTriggered,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -156,6 +157,8 @@ class EventPrinter:
                 self._subagent(event)
             case ContextEdited() | Notice() | GuardrailTriggered() | TurnFailed():
                 self._notice(event)
+            case PromptOffloaded(text=text):
+                self.note(f"warning: {text}")
             case AttemptStarted() | AttemptFinished():
                 pass  # attempts belong to -p
             case TurnFinished(_, stop_reason, detail):

@@ -22,6 +22,7 @@ from lull.model.events import (
     Event,
     GuardrailTriggered,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -85,7 +86,12 @@ class FirstTokenWait:
                 if kind in ASKS_AGAIN:
                     self.since = self.clock()  # the reply was set aside: a new request starts
             case (
-                ContextEdited() | Notice() | AttemptStarted() | AttemptFinished() | SubagentUpdate()
+                ContextEdited()
+                | Notice()
+                | PromptOffloaded()
+                | AttemptStarted()
+                | AttemptFinished()
+                | SubagentUpdate()
             ):
                 pass
             case _:

@@ -28,6 +28,7 @@ from lull.model.events import (
     Event,
     GuardrailTriggered,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -345,7 +346,7 @@ class Chat:
                 self._state(f"sub-agent {agent} working")
             case GuardrailTriggered() | AttemptStarted() | AttemptFinished():
                 pass
-            case TurnStarted() | Notice() | TurnFinished() | TurnFailed():
+            case TurnStarted() | Notice() | PromptOffloaded() | TurnFinished() | TurnFailed():
                 pass
             case _:
                 assert_never(event)

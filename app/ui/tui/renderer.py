@@ -23,6 +23,7 @@ from lull.model.events import (
     Event,
     GuardrailTriggered,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     SubagentUpdate,
     ToolFinished,
@@ -75,8 +76,9 @@ class TurnRenderer:
                 await self.discard(reason)
             case ContextEdited(_, description):
                 await self.note(description, "edit")
-            case Notice(level, text):
-                await self.note(text, level)
+            case Notice() | PromptOffloaded():
+                level = event.level if isinstance(event, Notice) else "warning"
+                await self.note(event.text, level)
             case GuardrailTriggered(_, text):
                 await self.settle()
                 await self.note(text, "warning")

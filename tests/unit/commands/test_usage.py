@@ -15,7 +15,7 @@ from lull.commands import (
 )
 from lull.model.provider import Usage
 from lull.runtime import Runtime
-from tests.fakes import FakeServer, Reply
+from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import fake_runtime, run
 
 
@@ -112,3 +112,46 @@ def test_cost_shows_the_split_between_the_conversation_and_its_sub_agents(
     ) in lines
     assert f"split: this conversation {format_cost(own)} + sub-agents {format_cost(sub)}" in lines
     assert lines[-1] == f"cost: {format_cost(own + sub)} at claude-sonnet-4-5 prices"
+
+
+async def test_cost_shows_per_tool_figures_and_a_resume_shows_the_same(
+    runtime: Runtime, fake: FakeServer, workspace: Path
+) -> None:
+    (workspace / "a.py").write_text("print('a')\n" * 40)
+    fake.script(
+        Reply(
+            tool_calls=[
+                ToolUse("read_file", {"path": "a.py"}),
+                ToolUse("glob", {"pattern": "*.py"}),
+            ]
+        ),
+        Reply(tool_calls=[ToolUse("read_file", {"path": "missing.py"})]),
+        Reply(text="read"),
+    )
+    await run(runtime.agent, "look")
+    lines = run_command(runtime, "/cost").lines
+    table = lines[lines.index(next(x for x in lines if x.startswith("tools:"))) :]
+    assert table[0].split() == [
+        "tools:",
+        "calls",
+        "failed",
+        "time",
+        "output",
+        "cleared",
+        "recalled",
+        "pointers",
+    ]
+    read = table[1].split()
+    assert read[:3] == ["read_file", "2", "1"] and read[3].endswith("s")
+    assert read[5:] == ["0", "0", "0"]
+    assert table[2].split()[:3] == ["glob", "1", "0"]
+    session = runtime.agent.session
+    assert set(session.record.tool_seconds) == {
+        c.id for m in session.transcript for c in m.tool_calls
+    }
+
+    first = session.id
+    runtime.new_session()
+    runtime.resume(first)
+    again = run_command(runtime, "/cost").lines
+    assert again[again.index(table[0]) :] == table

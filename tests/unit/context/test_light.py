@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lull.context.estimate import estimate_messages_tokens, estimate_part_tokens
 from lull.context.light import plan_light
+from lull.context.repeats import unchanged_read_pointer
 from lull.context.view import build_view
 from lull.model.edits import Restore
 from lull.model.messages import Message, ToolCall, ToolResult
@@ -97,3 +98,10 @@ def test_the_light_step_is_reversible_and_idempotent() -> None:
     assert edit is not None
     assert plan_light(build_view(view, [edit]), saving, at=NOW) is None  # nothing more to do
     assert build_view(view, [edit, Restore((edit.id,))]) == view
+
+
+def test_a_later_read_that_points_back_does_not_supersede_the_copy_it_points_to() -> None:
+    pointer = unchanged_read_pointer("r1", "a.py", None)
+    again = step("r2", "read_file", pointer, path="a.py")
+    view = [user("go"), *step("r1", path="a.py"), user("again"), *again]
+    assert plan_light(view, saving, at=NOW) is None

@@ -3,6 +3,7 @@ decisions and current reads of files being worked on are important; the rest is 
 
 from __future__ import annotations
 
+from lull.context.repeats import unchanged_read_pointer
 from lull.context.tiers import classify, current_reads, recent_start, target, unresolved_errors
 from lull.model.messages import Message, Text, ToolCall, ToolResult
 from lull.model.notes import user_note_text
@@ -68,6 +69,16 @@ def test_the_latest_read_of_a_file_being_worked_on_is_important() -> None:
     tiers = classify(view)
     assert tiers.result("r2") == "important"
     assert tiers.result("r1") == "standard" and tiers.result("r3") == "standard"
+
+
+def test_a_repeated_read_that_points_back_leaves_the_read_it_points_to_current() -> None:
+    view = [
+        user("refactor a.py"),
+        *step("w1", "edit", "ok", path="a.py"),
+        *step("r1", "read_file", path="a.py"),
+        *step("r2", "read_file", unchanged_read_pointer("r1", "a.py", None), path="a.py"),
+    ]
+    assert current_reads(view) == {"r1"}
 
 
 def test_the_recent_tail_is_important() -> None:

@@ -33,8 +33,9 @@ async def test_rereads_become_pointers_once_per_crossing_never_per_request(
 ) -> None:
     (workspace / "a.txt").write_text(f"a.txt\n{FILE_TEXT}")
     (workspace / "big.txt").write_text(f"big.txt\n{FILE_TEXT * 8}")
-    # without prompt caching the light step has no warm cache to wait for (see test_cold_schedule)
-    agent = make_agent(guardrails=REREADS, prompt_caching=False)
+    # without prompt caching the light step has no warm cache to wait for (see test_cold_schedule);
+    # without repeat pointers each reread is a full copy for the light step to supersede
+    agent = make_agent(guardrails=REREADS, prompt_caching=False, repeat_pointers=False)
     provider.script(*reads(*["a.txt"] * 6))
     below = await run(agent, "read a six times")
     assert not light_edits(below)  # far under the line of a 200k window

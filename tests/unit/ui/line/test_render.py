@@ -13,6 +13,7 @@ from lull.model.events import (
     AssistantThinking,
     ContextEdited,
     Notice,
+    PromptOffloaded,
     RequestFinished,
     ToolFinished,
     ToolStarted,
@@ -69,10 +70,12 @@ def test_notices_and_context_edits_are_one_dim_line_each() -> None:
     printer.render(ContextEdited(edit, "idle cleanup: cleared 1 tool result (~800 tokens)"))
     printer.render(Notice("warning", "stream cut; retrying"))
     printer.render(Notice("info", "compacted"))
+    printer.render(PromptOffloaded("/p.txt", 9000, 2000, "the message is too large: saved"))
     assert _lines(out) == [
         "· idle cleanup: cleared 1 tool result (~800 tokens)",
         "· warning: stream cut; retrying",
         "· compacted",
+        "· warning: the message is too large: saved",
     ]
 
 
