@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
 
 from lull.commands.base import CommandResult, hint, say
 from lull.context.cachebreak import find_detector
-from lull.context.estimate import estimate_part_tokens, estimate_tokens
+from lull.context.estimate import estimate_part_tokens, estimate_spec_tokens, estimate_tokens
 from lull.context.media import describe_media
 from lull.context.restore import CompressionRecord, compression_history, parse_scope
 from lull.context.view import active_edits
@@ -69,16 +68,7 @@ class Breakdown:
 def context_breakdown(agent: Agent, window: int) -> Breakdown:
     """Estimate each part of the prompt the next request would send."""
     system = estimate_tokens(agent.config.system) + estimate_tokens(agent.config.environment)
-    tools = sum(
-        estimate_tokens(
-            json.dumps(
-                {"name": s.name, "description": s.description, "parameters": s.parameters},
-                sort_keys=True,
-                ensure_ascii=False,
-            )
-        )
-        for s in agent.tools.specs()
-    )
+    tools = sum(estimate_spec_tokens(spec) for spec in agent.tools.specs())
     messages = results = thinking = images = 0
     for message in agent.session.view():
         for part in message.parts:

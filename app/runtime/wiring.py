@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 from lull.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from lull.catalog.server_tools import server_web_search
+from lull.catalog.windows import context_window_for
 from lull.context.cachebreak import CacheBreakDetector
 from lull.context.compress_plan import CompressionPolicy
+from lull.context.estimate import estimate_spec_tokens
 from lull.context.idle import DEFAULT_COMPACTABLE, IdleKind, IdlePolicy
 from lull.engine.checkpoints.files import CheckpointStore, prune
 from lull.engine.guardrails.policy import GuardrailPolicy
@@ -34,7 +36,9 @@ from lull.settings.loader import LoadedSettings
 from lull.settings.model import Settings
 from lull.settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
 from lull.tools.base import ToolContext
+from lull.tools.builtin.tool_search import ToolSearchTool
 from lull.tools.builtin.web_search import WebSearchTool
+from lull.tools.deferral import DeferralPolicy
 from lull.tools.permissions.rules import RuleBook, RuleNotSaved
 from lull.tools.registry import ToolRegistry, backoff_delays, default_registry
 
@@ -84,6 +88,24 @@ def mcp_manager(
         allow_project=options.allow_project_mcp,
         env=env,
     )
+
+
+def deferral_policy(settings: Settings, config: ProviderConfig) -> DeferralPolicy:
+    """When MCP tools are deferred (``tools.toolSearch``): for ``auto``, once their schemas
+    would take more than its share of the model's context window (the window at start-up: a
+    later ``/model`` does not move tools that are offered already)."""
+    chosen = settings.tools.tool_search
+    window = context_window_for(config.model, settings.model.context_window)
+    threshold = window * chosen.percent // 100
+    return DeferralPolicy(chosen.mode, threshold, estimate_spec_tokens)
+
+
+def offer_tool_search(registry: ToolRegistry, settings: Settings, config: ProviderConfig) -> None:
+    """Let the MCP servers' tools be deferred as ``tools.toolSearch`` says, with the
+    ``tool_search`` tool that loads them (offered only once a tool is deferred)."""
+    registry.deferred.policy = deferral_policy(settings, config)
+    if settings.tools.tool_search.mode != "off":
+        registry.add(ToolSearchTool(registry.deferred))
 
 
 def web_search_backend(

@@ -23,6 +23,8 @@ class SessionRecord:
     ``skipped`` lists the line numbers (1-based) that could not be read; ``repairs`` says
     what loading changed so the history is valid again (empty for an intact file).
     ``rollbacks`` are the replies the guardrails rolled back (shown, never sent).
+    ``loaded_tools`` are the deferred tools the session loaded (``tool_search``), in the order
+    they joined the tool list, so a resume offers the same tools in the same order.
     """
 
     id: str
@@ -49,6 +51,7 @@ class SessionRecord:
     subagent_usage_by_model: dict[str, Usage] = field(default_factory=dict)
     rollbacks: list[RolledBack] = field(default_factory=list)
     token_counts: TokenCounts | None = None
+    loaded_tools: list[str] = field(default_factory=list)
 
     @property
     def skipped_lines(self) -> int:

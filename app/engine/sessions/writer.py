@@ -112,6 +112,10 @@ class SessionWriter:
             record["results"] = results
         return self.append(record)
 
+    def tools_loaded(self, names: tuple[str, ...]) -> bool:
+        """Record deferred tools the session loaded (they are offered in full from now on)."""
+        return self.append({"type": "tools_loaded", "names": list(names)})
+
     def environment(self, text: str) -> bool:
         """Record the environment block the session's requests use from now on."""
         return self.append({"type": "environment", "text": text})
