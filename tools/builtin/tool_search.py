@@ -179,7 +179,7 @@ class ToolSearchTool(TypedTool[ToolSearchParams]):
             import difflib
 
             for name in unknown:
-                near = difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.6)
+                near = difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.8)
                 hint = f" (did you mean {', '.join(near)}?)" if near else ""
                 notes.append(f"{name} is no deferred tool{hint}")
             notes.append(
