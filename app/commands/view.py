@@ -25,6 +25,7 @@ from lull.model.edits import (
 )
 from lull.model.events import ContextEdited
 from lull.model.messages import Image, Thinking, ToolResult
+from lull.tools.deferral import tool_spec
 
 if TYPE_CHECKING:
     from lull.runtime import Runtime
@@ -155,6 +156,7 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.append(f"  {glyph} {label:<14}{tokens:>10,}  {breakdown.share(tokens):5.1f}%")
     free = max(0, breakdown.window - breakdown.total)
     lines.append(f"  {FREE_GLYPH} {'free':<14}{free:>10,}  {breakdown.share(free):5.1f}%")
+    lines.extend(deferred_lines(agent))
     view, transcript = len(agent.session.view()), len(agent.session.transcript)
     lines.append(f"view: {view} messages (transcript: {transcript}, all kept on disk)")
     live = active_edits(agent.session.edits)
@@ -168,6 +170,19 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
     lines.extend(rollback_lines(agent))
     lines.extend(checkpoint_lines(agent))
     return CommandResult(tuple(lines))
+
+
+def deferred_lines(agent: Agent) -> list[str]:
+    """The MCP tools offered by name only (``tools.toolSearch``) and the schema tokens that
+    keeps out of the tools above."""
+    pending = agent.tools.registry.deferred.pending()
+    if not pending:
+        return []
+    kept = sum(estimate_spec_tokens(tool_spec(entry.tool)) for entry in pending)
+    return [
+        f"deferred tools: {len(pending)} offered by name only, ~{kept:,} tokens of schemas "
+        "kept out (tool_search loads them; /mcp lists them)"
+    ]
 
 
 def checkpoint_lines(agent: Agent) -> list[str]:

@@ -78,6 +78,7 @@ async def test_deferred_tools_are_listed_then_loaded_at_the_end_and_a_resume_sen
     try:
         events = await run(runtime.agent, "say hi")
         mcp_lines = run_command(runtime, "/mcp").lines
+        context_lines = run_command(runtime, "/context").lines
     finally:
         await runtime.stop_tools()
     first, second, third = provider.requests
@@ -103,6 +104,7 @@ async def test_deferred_tools_are_listed_then_loaded_at_the_end_and_a_resume_sen
     assert mcp_lines[2] == "  loaded: echo"
     assert mcp_lines[3] == "tool search: on (every MCP tool is deferred)"
     assert "6 deferred tools keep ~" in mcp_lines[4]
+    assert any(line.startswith("deferred tools: 6 offered by name only") for line in context_lines)
 
     session_id = runtime.agent.session.id
     runtime.close()
