@@ -28,6 +28,7 @@ from lull.model import defaults
 from lull.model.permissions import SaveScope
 from lull.model.provider import Provider, ThinkingConfig
 from lull.model.search import SearchBackend
+from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.providers.config import (
     ProviderConfig,
     create_provider,
@@ -102,9 +103,13 @@ def deferral_policy(settings: Settings, config: ProviderConfig) -> DeferralPolic
 
 def offer_tool_search(registry: ToolRegistry, settings: Settings, config: ProviderConfig) -> None:
     """Let the MCP servers' tools be deferred as ``tools.toolSearch`` says, with the
-    ``tool_search`` tool that loads them (offered only once a tool is deferred)."""
-    registry.deferred.policy = deferral_policy(settings, config)
-    if settings.tools.tool_search.mode != "off":
+    ``tool_search`` tool that loads them (offered only once a tool is deferred); with
+    ``tool_search`` in ``tools.exclude`` nothing is deferred."""
+    policy = deferral_policy(settings, config)
+    if TOOL_SEARCH_TOOL in settings.tools.exclude:  # no way to load them: defer nothing
+        policy = dataclasses.replace(policy, mode="off")
+    registry.deferred.policy = policy
+    if policy.mode != "off":
         registry.add(ToolSearchTool(registry.deferred))
 
 
@@ -278,7 +283,8 @@ def tool_registry(
         registry.add(WebSearchTool(search))
     registry.repair = guards.argument_repair
     registry.retry_delays = backoff_delays(guards.tool_retries)
-    unknown = [n for n in registry.exclude(settings.tools.exclude) if n != WebSearchTool.name]
+    later = (WebSearchTool.name, TOOL_SEARCH_TOOL)  # tools that may not be offered at all
+    unknown = [n for n in registry.exclude(settings.tools.exclude) if n not in later]
     if unknown and loaded is not None:
         source = loaded.sources.get("tools.exclude", "settings")
         names = ", ".join(repr(name) for name in unknown)

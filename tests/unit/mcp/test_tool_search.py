@@ -202,3 +202,21 @@ async def test_false_defers_nothing_and_the_environment_wins_over_a_file(tmp_pat
     finally:
         await runtime.stop_tools()
     assert _mcp(provider.requests[1]) == [] and TOOL_SEARCH_TOOL in _names(provider.requests[1])
+
+
+async def test_excluding_tool_search_defers_nothing(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path, True)
+    settings = workspace / ".lull" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["tools"]["exclude"] = [TOOL_SEARCH_TOOL]
+    settings.write_text(json.dumps(data))
+    provider = ScriptedProvider()
+    provider.script(ScriptedReply(text="a"))
+    runtime = await _started(workspace, provider)
+    try:
+        await run(runtime.agent, "hi")
+    finally:
+        await runtime.stop_tools()
+    assert len(_mcp(provider.requests[0])) == 7
+    assert TOOL_SEARCH_TOOL not in _names(provider.requests[0])
+    assert not any("tools.exclude" in d.message for d in runtime.loaded.diagnostics)
