@@ -153,7 +153,10 @@ class McpManager:
             self._registered.add(connection.name)
             batch.append((connection, self._tools_of(connection, taken)))
         deferrable = [
-            tool_spec(tool) for c, tools in batch if not c.config.always_load for tool in tools
+            tool_spec(tool)
+            for connection, tools in batch
+            if not connection.config.always_load
+            for tool in tools
         ]
         defer = bool(deferrable) and self.registry.deferred.decide(deferrable)
         for connection, tools in batch:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, assert_never
 
 from lull.model import defaults
 
@@ -45,6 +45,8 @@ class ToolSearchSetting:
                 if self.percent == defaults.TOOL_SEARCH_AUTO_PERCENT:
                     return "auto"
                 return f"auto:{self.percent}"
+            case _:
+                assert_never(self.mode)
 
     def describe(self) -> str:
         """A few words for ``/mcp``."""
@@ -55,6 +57,8 @@ class ToolSearchSetting:
                 return "off (every MCP tool is offered with its schema)"
             case "auto":
                 return f"auto (deferred once MCP schemas pass {self.percent}% of the window)"
+            case _:
+                assert_never(self.mode)
 
 
 TOOL_SEARCH_VALUES = 'true, false, "auto" or "auto:N" (N a percentage from 0 to 100)'
