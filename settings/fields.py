@@ -32,6 +32,7 @@ from lull.settings.hooks import Hooks
 from lull.settings.mcp_servers import McpServers
 from lull.settings.model import Settings
 from lull.settings.permission_rules import RuleList
+from lull.settings.tool_search import ToolSearch
 from lull.settings.web_search import WebSearch
 
 _MINUTES = Number()
@@ -163,6 +164,13 @@ _TABLE = (
     Field("tools.exclude", AdditiveList(),
           "Tools the model is never offered (e.g. [\"web_fetch\"]); a call to one is rolled "
           "back like a call to an unknown tool.", flag="--exclude-tools", project="narrow"),
+    Field("tools.toolSearch", ToolSearch(),
+          "Offer MCP tools by name and one line, their schemas loaded on demand by the "
+          "tool_search tool (Claude Code's ENABLE_TOOL_SEARCH): true defers every MCP tool, "
+          f"false none, \"auto\" a server's tools once all MCP schemas would take more than "
+          f"{defaults.TOOL_SEARCH_AUTO_PERCENT}% of the context window (\"auto:N\": N%). "
+          "Built-in tools and servers with alwaysLoad are never deferred.",
+          env="ENABLE_TOOL_SEARCH", project="yes"),
     Field(f"{_IDLE}.thinkingThresholdMinutes", _MINUTES,
           "Idle minutes after which earlier turns' thinking is cleared; < 0 disables.",
           env="LULL_THINKING_THRESHOLD_MINUTES", project="yes"),
@@ -292,8 +300,9 @@ _TABLE = (
     Field("mcpServers", McpServers(),
           "MCP servers by name: {\"command\", \"args\", \"env\", \"cwd\"} for a local (stdio) "
           "server, {\"url\", \"headers\"} for streamable HTTP (\"type\": \"sse\" for legacy "
-          "SSE); each may set enabled, timeoutSeconds, includeTools, excludeTools and "
-          "compactable. Their tools appear as mcp__<server>__<tool>.", project="trusted"),
+          "SSE); each may set enabled, timeoutSeconds, includeTools, excludeTools, "
+          "compactable and alwaysLoad (never deferred by tools.toolSearch). Their tools appear "
+          "as mcp__<server>__<tool>.", project="trusted"),
     Field("permissions.allow", RuleList(effect="allow"),
           "Rules for calls that run without asking (a shell rule must match every command of "
           "a compound line).", project="adds", project_note=_ONCE_TRUSTED),

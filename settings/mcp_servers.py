@@ -4,8 +4,9 @@
 server over stdio; ``{"name": {"url": "https://...", "headers": {...}}}`` reaches one over
 streamable HTTP (``"type": "sse"`` for the legacy SSE transport; Gemini CLI's ``httpUrl`` is
 read as a streamable-HTTP ``url``). Every entry may also set ``enabled``, ``timeoutSeconds``,
-``includeTools`` / ``excludeTools`` and ``compactable``. A project's ``.mcp.json`` holds the
-same object under ``mcpServers``.
+``includeTools`` / ``excludeTools``, ``compactable`` and ``alwaysLoad`` (Claude Code's: the
+server's tools are never deferred, whatever ``tools.toolSearch`` says). A project's
+``.mcp.json`` holds the same object under ``mcpServers``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _KEYS = frozenset(
         "includeTools",
         "excludeTools",
         "compactable",
+        "alwaysLoad",
         "description",
     }
 )
@@ -70,6 +72,7 @@ _SERVER_SCHEMA: dict[str, Any] = {
         "includeTools": {"type": "array", "items": {"type": "string"}},
         "excludeTools": {"type": "array", "items": {"type": "string"}},
         "compactable": {"type": "boolean"},
+        "alwaysLoad": {"type": "boolean"},
         "description": {"type": "string"},
     },
     "additionalProperties": False,
@@ -128,6 +131,7 @@ def parse_server(name: str, entry: object) -> McpServerConfig:
         include_tools=reader.strings("includeTools") if "includeTools" in entry else None,
         exclude_tools=reader.strings("excludeTools"),
         compactable=reader.boolean("compactable", False),
+        always_load=reader.boolean("alwaysLoad", False),
     )
     if transport == "stdio":
         return dataclasses.replace(

@@ -16,6 +16,7 @@ from lull.model.mcp import McpServerConfig
 from lull.model.permissions import PermissionRule
 from lull.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
 from lull.model.search import WebSearchConfig
+from lull.model.tool_search import DEFAULT_TOOL_SEARCH, ToolSearchSetting
 
 __all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
@@ -46,6 +47,7 @@ class ToolsSettings:
     env_passthrough: tuple[str, ...] = ()
     web_search: WebSearchConfig | None = None
     exclude: tuple[str, ...] = ()
+    tool_search: ToolSearchSetting = DEFAULT_TOOL_SEARCH
 
 
 @dataclass(frozen=True, slots=True)

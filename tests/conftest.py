@@ -16,7 +16,9 @@ from lull.runtime import Runtime
 from tests.fakes import FakeServer
 from tests.support import AgentFactory, build_agent, closing_what_tests_open, fake_runtime
 
-ISOLATED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "LULL_")
+ISOLATED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "LULL_", "ENABLE_TOOL_SEARCH")
+"""Variables lull reads that a developer's shell may hold (ENABLE_TOOL_SEARCH: Claude Code's,
+which lull reads as tools.toolSearch)."""
 
 # No property test is about speed: on a busy machine an example may take seconds, and neither
 # that nor slow data generation is a failure.

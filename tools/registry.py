@@ -3,13 +3,15 @@
 Execution repairs known argument mistakes first (:mod:`lull.tools.repair`), validates, runs, and
 tries a call again after a transient failure (:class:`lull.tools.base.TransientToolError`: 1 s,
 2 s, 4 s by default) before it becomes an error result. Excluded tools (``tools.exclude``)
-are never offered to the model and cannot be called.
+are never offered to the model and cannot be called. Deferred tools (:mod:`lull.tools.deferral`)
+are offered by name only until loaded; a call to one loads it and runs it like any other.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from typing import Any
 
 from lull.model import defaults
 from lull.model.provider import ToolSpec
+from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput, TransientToolError
 from lull.tools.builtin.edit import EditTool
 from lull.tools.builtin.glob_files import GlobTool
@@ -27,6 +30,7 @@ from lull.tools.builtin.read_file import ReadFileTool
 from lull.tools.builtin.shell import ShellTool
 from lull.tools.builtin.web_fetch import WebFetchTool
 from lull.tools.builtin.write_file import WriteFileTool
+from lull.tools.deferral import DeferredTools, tool_spec
 from lull.tools.repair import repair_arguments
 from lull.tools.validation import validate_arguments
 
@@ -56,7 +60,8 @@ class ToolRegistry:
 
     ``repair`` turns argument repair on (``guardrails.argumentRepair``); ``retry_delays``
     are the waits before each new try after a transient failure (``guardrails.toolRetries``)
-    and ``sleep`` how to wait (tests pass a recorder).
+    and ``sleep`` how to wait (tests pass a recorder). ``deferred`` holds the tools a source
+    registered deferred (:meth:`add_deferred`) and which of them are loaded.
     """
 
     def __init__(
@@ -72,6 +77,7 @@ class ToolRegistry:
         self.repair = repair
         self.retry_delays = retry_delays
         self.sleep = sleep
+        self.deferred = DeferredTools()
         for tool in tools:
             self.add(tool)
 
@@ -82,6 +88,12 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+
+    def add_deferred(self, tool: Tool, summary: str) -> None:
+        """Register ``tool`` deferred: offered by name and ``summary`` (one line, in the
+        ``tool_search`` tool's description) until it is loaded."""
+        self.add(tool)
+        self.deferred.add(tool, summary)
 
     def exclude(self, names: Iterable[str]) -> list[str]:
         """Never offer or run the tools ``names`` (``tools.exclude``); returns the names
@@ -114,8 +126,17 @@ class ToolRegistry:
         return len(self.names())
 
     def specs(self) -> list[ToolSpec]:
-        """What the model is told about each tool, in a stable order."""
-        return [ToolSpec(t.name, t.description, t.parameters) for t in self]
+        """What the model is told about each tool, in a stable order: the tools offered in
+        full in registration order (``tool_search`` only once a tool is deferred), then the
+        loaded deferred tools in the order they were loaded."""
+        deferred = self.deferred
+        offered = [
+            t
+            for t in self
+            if t.name not in deferred and (t.name != TOOL_SEARCH_TOOL or len(deferred))
+        ]
+        loaded = [t for t in deferred.loaded() if t.name not in self._excluded]
+        return [tool_spec(t) for t in (*offered, *loaded)]
 
     def is_compactable(self, name: str) -> bool:
         """True if idle cleanup may clear results of tool ``name`` (False if unknown)."""
@@ -143,8 +164,15 @@ class ToolRegistry:
         if tool is None:
             available = ", ".join(self.names()) or "none"
             return ToolOutput(f"unknown tool {name!r}; available tools: {available}", True)
+        unloaded = self.deferred.hidden(name)
+        if unloaded:
+            cause = f"the model called {name} before loading it (its schema joined the tools)"
+            self.deferred.load([name], cause)
         problem = validate_arguments(prepared.arguments, tool.parameters)
         if problem is not None:
+            if unloaded:  # the model guessed the arguments: show it the schema it needs
+                schema = json.dumps(tool.parameters, ensure_ascii=False)
+                problem += f". {name} was not loaded yet; its parameters: {schema}"
             return ToolOutput(f"{name}: {problem}", is_error=True)
         return await self._run(tool, prepared.arguments, ctx)
 

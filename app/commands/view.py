@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
 
 from lull.commands.base import CommandResult, hint, say
 from lull.context.cachebreak import find_detector
-from lull.context.estimate import estimate_part_tokens, estimate_tokens
+from lull.context.estimate import estimate_part_tokens, estimate_spec_tokens, estimate_tokens
 from lull.context.media import describe_media
 from lull.context.restore import CompressionRecord, compression_history, parse_scope
 from lull.context.view import active_edits
@@ -26,6 +25,7 @@ from lull.model.edits import (
 )
 from lull.model.events import ContextEdited
 from lull.model.messages import Image, Thinking, ToolResult
+from lull.tools.deferral import tool_spec
 
 if TYPE_CHECKING:
     from lull.runtime import Runtime
@@ -69,16 +69,7 @@ class Breakdown:
 def context_breakdown(agent: Agent, window: int) -> Breakdown:
     """Estimate each part of the prompt the next request would send."""
     system = estimate_tokens(agent.config.system) + estimate_tokens(agent.config.environment)
-    tools = sum(
-        estimate_tokens(
-            json.dumps(
-                {"name": s.name, "description": s.description, "parameters": s.parameters},
-                sort_keys=True,
-                ensure_ascii=False,
-            )
-        )
-        for s in agent.tools.specs()
-    )
+    tools = sum(estimate_spec_tokens(spec) for spec in agent.tools.specs())
     messages = results = thinking = images = 0
     for message in agent.session.view():
         for part in message.parts:
@@ -165,6 +156,7 @@ def context_report(runtime: Runtime, arg: str) -> CommandResult:
         lines.append(f"  {glyph} {label:<14}{tokens:>10,}  {breakdown.share(tokens):5.1f}%")
     free = max(0, breakdown.window - breakdown.total)
     lines.append(f"  {FREE_GLYPH} {'free':<14}{free:>10,}  {breakdown.share(free):5.1f}%")
+    lines.extend(deferred_lines(agent))
     view, transcript = len(agent.session.view()), len(agent.session.transcript)
     lines.append(f"view: {view} messages (transcript: {transcript}, all kept on disk)")
     live = active_edits(agent.session.edits)
@@ -194,6 +186,19 @@ def kept_lines(edit: ContextEdit) -> list[str]:
     if len(edit.kept_for) > MAX_KEPT_SHOWN:
         lines.append(f"      … and {len(edit.kept_for) - MAX_KEPT_SHOWN} more")
     return lines
+
+
+def deferred_lines(agent: Agent) -> list[str]:
+    """The MCP tools offered by name only (``tools.toolSearch``) and the schema tokens that
+    keeps out of the tools above."""
+    pending = agent.tools.registry.deferred.pending()
+    if not pending:
+        return []
+    kept = sum(estimate_spec_tokens(tool_spec(entry.tool)) for entry in pending)
+    return [
+        f"deferred tools: {len(pending)} offered by name only, ~{kept:,} tokens of schemas "
+        "kept out (tool_search loads them; /mcp lists them)"
+    ]
 
 
 def checkpoint_lines(agent: Agent) -> list[str]:

@@ -7,9 +7,10 @@ thinking settings, a message) says where the cache stopped matching. Messages a 
 carries for itself only (``ModelRequest.request_only``: a corrective note, a partial answer
 being continued) are left out of what the next request is compared with. A break explained by a
 context edit made since the previous request (idle cleanup, compression, restore), by a
-model switch, or by tools appended that a tool source announced (an MCP server that came up
-late adds its tools once, after the existing ones) is expected and
-logged at info level; any other break is a bug or an outside change, logged as a warning.
+model switch, or by tools a tool source announced (an MCP server that came up late adds its
+tools once, after the existing ones, or its deferred tools to ``tool_search``'s listing; a
+deferred tool loaded joins the list at its end) is expected and logged at info level; any
+other break is a bug or an outside change, logged as a warning.
 Both are kept in :attr:`CacheBreakDetector.breaks` for ``/context``.
 """
 
@@ -64,8 +65,8 @@ class CacheBreakDetector:
 
     ``edits`` returns the session's context edits (an append-only list), so the detector
     knows which edits were made since the previous request; ``added_tools`` (optional) maps
-    the names of tools added after start-up to why they were added ("MCP server github came
-    up"), so appending them is an expected break.
+    the names of tools added or changed after start-up to why ("MCP server github came up",
+    "tool_search loaded it"), so a break at one of them is expected.
     """
 
     def __init__(
@@ -98,7 +99,7 @@ class CacheBreakDetector:
             return
         block, change = found
         cause = explain(block, new_edits)
-        if not cause and block.kind == "tool" and change == "added" and self.added_tools:
+        if not cause and block.kind == "tool" and change != "removed" and self.added_tools:
             cause = self.added_tools().get(block.label.removeprefix("tool "), "")
         brk = CacheBreak(self.requests, block.label, change, bool(cause), cause)
         self.breaks.append(brk)

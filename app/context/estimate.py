@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import assert_never
 
 from lull.model.messages import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from lull.model.provider import ToolSpec
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1600
@@ -19,6 +20,13 @@ IMAGE_TOKENS = 1600
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: ceil(len / 4); 0 for the empty string."""
     return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def estimate_spec_tokens(spec: ToolSpec) -> int:
+    """Estimated tokens one tool definition costs in every request (name, description and
+    parameters as JSON)."""
+    content = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+    return estimate_tokens(json.dumps(content, sort_keys=True, ensure_ascii=False, default=str))
 
 
 def estimate_part_tokens(part: Part) -> int:

@@ -8,7 +8,9 @@ trusted (``/trust``, which takes effect at once through :meth:`McpManager.trust_
 the command line said ``--allow-project-mcp``. A server that comes up registers its tools once,
 after the tools already offered (an expected prompt-cache break, announced in
 :attr:`McpManager.added_tools`); ``lull -p`` (``wait=True``) waits for every server before the
-first request instead, and registers them in the settings' order.
+first request instead, and registers them in the settings' order. Where ``tools.toolSearch``
+says so, a server's tools are registered deferred (:mod:`lull.tools.deferral`): the
+``tool_search`` tool lists them by name and loads their schemas on demand.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from lull.mcp.connection import McpConnection, McpFailure
 from lull.mcp.naming import adapt_schema, tool_name
 from lull.mcp.tool import McpTool
 from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTransport
+from lull.model.tool_search import TOOL_SEARCH_TOOL
+from lull.tools.deferral import one_line, tool_spec
 from lull.tools.registry import ToolRegistry
 
 log = logging.getLogger("lull.mcp")
@@ -109,8 +113,7 @@ class McpManager:
         if not self.wait or not self._tasks:
             return
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-        for connection in self.connections:
-            self._register(connection)
+        self._register(self.connections)
 
     async def aclose(self) -> None:
         """Stop every server and background start."""
@@ -136,24 +139,53 @@ class McpManager:
             log.warning("%s", str(failure).splitlines()[0])
             return
         if not self.wait:
-            self._register(connection)
+            self._register([connection])
 
-    def _register(self, connection: McpConnection) -> None:
-        """Add the server's offered tools to the registry, once, after the existing ones."""
-        if connection.name in self._registered or connection.tools is None:
-            return
-        self._registered.add(connection.name)
-        config = connection.config
+    def _register(self, connections: list[McpConnection]) -> None:
+        """Add the servers' offered tools to the registry, once each, after the existing
+        ones: deferred (offered by name through ``tool_search`` until loaded) when the
+        registry's policy says so for this batch, never for a server with ``alwaysLoad``."""
         taken = set(self.registry.names())
-        cause = f"MCP server {connection.name} came up and added its tools"
-        for remote in connection.tools:
+        batch: list[tuple[McpConnection, list[McpTool]]] = []
+        for connection in connections:
+            if connection.name in self._registered or connection.tools is None:
+                continue
+            self._registered.add(connection.name)
+            batch.append((connection, self._tools_of(connection, taken)))
+        deferrable = [
+            tool_spec(tool)
+            for connection, tools in batch
+            if not connection.config.always_load
+            for tool in tools
+        ]
+        defer = bool(deferrable) and self.registry.deferred.decide(deferrable)
+        for connection, tools in batch:
+            if defer and not connection.config.always_load:
+                for tool in tools:
+                    summary = one_line(tool.remote.description) or "(no description)"
+                    self.registry.add_deferred(tool, summary)
+                if tools:
+                    self.added_tools[TOOL_SEARCH_TOOL] = (
+                        f"MCP server {connection.name} came up and tool_search lists its "
+                        "deferred tools"
+                    )
+                continue
+            cause = f"MCP server {connection.name} came up and added its tools"
+            for tool in tools:
+                self.registry.add(tool)
+                self.added_tools[tool.name] = cause
+
+    def _tools_of(self, connection: McpConnection, taken: set[str]) -> list[McpTool]:
+        """The server's offered tools as lull tools (their names join ``taken``)."""
+        config = connection.config
+        tools: list[McpTool] = []
+        for remote in connection.tools or ():
             if not config.offers(remote.name):
                 continue
             name = tool_name(connection.name, remote.name, taken)
             schema = adapt_schema(remote.input_schema, self.provider)
-            tool = McpTool(connection, remote, name, schema, compactable=config.compactable)
-            self.registry.add(tool)
-            self.added_tools[name] = cause
+            tools.append(McpTool(connection, remote, name, schema, compactable=config.compactable))
+        return tools
 
     # --- status -----------------------------------------------------------------------------
 

@@ -26,6 +26,11 @@ APPROVAL_MODE: Final[ApprovalMode] = "default"
 MAX_OUTPUT_CHARS: Final = 30_000
 SHELL_TIMEOUT_SECONDS: Final = 120
 ALLOW_PRIVATE_NETWORK: Final = False
+# tools.toolSearch (Claude Code's ENABLE_TOOL_SEARCH): defer an MCP server's tool schemas once
+# all MCP schemas would take more than this share of the context window
+TOOL_SEARCH: Final = "auto"
+TOOL_SEARCH_AUTO_PERCENT: Final = 10
+TOOL_SEARCH_MAX_RESULTS: Final = 5  # tools one keyword search of tool_search loads at most
 # context.clearContextOnIdle.*
 THINKING_THRESHOLD_MINUTES: Final = 5.0
 TOOL_RESULTS_THRESHOLD_MINUTES: Final = 5.0

@@ -28,7 +28,9 @@ class McpServerConfig:
     """One MCP server: how to reach it and which of its tools to offer.
 
     ``include_tools`` None offers every tool (minus ``exclude_tools``); ``compactable`` lets
-    idle cleanup clear this server's old results. ``source`` is the file that named it.
+    idle cleanup clear this server's old results; ``always_load`` (``alwaysLoad``) offers its
+    tools with their schemas whatever ``tools.toolSearch`` says (never deferred). ``source``
+    is the file that named it.
     """
 
     name: str
@@ -44,6 +46,7 @@ class McpServerConfig:
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
     compactable: bool = False
+    always_load: bool = False
     scope: McpScope = "user"
     source: str = ""
 
@@ -80,4 +83,6 @@ class McpServerConfig:
             data["excludeTools"] = list(self.exclude_tools)
         if self.compactable:
             data["compactable"] = True
+        if self.always_load:
+            data["alwaysLoad"] = True
         return data

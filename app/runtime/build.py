@@ -19,6 +19,7 @@ from lull.engine.sessions.store import SessionStorageError, SessionStore
 from lull.engine.sessions.writer import SessionLocked
 from lull.engine.subagents.task import SubagentSetup, TaskTool
 from lull.model.approvals import ApprovalMode
+from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.providers.config import (
     ConfigError,
     ModelLister,
@@ -39,6 +40,7 @@ from lull.runtime.wiring import (
     explicit_idle_kinds,
     hook_runner,
     mcp_manager,
+    offer_tool_search,
     rule_book,
     session_environment,
     subagent_profiles,
@@ -95,7 +97,7 @@ def build_runtime(
     if servers is not None:
         runner.sources.append(servers)
     environment = session_environment(session, options.workspace)
-    extra = servers.compactable_patterns() if servers else frozenset()
+    extra = servers.compactable_patterns() | {TOOL_SEARCH_TOOL} if servers else frozenset()
     explicit = explicit_idle_kinds(loaded)
     configured = agent_config(settings, config, registry, environment, extra, explicit)
     provider = provider_factory(config)
@@ -109,6 +111,8 @@ def build_runtime(
     task = TaskTool(setup, lambda: current().tools, lambda: current().session, profiles)
     registry.add(task)
     registry.add(RecallTool(lambda: current().session))
+    if servers is not None:  # after every built-in: it joins the list with the first deferred
+        offer_tool_search(registry, settings, config)
     agent = Agent(
         session,
         provider,
@@ -116,7 +120,14 @@ def build_runtime(
         configured,
         summary_provider=summary_provider(settings, config, provider_factory),
     )
-    added = (lambda: servers.added_tools) if servers is not None else None
+    registry.deferred.restore(session.loaded_tools)
+    registry.deferred.on_load = lambda names: current().session.record_loaded_tools(names)
+
+    def added() -> Mapping[str, str]:
+        """Why each tool joined the list after start-up (a server came up, a tool loaded)."""
+        late = servers.added_tools if servers is not None else {}
+        return {**late, **registry.deferred.causes}
+
     agent.request_hooks.append(CacheBreakDetector(lambda: session.edits, added))
     runtime = Runtime(
         agent,

@@ -287,6 +287,7 @@ class Runtime:
         config = dataclasses.replace(old.config, environment=environment)
         agent = self._rebuild(session, old.provider, old.summary_provider, config)
         agent.request_hooks = hooks_for_session(session, old.request_hooks)
+        agent.tools.registry.deferred.restore(session.loaded_tools)  # its tools, its order
         self._agent = agent
 
     def _rebuild(

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 from lull.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from lull.catalog.server_tools import server_web_search
+from lull.catalog.windows import context_window_for
 from lull.context.cachebreak import CacheBreakDetector
 from lull.context.compress_plan import CompressionPolicy
+from lull.context.estimate import estimate_spec_tokens
 from lull.context.idle import DEFAULT_COMPACTABLE, IdleKind, IdlePolicy
 from lull.context.masking import MaskingPolicy
 from lull.engine.checkpoints.files import CheckpointStore, prune
@@ -27,6 +29,7 @@ from lull.model import defaults
 from lull.model.permissions import SaveScope
 from lull.model.provider import Provider, ThinkingConfig
 from lull.model.search import SearchBackend
+from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.providers.config import (
     ProviderConfig,
     create_provider,
@@ -35,7 +38,9 @@ from lull.settings.loader import LoadedSettings
 from lull.settings.model import Settings
 from lull.settings.paths import checkpoints_dir, pending_writes_dir, tool_output_dir
 from lull.tools.base import ToolContext
+from lull.tools.builtin.tool_search import ToolSearchTool
 from lull.tools.builtin.web_search import WebSearchTool
+from lull.tools.deferral import DeferralPolicy
 from lull.tools.permissions.rules import RuleBook, RuleNotSaved
 from lull.tools.registry import ToolRegistry, backoff_delays, default_registry
 
@@ -85,6 +90,28 @@ def mcp_manager(
         allow_project=options.allow_project_mcp,
         env=env,
     )
+
+
+def deferral_policy(settings: Settings, config: ProviderConfig) -> DeferralPolicy:
+    """When MCP tools are deferred (``tools.toolSearch``): for ``auto``, once their schemas
+    would take more than its share of the model's context window (the window at start-up: a
+    later ``/model`` does not move tools that are offered already)."""
+    chosen = settings.tools.tool_search
+    window = context_window_for(config.model, settings.model.context_window)
+    threshold = window * chosen.percent // 100
+    return DeferralPolicy(chosen.mode, threshold, estimate_spec_tokens)
+
+
+def offer_tool_search(registry: ToolRegistry, settings: Settings, config: ProviderConfig) -> None:
+    """Let the MCP servers' tools be deferred as ``tools.toolSearch`` says, with the
+    ``tool_search`` tool that loads them (offered only once a tool is deferred); with
+    ``tool_search`` in ``tools.exclude`` nothing is deferred."""
+    policy = deferral_policy(settings, config)
+    if TOOL_SEARCH_TOOL in settings.tools.exclude:  # no way to load them: defer nothing
+        policy = dataclasses.replace(policy, mode="off")
+    registry.deferred.policy = policy
+    if policy.mode != "off":
+        registry.add(ToolSearchTool(registry.deferred))
 
 
 def web_search_backend(
@@ -257,7 +284,8 @@ def tool_registry(
         registry.add(WebSearchTool(search))
     registry.repair = guards.argument_repair
     registry.retry_delays = backoff_delays(guards.tool_retries)
-    unknown = [n for n in registry.exclude(settings.tools.exclude) if n != WebSearchTool.name]
+    later = (WebSearchTool.name, TOOL_SEARCH_TOOL)  # tools that may not be offered at all
+    unknown = [n for n in registry.exclude(settings.tools.exclude) if n not in later]
     if unknown and loaded is not None:
         source = loaded.sources.get("tools.exclude", "settings")
         names = ", ".join(repr(name) for name in unknown)

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lull.context.estimate import estimate_spec_tokens
 from lull.engine.subagents.task import SubagentSetup, TaskTool
 from lull.mcp.manager import McpManager
 from lull.mcp.tool import McpTool
 from lull.model.events import RequestFinished, TurnFailed, TurnFinished
 from lull.model.mcp import McpServerConfig
 from lull.model.provider import Usage
+from lull.tools.builtin.tool_search import ToolSearchTool
+from lull.tools.deferral import DeferralPolicy
 from lull.ui.printer import RunResult
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import AgentFactory, run
@@ -110,3 +114,40 @@ async def test_the_parent_gets_only_the_sub_agents_answer_and_costs_add_up(
     child = sum(agent.session.record.subagent_usage_by_model.values(), Usage())
     assert child.output > 0 and result.usage == own + child
     assert result.num_requests == 2  # the parent's own; the child's two count in usage and cost
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    """The tool names of a request body, either API."""
+    return [tool.get("name") or tool["function"]["name"] for tool in body.get("tools", [])]
+
+
+@pytest.mark.parametrize("vendor", ["anthropic", "openai"])
+async def test_a_deferred_tool_is_loaded_then_called_and_the_next_request_reads_the_cache(
+    make_agent: AgentFactory, fake: FakeServer, vendor: str, tmp_path: Path
+) -> None:
+    agent = make_agent(vendor)
+    registry = agent.tools.registry
+    registry.deferred.policy = DeferralPolicy("on", 0, estimate_spec_tokens)
+    registry.add(ToolSearchTool(registry.deferred))
+    provider = "anthropic" if vendor == "anthropic" else "openai"
+    manager = McpManager((ODD,), registry, tmp_path, provider, trusted=lambda: True)
+    manager.wait = True
+    agent.tools.sources.append(manager)
+    fake.cache_min_default = 1
+    fake.script(
+        Reply(tool_calls=[ToolUse("tool_search", {"query": "search files"})]),
+        Reply(tool_calls=[ToolUse("mcp__odd__search_files", {"query": "todo"})]),
+        Reply(text="found it"),
+    )
+    try:
+        events = await run(agent, "search")
+    finally:
+        await manager.aclose()
+    assert isinstance(events[-1], TurnFinished), events[-1]
+    results = [r.content for m in agent.session.transcript for r in m.tool_results]
+    assert results[1] == "found todo"
+    first, second, third = (_tool_names(body) for body in fake.requests)
+    assert "tool_search" in first and not any(n.startswith("mcp__") for n in first)
+    assert second == [*first, "mcp__odd__search_files"] and third == second
+    usage = [e.usage for e in events if isinstance(e, RequestFinished)]
+    assert usage[2].cache_read > 0  # one rewrite for the load, then the cache holds again

@@ -80,6 +80,11 @@ def _take(record: SessionRecord, data: dict[str, Any]) -> bool:
         record.edits.append(edit_from_dict(data["edit"]))
     elif kind == "environment":
         record.environment = str(data["text"])
+    elif kind == "tools_loaded":
+        names = data["names"]
+        if not isinstance(names, list):
+            raise TypeError("names is not a list")
+        record.loaded_tools.extend(str(n) for n in names if str(n) not in record.loaded_tools)
     elif kind == "tokens":
         messages = {str(k): int(v) for k, v in data.get("messages", {}).items()}
         results = {str(k): [int(n) for n in v] for k, v in data.get("results", {}).items()}

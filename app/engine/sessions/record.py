@@ -23,6 +23,8 @@ class SessionRecord:
     ``skipped`` lists the line numbers (1-based) that could not be read; ``repairs`` says
     what loading changed so the history is valid again (empty for an intact file).
     ``rollbacks`` are the replies the guardrails rolled back (shown, never sent).
+    ``loaded_tools`` are the deferred tools the session loaded (``tool_search``), in the order
+    they joined the tool list, so a resume offers the same tools in the same order.
     """
 
     id: str
@@ -52,6 +54,7 @@ class SessionRecord:
     tool_seconds: dict[str, float] = field(default_factory=dict)
     """How long each tool call ran, by call id (wall seconds; calls that did not run have
     none)."""
+    loaded_tools: list[str] = field(default_factory=list)
 
     @property
     def skipped_lines(self) -> int:

@@ -227,6 +227,21 @@ class Session:
         if self._writer:
             self._writer.tokens(tokenizer, messages, results)
 
+    @property
+    def loaded_tools(self) -> tuple[str, ...]:
+        """The deferred tools this session loaded, in the order they joined the tool list."""
+        return tuple(self.record.loaded_tools)
+
+    def record_loaded_tools(self, names: tuple[str, ...]) -> None:
+        """Keep deferred tools that were just loaded (``tool_search``, or a call to one), so
+        a resume offers them again, in the same place."""
+        fresh = tuple(n for n in names if n not in self.record.loaded_tools)
+        if not fresh:
+            return
+        self.record.loaded_tools.extend(fresh)
+        if self._writer:
+            self._writer.tools_loaded(fresh)
+
     def use_environment(self, text: str) -> None:
         """Record the environment block (workspace, date, git status) this run sends."""
         if text != self.record.environment:

@@ -116,6 +116,10 @@ class SessionWriter:
         """Record how long tool calls ran (call id -> wall seconds)."""
         return self.append({"type": "tool_times", "seconds": dict(seconds)})
 
+    def tools_loaded(self, names: tuple[str, ...]) -> bool:
+        """Record deferred tools the session loaded (they are offered in full from now on)."""
+        return self.append({"type": "tools_loaded", "names": list(names)})
+
     def environment(self, text: str) -> bool:
         """Record the environment block the session's requests use from now on."""
         return self.append({"type": "environment", "text": text})

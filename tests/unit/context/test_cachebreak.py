@@ -208,6 +208,21 @@ def test_tools_a_source_announced_are_an_expected_break() -> None:
     assert not detector.breaks[-1].expected
 
 
+def test_a_tool_search_listing_that_grew_is_expected_only_with_a_cause() -> None:
+    added: dict[str, str] = {}
+    detector = CacheBreakDetector(lambda: [], lambda: added)
+    listing = ToolSpec("tool_search", "Deferred tools:\n- mcp__a__x", {"type": "object"})
+    grown = replace(listing, description=listing.description + "\n- mcp__b__y")
+    detector(ModelRequest(system="s", messages=(), tools=(listing,)), 1)
+    detector(ModelRequest(system="s", messages=(), tools=(grown,)), 2)
+    assert not detector.breaks[-1].expected  # nobody said why: a warning
+    added["tool_search"] = "MCP server b came up and tool_search lists its deferred tools"
+    grown_again = replace(grown, description=grown.description + "\n- mcp__b__z")
+    detector(ModelRequest(system="s", messages=(), tools=(grown_again,)), 3)
+    brk = detector.breaks[-1]
+    assert brk.expected and brk.change == "description changed" and "b came up" in brk.cause
+
+
 def test_the_light_step_and_a_restored_compression_are_expected_breaks() -> None:
     s = Session()
     for n in range(4):

@@ -22,6 +22,9 @@ def test_stdio_http_and_sse_entries() -> None:
     assert parse_server("old", {"type": "sse", "url": "http://h/sse"}).transport == "sse"
     assert parse_server("g", {"httpUrl": "http://h/mcp"}).url == "http://h/mcp"
     assert parse_server("f", {"command": "x", "includeTools": ["a"]}).include_tools == ("a",)
+    pinned = parse_server("p", {"command": "x", "alwaysLoad": True})  # Claude Code's key
+    assert pinned.always_load and pinned.to_json() == {"command": "x", "alwaysLoad": True}
+    assert not stdio.always_load and "alwaysLoad" not in stdio.to_json()
 
 
 @pytest.mark.parametrize(
@@ -32,6 +35,7 @@ def test_stdio_http_and_sse_entries() -> None:
         ({"command": "x", "colour": 1}, "colour is not one"),
         ({}, "a command (stdio) or a url (HTTP) for server 'gh'"),
         ({"command": "x", "timeoutSeconds": 0}, "a number > 0 in gh.timeoutSeconds"),
+        ({"command": "x", "alwaysLoad": "yes"}, "true or false in gh.alwaysLoad"),
     ],
 )
 def test_bad_entries_name_the_server_and_key(entry: dict[str, object], message: str) -> None:

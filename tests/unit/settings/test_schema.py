@@ -41,7 +41,7 @@ def model_defaults(obj: Any = None, prefix: str = "") -> dict[str, Any]:
     for field in dataclasses.fields(obj):
         key = prefix + _camel(field.name)
         value = getattr(obj, field.name)
-        if dataclasses.is_dataclass(value):
+        if dataclasses.is_dataclass(value) and key not in FIELDS:  # a group, not a value
             out.update(model_defaults(value, key + "."))
         else:
             out[key] = FIELDS[key].check.to_json(value)  # an empty tuple: [] or {}
@@ -61,14 +61,17 @@ def schema_leaves(node: dict[str, Any], prefix: str = "") -> dict[str, dict[str,
     return out
 
 
-def defaults_document(obj: Any = None) -> dict[str, Any]:
+def defaults_document(obj: Any = None, prefix: str = "") -> dict[str, Any]:
     """The default settings as a nested JSON document, as a user would write it."""
     obj = Settings() if obj is None else obj
     doc: dict[str, Any] = {}
     for field in dataclasses.fields(obj):
+        key = prefix + _camel(field.name)
         value = getattr(obj, field.name)
-        if dataclasses.is_dataclass(value):
-            value = defaults_document(value)
+        if key in FIELDS and dataclasses.is_dataclass(value):  # a value (tools.toolSearch)
+            value = FIELDS[key].check.to_json(value)
+        elif dataclasses.is_dataclass(value):
+            value = defaults_document(value, key + ".")
         elif isinstance(value, tuple):
             value = {} if field.name in ("mcp_servers", "hooks") else list(value)
         doc[_camel(field.name)] = value

@@ -19,7 +19,9 @@ from lull.engine.subagents.task import GENERAL, AgentProfile, SubagentSetup, Tas
 from lull.mcp.naming import adapt_schema
 from lull.model.search import SearchAnswer
 from lull.tools.base import Tool
+from lull.tools.builtin.tool_search import ToolSearchTool
 from lull.tools.builtin.web_search import WebSearchTool
+from lull.tools.deferral import DeferredTools
 from lull.tools.registry import default_registry
 
 GOLDEN = Path(__file__).with_name("schemas.json")
@@ -51,6 +53,7 @@ def offered_tools() -> dict[str, Tool]:
     tools["recall"] = RecallTool(_never)
     tools["task"] = TaskTool(setup, _never, _never)
     tools["task (two profiles)"] = TaskTool(setup, _never, _never, (GENERAL, custom))
+    tools["tool_search"] = ToolSearchTool(DeferredTools())
     return tools
 
 

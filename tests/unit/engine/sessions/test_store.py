@@ -149,6 +149,22 @@ def test_token_counts_are_saved_and_loaded_with_their_tokenizer(tmp_path: Path) 
     assert counts.results == {"call_1": [9000, 1, 2, 3]}
 
 
+def test_loaded_tools_are_saved_in_order_and_loaded_back(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = Session.create(store, provider="anthropic", model="m")
+    session.record_loaded_tools(("mcp__gh__b", "mcp__gh__a"))
+    session.record_loaded_tools(("mcp__gh__a",))  # known already: no line
+    session.record_loaded_tools(("mcp__x__c",))
+    assert session.loaded_tools == ("mcp__gh__b", "mcp__gh__a", "mcp__x__c")
+    assert session.path is not None
+    session.close()
+    lines = session.path.read_text().splitlines()
+    assert sum('"type":"tools_loaded"' in line for line in lines) == 2
+    record = load_session(session.path)
+    assert record.loaded_tools == ["mcp__gh__b", "mcp__gh__a", "mcp__x__c"]
+    assert record.skipped == []
+
+
 def test_counts_of_another_tokenizer_replace_the_old_ones(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions", tmp_path)
     session = Session.create(store, provider="openai", model="m")
