@@ -11,7 +11,8 @@ in batches, at the moments the arithmetic says it pays:
 - *candidates*: successful, compactable results older than the newest ``keep`` and outside
   the working set (``working_set.py``); errors and notes are never masked;
 - *cost now*: with the cache warm, the request rewrites ``tail`` tokens (everything after the
-  first candidate, less what masking removes) instead of reading them:
+  last cache entry its markers still reach — the conversation's start, as lull places them —
+  less what masking removes) instead of reading them:
   ``(write - read) * tail - read * saved``; with the cache cold (or off), nothing;
 - *saving*: ``read * saved`` on each later request of the turn; the expected number of them
   is the number made so far in the turn (a turn that has run long tends to run as long again;
@@ -58,7 +59,9 @@ class MaskingState:
     ``sizes``: tokens of each view message; ``prefix``: tokens before the first message
     (system, environment, tools); ``requests``: requests made so far in this turn;
     ``warm``: whether the provider still caches the conversation (False: cold or no cache);
-    ``write_per_read``: the cache write price over the cache read price.
+    ``write_per_read``: the cache write price over the cache read price; ``reused``: how
+    many leading messages a rewritten request still reads from the cache (its markers reach
+    no entry inside the conversation once an early message changes: 0).
     """
 
     sizes: Sequence[int]
@@ -66,6 +69,7 @@ class MaskingState:
     requests: int
     warm: bool
     write_per_read: float = ANTHROPIC_WRITE_PER_READ
+    reused: int = 0
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def plan_masking(
     if not chosen:
         return None
     saved = sum(freed[p.call_id] for _, p in chosen)
-    first = chosen[0][0]
+    first = min(chosen[0][0], state.reused)
     tail = max(0, sum(state.sizes[first:]) - saved)
     remaining = state.requests
     if state.warm and saved * (remaining + 1) <= (state.write_per_read - 1) * tail:

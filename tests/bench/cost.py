@@ -170,7 +170,7 @@ STEPS = (
         IdlePolicy(tool_results_threshold_minutes=60),
         masking=MaskingPolicy(),
     ),
-    Policy("(c) without masking", IdlePolicy()),
+    Policy("(c) with masking", IdlePolicy(), masking=MaskingPolicy(enabled=True)),
     Policy(
         "(c) without the working set",
         IdlePolicy(keep_working_set=False),
