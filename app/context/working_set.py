@@ -8,9 +8,11 @@ keeps these, each with the reason ``/context`` shows:
 - **quoted**: a result a recent assistant message quotes — its text or a tool call's
   arguments among the last :data:`RECENT_MESSAGES` assistant messages contain a distinctive
   line of the result (at least :data:`QUOTE_CHARS` characters);
-- **edited file**: the latest read of every file the session edits (``edit`` /
-  ``write_file``, or a shell command that writes it: ``sed -i``, ``>``, ``tee``);
-- **repeated command**: the latest result of a shell command run more than once (the tests).
+- **edited file**: the latest read of every file the recent work edits (``edit`` /
+  ``write_file``, or a shell command that writes it: ``sed -i``, ``>``, ``tee``, among the
+  calls of the last :data:`RECENT_MESSAGES` assistant messages);
+- **repeated command**: the latest result of a shell command run more than once, when that
+  latest run is recent (the tests being worked on).
 
 Error results and notes are never cleared anyway (``idle.py``). Pure functions.
 """
@@ -67,11 +69,12 @@ def working_set(view: Sequence[Message], candidates: Sequence[ToolResult]) -> li
     if not candidates:
         return []
     calls = {p.id: p for m in view for p in m.parts if isinstance(p, ToolCall)}
+    recent = recent_calls(view)
     wanted = {r.call_id for r in candidates}
     kept: dict[str, Kept] = {}
     for item in (
-        *_edited_files(view, calls, wanted),
-        *_repeated_commands(view, calls, wanted),
+        *_edited_files(view, calls, wanted, recent),
+        *_repeated_commands(view, calls, wanted, recent),
         *_quoted(view, candidates),
     ):
         kept.setdefault(item.call_id, item)
@@ -112,12 +115,25 @@ def _names(command: str, path: str) -> bool:
     return any(w.removeprefix("./") == path or w.endswith("/" + path) for w in words)
 
 
+def recent_calls(view: Sequence[Message], count: int = RECENT_MESSAGES) -> set[str]:
+    """The ids of the tool calls in the last ``count`` assistant messages."""
+    ids: set[str] = set()
+    for message in reversed(view):
+        if message.role != "assistant":
+            continue
+        ids.update(p.id for p in message.parts if isinstance(p, ToolCall))
+        count -= 1
+        if count <= 0:
+            break
+    return ids
+
+
 def _edited_files(
-    view: Sequence[Message], calls: Mapping[str, ToolCall], wanted: set[str]
+    view: Sequence[Message], calls: Mapping[str, ToolCall], wanted: set[str], recent: set[str]
 ) -> list[Kept]:
-    """The latest read of every file the session edits (by a tool or a shell command)."""
+    """The latest read of every file the recent work edits (by a tool or a shell command)."""
     edited: set[str] = set()
-    for call in calls.values():
+    for call in (calls[i] for i in recent if i in calls):
         if call.name in EDIT_TOOLS and (path := _path(call.arguments)):
             edited.add(path)
         elif (command := _command(call)) is not None:
@@ -141,9 +157,9 @@ def _edited_files(
 
 
 def _repeated_commands(
-    view: Sequence[Message], calls: Mapping[str, ToolCall], wanted: set[str]
+    view: Sequence[Message], calls: Mapping[str, ToolCall], wanted: set[str], recent: set[str]
 ) -> list[Kept]:
-    """The latest result of each shell command run more than once."""
+    """The latest result of each shell command run more than once, latest run recent."""
     runs: dict[str, list[str]] = {}
     for result in _results(view):
         command = _command(calls.get(result.call_id))
@@ -152,7 +168,7 @@ def _repeated_commands(
     return [
         Kept(ids[-1], "repeated_command", _short(command))
         for command, ids in runs.items()
-        if len(ids) > 1 and ids[-1] in wanted
+        if len(ids) > 1 and ids[-1] in wanted and ids[-1] in recent
     ]
 
 
