@@ -1,34 +1,31 @@
-"""Benchmark: what a long coding session costs under three context policies (the headline figure).
+"""Benchmark: what a coding session costs under each context policy, forgetting charged.
 
-A scripted workload (``tests/bench/workloads/*.json``: files to create, then user turns made
-of model steps with tool calls, thinking sizes, step durations and the pause before each
-turn) is replayed through the real engine: the Anthropic provider and SDK, real tools on
-files the benchmark creates, against the fake server with its prompt-cache simulation. The
-engine's clock and the fake's cache clock move together, so an afternoon with idle gaps
-replays in seconds and cache entries expire exactly as their TTLs say.
+A workload (``tests/bench/workloads/*.json``, or a converted real run in ``workloads/real``:
+files to create, then user turns made of model steps with tool calls, thinking sizes, step
+durations, the pause before each turn, and per step the earlier calls it ``needs``) is
+replayed through the real engine: the Anthropic provider and SDK, real tools on files the
+benchmark creates, against the fake server with its prompt-cache simulation. The engine's
+clock and the fake's cache clock move together, so an afternoon with idle gaps replays in
+seconds and cache entries expire exactly as their TTLs say.
 
-Policies: (a) no context management: none of lull's pipeline (no idle cleanup, no
-compression before the window is full, no cache markers: the history sent as it is, the
-way a client without cache-aware assembly does), (a+) the same with lull's cache-aware
-assembly (cache markers), (b) the reference policy (tool results after 60 min, keep 5, no
-thinking cleanup; assembled by lull), (c) lull's defaults. (a+) shows how much of the
-saving is caching and how much is idle cleanup. Prints tokens, cost at Claude Sonnet 4.5
-prices, the cache hit ratio during active stretches (requests not preceded by a pause
-longer than the cache TTL) and the largest request, then whether lull's targets are met.
-Each workload is replayed twice: with Claude's 200k window, and with a 100k window so that
-compression is part of what is measured. Every row says how many light steps ran and how many
-tokens of superseded outputs they replaced by pointers; ``main`` also replays (c) with the
-light step turned off and prints what the light step saves (``rereads.json`` is the workload
-made for it: the same files read again and again). Asserts nothing.
+What a policy makes the model do again is charged: before a step, every output it needs must
+be visible in full in what the server shows the model, or the model first calls ``recall``
+(an extra request, billed). The fake bills thinking as the API does for the priced model
+(Claude Sonnet 4.5 drops earlier turns' thinking) and applies Anthropic's server-side context
+editing for the policy that uses it.
 
-Below each report, one row per step of the cost engine (issue 14): (c) with the step changed
-(``context.cache.ttl: auto``, no cold line, tool results after 60 minutes), so each step's
-share shows; each row also gives the summary requests' cache hit ratio, and the ``goal`` lines
-check issue 14's goal (at most 0.5x of (a+), below every other policy).
+Policies (:data:`POLICIES`): (a) no context management (no cache markers either), (a+)
+caching alone, the anchors (b) Qwen Code, (d) Anthropic server-side context editing, (e)
+Claude Code, and (c) lull's defaults; below each report one row per step of lull's pipeline
+changed (:data:`STEPS`). Prints tokens, cost at Claude Sonnet 4.5 prices, the active-stretch
+cache hit ratio, the largest request and the extra requests, one ``needs`` line per policy,
+and the goal lines (extra requests included in every cost). Each scripted workload runs at
+200k and at a 100k window (compression joins in); the real runs at 200k, alone and cut into
+turns with pauses, with totals per set. Asserts nothing.
 
-Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload);
-``python -m tests.bench.cost --table`` prints the cost table of ``docs/benchmarks.md`` (the
-bundled workload).
+Run: ``python -m tests.bench.cost [workload.json ...]`` (default: every bundled workload,
+then the real runs); ``--real`` only the real runs; ``--table`` the cost table of
+``docs/benchmarks.md`` (the bundled session).
 """
 
 from __future__ import annotations
