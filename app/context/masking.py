@@ -13,7 +13,7 @@ in batches, at the moments the arithmetic says it pays:
 - *cost now*: with the cache warm, the request rewrites ``tail`` tokens (everything after the
   last cache entry its markers still reach — the conversation's start, as lull places them —
   less what masking removes) instead of reading them:
-  ``(write - read) * tail - read * saved``; with the cache cold (or off), nothing;
+  ``(write - read) * tail - read * saved``; with the cache known to be cold, nothing;
 - *saving*: ``read * saved`` on each later request of the turn; the expected number of them
   is the number made so far in the turn (a turn that has run long tends to run as long again;
   at least ``min_requests`` before anything is masked).
@@ -58,7 +58,9 @@ class MaskingState:
 
     ``sizes``: tokens of each view message; ``prefix``: tokens before the first message
     (system, environment, tools); ``requests``: requests made so far in this turn;
-    ``warm``: whether the provider still caches the conversation (False: cold or no cache);
+    ``warm``: whether the provider may still cache the conversation (False only when it is
+    known to be cold; with caching off lull assumes warm, so a local server's prefix cache is
+    not thrown away);
     ``write_per_read``: the cache write price over the cache read price; ``reused``: how
     many leading messages a rewritten request still reads from the cache (its markers reach
     no entry inside the conversation once an early message changes: 0).
