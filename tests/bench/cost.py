@@ -54,6 +54,7 @@ from lull.model.events import ToolFinished
 from lull.model.provider import CacheLifetime, ModelRequest, ThinkingConfig, Usage
 from lull.tools.registry import default_registry
 from tests.fakes import FakeServer, Reply, ToolUse
+from tests.fakes.script import text_of
 from tests.fakes.server_view import ThinkingBilling, documented_rule, rule_label
 from tests.support import FakeTime, build_agent, run, summary_of
 
@@ -451,22 +452,13 @@ class Outcome:
         return sum(u.cache_read for u in warm) / prompt if prompt else 0.0
 
 
-def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return ""
-
-
 def _results(message: Any) -> dict[str, str]:
     """The tool results of one Anthropic message: tool-use id -> text."""
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return {}
     return {
-        str(b.get("tool_use_id")): _result_text(b)
+        str(b.get("tool_use_id")): text_of(b.get("content"))
         for b in content
         if isinstance(b, dict) and b.get("type") == "tool_result"
     }

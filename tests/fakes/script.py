@@ -102,7 +102,7 @@ def reply_from_dict(data: Mapping[str, Any], where: str = "reply") -> Reply:
     )
 
 
-def _text_of(content: Any) -> str:
+def text_of(content: Any) -> str:
     """Plain text of a message content (string, or list of text blocks/parts)."""
     if isinstance(content, str):
         return content
@@ -116,7 +116,7 @@ def last_user_text(body: Mapping[str, Any]) -> str:
     """Text of the latest user message that has text (either API's shape; tool results skipped)."""
     for message in reversed(body.get("messages") or []):
         if isinstance(message, dict) and message.get("role") == "user":
-            text = _text_of(message.get("content"))
+            text = text_of(message.get("content"))
             if text:
                 return text
     return ""
@@ -129,12 +129,12 @@ def last_tool_result(body: Mapping[str, Any]) -> tuple[str, str] | None:
         return None
     last = messages[-1]
     if last.get("role") == "tool":
-        return str(last.get("tool_call_id", "")), _text_of(last.get("content"))
+        return str(last.get("tool_call_id", "")), text_of(last.get("content"))
     content = last.get("content")
     if last.get("role") == "user" and isinstance(content, list):
         for block in reversed(content):
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                return str(block.get("tool_use_id", "")), _text_of(block.get("content"))
+                return str(block.get("tool_use_id", "")), text_of(block.get("content"))
     return None
 
 

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lull.catalog.cache_policy import TTL_MINUTES
-from lull.catalog.pricing import price_for
 from lull.context.cache_clock import Warmth
 from lull.context.compress_plan import (
     SAFETY_MARGIN,
@@ -55,12 +54,7 @@ from lull.context.idle import (
     plan_idle_cleanup,
     thinking_rule_for,
 )
-from lull.context.masking import (
-    ANTHROPIC_WRITE_PER_READ,
-    MaskingPolicy,
-    MaskingState,
-    plan_masking,
-)
+from lull.context.masking import MaskingPolicy, MaskingState
 from lull.context.stages import StageSchedule
 from lull.context.tiers import classify
 from lull.context.tokens import TokenCounter, UsageCalibration
@@ -70,7 +64,13 @@ from lull.engine.fitting.cache_keeper import CacheKeeper, CachePolicy
 from lull.engine.fitting.compression import BeforeCompress, Sizing, SummarySteps
 from lull.engine.fitting.exact_counts import SavedCounts, tokenizer_needed
 from lull.engine.fitting.outputs import FullTextStore
-from lull.engine.fitting.steps import cold_since, light_step, media_step
+from lull.engine.fitting.steps import (
+    cold_since,
+    light_step,
+    masking_step,
+    media_step,
+    write_per_read,
+)
 from lull.engine.fitting.summary import Compressor
 from lull.engine.fitting.window import Window
 from lull.engine.sessions.session import Session
@@ -373,25 +373,12 @@ class ContextFitter:
             prefix=self.counter.prefix(shape.system, shape.environment, shape.tools),
             requests=index,
             warm=cache is None or cache.conversation_warm,
-            write_per_read=self._write_per_read(),
+            write_per_read=write_per_read(self.provider.model),
         )
-        plan = plan_masking(
-            view, state, policy, self.settings.compactable, self._clear_saving, self.clock()
-        )
-        if plan is None:
-            return []
-        self.session.add_edit(plan.edit)
-        line = plan.describe()
-        log.info(line)
-        return [ContextEdited(plan.edit, line)]
-
-    def _write_per_read(self) -> float:
-        """The cache write price over the cache read price for this model (Anthropic's when
-        unknown)."""
-        rates = price_for(self.provider.model)
-        if rates is None or rates.cache_read <= 0 or rates.cache_write <= 0:
-            return ANTHROPIC_WRITE_PER_READ
-        return rates.cache_write / rates.cache_read
+        return masking_step(
+            self.session, view, state, policy, self.settings.compactable, self._clear_saving,
+            self.clock(),
+        )  # fmt: skip
 
     def _media_window(self, shape: ModelRequest) -> list[Event]:
         """The media window, at the moments the schedule allows (``StageSchedule.media_due``)."""

@@ -5,9 +5,16 @@ summary pins verbatim and keeps in most detail. Small functions over the session
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
+from lull.catalog.pricing import price_for
 from lull.context.light import MIN_SHARE, plan_light
+from lull.context.masking import (
+    ANTHROPIC_WRITE_PER_READ,
+    MaskingPolicy,
+    MaskingState,
+    plan_masking,
+)
 from lull.context.media import describe_media, plan_media_window
 from lull.context.notes import notes_from
 from lull.context.pinning import pinned_block
@@ -42,6 +49,34 @@ def light_step(
     )
     log.info(line)
     return [ContextEdited(edit, line)]
+
+
+def masking_step(
+    session: Session,
+    view: Sequence[Message],
+    state: MaskingState,
+    policy: MaskingPolicy,
+    compactable: Collection[str],
+    saving: Callable[[ToolResult], int],
+    now: float,
+) -> list[Event]:
+    """Masking inside a turn: one recorded edit when a batch pays (``context/masking.py``)."""
+    plan = plan_masking(view, state, policy, compactable, saving, now)
+    if plan is None:
+        return []
+    session.add_edit(plan.edit)
+    line = plan.describe()
+    log.info(line)
+    return [ContextEdited(plan.edit, line)]
+
+
+def write_per_read(model: str) -> float:
+    """The cache write price over the cache read price for ``model`` (Anthropic's when the
+    price is unknown)."""
+    rates = price_for(model)
+    if rates is None or rates.cache_read <= 0 or rates.cache_write <= 0:
+        return ANTHROPIC_WRITE_PER_READ
+    return rates.cache_write / rates.cache_read
 
 
 def media_step(session: Session, keep: int, now: float) -> list[Event]:
