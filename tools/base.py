@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar, final
@@ -38,7 +38,9 @@ class ToolContext:
     temporary file a killed process left behind is removed on the next start (None: not
     recorded). ``call_id`` and ``approved`` describe one call: ``approved`` is True when
     the call had an approval need (:meth:`Tool.approval_need`) and the user or the
-    approval mode allowed it.
+    approval mode allowed it. ``read_guard`` names the user's rule that keeps reading tools
+    from a path (``deny rule "Read(.env)" from FILE``), None when no rule does: searches and
+    listings leave such files out or mark them.
     """
 
     workspace: Path
@@ -51,6 +53,11 @@ class ToolContext:
     pending_writes_dir: Path | None = None
     call_id: str = ""
     approved: bool = False
+    read_guard: Callable[[Path], str | None] | None = None
+
+    def unreadable(self, path: Path) -> str | None:
+        """The rule that keeps reading tools from ``path`` (described), or None."""
+        return self.read_guard(path) if self.read_guard is not None else None
 
 
 @dataclass(frozen=True, slots=True)

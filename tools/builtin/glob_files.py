@@ -86,12 +86,25 @@ class GlobTool(TypedTool[GlobParams]):
         except asyncio.CancelledError:
             stop.set()
             raise
+        verdicts = {path: ctx.unreadable(path) for _, path in found}
+        found = [(mtime, path) for mtime, path in found if verdicts[path] is None]
+        hidden = sorted({rule for rule in verdicts.values() if rule is not None})
+        count = sum(1 for rule in verdicts.values() if rule is not None)
+        left_out = (
+            f"[{count} matching file{'s' if count != 1 else ''} left out: the user's "
+            f"{'; '.join(hidden)} keeps tools from reading them]"
+            if hidden
+            else ""
+        )
         if not found:
-            return ToolOutput(f"No files match {pattern!r} in {display_path(root, ctx)}")
+            text = f"No files match {pattern!r} in {display_path(root, ctx)}"
+            return ToolOutput(text + (f"\n{left_out}" if left_out else ""))
         lines = [display_path(path, ctx) for _, path in found[:MAX_RESULTS]]
         if len(found) > MAX_RESULTS:
             lines.append(
                 f"[... {len(found) - MAX_RESULTS:,} more files not shown; narrow the pattern]"
             )
+        if left_out:
+            lines.append(left_out)
         content = cap_output("\n".join(lines), ctx, "file list")
         return ToolOutput(content, metadata={"count": len(found)})

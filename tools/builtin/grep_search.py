@@ -123,10 +123,32 @@ class GrepSearchTool(TypedTool[GrepSearchParams]):
                 f"{self.time_limit:g} s and was stopped (a pattern with nested repetition such "
                 "as (a+)+ can backtrack without end); simplify the pattern or narrow path/glob"
             )
-        matches = found.matches
+        matches, left_out = _readable(found.matches, ctx)
         if not matches:
             where = display_path(root, ctx)
             suffix = f" (files matching {glob})" if glob else ""
-            return ToolOutput(f"No matches for {regex.pattern!r} in {where}{suffix}")
-        content = cap_output(_format(matches, ctx), ctx, "search results")
+            text = f"No matches for {regex.pattern!r} in {where}{suffix}"
+            return ToolOutput(text + left_out)
+        content = cap_output(_format(matches, ctx) + left_out, ctx, "search results")
         return ToolOutput(content, metadata={"matches": len(matches)})
+
+
+def _readable(matches: list[Match], ctx: ToolContext) -> tuple[list[Match], str]:
+    """The matches in files the user's rules let tools read, and a line saying what was left
+    out and by which rule ("" when nothing was)."""
+    verdicts: dict[str, str | None] = {}
+    kept: list[Match] = []
+    for match in matches:
+        key = str(match.path)
+        if key not in verdicts:
+            verdicts[key] = ctx.unreadable(match.path)
+        if verdicts[key] is None:
+            kept.append(match)
+    hidden = {path: rule for path, rule in verdicts.items() if rule is not None}
+    if not hidden:
+        return kept, ""
+    rules = sorted(set(hidden.values()))
+    return kept, (
+        f"\n[{_plural(len(hidden), 'file')} with matches left out: the user's "
+        f"{'; '.join(rules)} keeps tools from reading them]"
+    )

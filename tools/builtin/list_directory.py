@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.files.paths import display_path, resolve_in_workspace
@@ -35,6 +36,14 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name + "/" if is_dir else entry.name
 
 
+def _shown(entry: os.DirEntry[str], ctx: ToolContext) -> str:
+    """The entry as listed: its name, marked when the user's rules keep tools from reading it
+    (the name stays, so that the model does not take it for a free name)."""
+    name = _entry_name(entry)
+    rule = ctx.unreadable(Path(entry.path))
+    return f"{name}  [not readable: the user's {rule}]" if rule is not None else name
+
+
 class ListDirectoryTool(TypedTool[ListDirectoryParams]):
     """List one directory's entries."""
 
@@ -60,7 +69,7 @@ class ListDirectoryTool(TypedTool[ListDirectoryParams]):
             raise ToolError(f"list_directory: {shown} is a file, not a directory; use read_file")
         try:
             with os.scandir(path) as entries:
-                names = sorted((_entry_name(e) for e in entries), key=lambda n: (n.lower(), n))
+                names = sorted((_shown(e, ctx) for e in entries), key=lambda n: (n.lower(), n))
         except OSError as exc:
             raise ToolError(f"list_directory: cannot read {shown}: {exc.strerror}") from exc
         if not names:

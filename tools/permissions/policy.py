@@ -61,10 +61,11 @@ def denial_message(
     """The tool result the model sees when a call of ``tool`` was not allowed to run (naming
     the saved rule that denied it, or that asked and was answered no)."""
     if rule is not None and rule.effect == "deny":
-        text = f"{tool.name} was not run: the user's {rule.rule.described()} denies it."
+        text = f"{tool.name} was not run: the user's {rule.described()} denies it."
         return text + " Do not try to get around it; ask the user if you need it."
     if rule is not None and rule.effect == "ask":
-        text = f"The user denied this {tool.name} call (their {rule.rule.described()} asks first)."
+        asks = "asks first" if rule.rule.effect == "ask" else "made lull ask"
+        text = f"The user denied this {tool.name} call (their {rule.described()} {asks})."
         if reason and reason.strip():
             text += f" Reason: {reason.strip()}"
         return text

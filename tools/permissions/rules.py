@@ -21,11 +21,23 @@ matches
 
 A tool part with ``*`` matches tool names (``mcp__github__*``); ``mcp__github`` alone covers
 every tool of that server.
+
+Deny and ask rules reach further than they are written, so that they mean what they say
+(:mod:`lull.tools.permissions.shell_forms`): a shell rule also matches the command however its
+program and flags are spelled (``/bin/rm -fr x`` for ``rm -rf *``, ``find x -delete``); a
+``read_file``/``Read`` rule also covers ``grep_search``, ``glob`` and ``list_directory`` (whose
+results leave such files out or mark them: :meth:`RuleBook.reading_rule`), and a shell command
+that names such a file, or searches a tree that may hold it (``grep -r``, ``rg``); an
+``edit``/``Edit`` rule also covers a shell redirection that writes such a file; a
+``web_fetch(domain:…)`` rule compares addresses, not spellings (``2130706433`` is
+``127.0.0.1``). When any deny rule names a shell command, a command whose name is computed
+(``$(echo rm) -rf x``) is asked about, never run unasked.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import glob
 import json
 import os
 import re
@@ -38,12 +50,27 @@ from urllib.parse import urlsplit
 
 from lull.model.permissions import PermissionRule, RuleEffect, SaveScope, rule_tools
 from lull.tools.base import ApprovalNeed, Tool, ToolContext
+from lull.tools.permissions.hosts import canonical_host
+from lull.tools.permissions.shell_forms import (
+    computed_program,
+    equivalents,
+    form_matches,
+    has_glob,
+    normal_form,
+    path_words,
+    searched_roots,
+)
 from lull.tools.permissions.shell_split import SimpleCommand, split_command
 from lull.tools.search.globpattern import glob_matches
 
 SHELL_TOOL = "run_shell_command"
 FETCH_TOOL = "web_fetch"
 PATH_TOOLS = frozenset({"read_file", "write_file", "edit", "list_directory", "grep_search", "glob"})
+READ_TOOLS = frozenset({"read_file", "list_directory", "grep_search", "glob"})
+"""The built-in tools that read files or directories: a ``read_file`` (``Read``) deny or ask
+rule covers them all."""
+MAX_EXPANDED = 500
+"""How many files one shell pattern word (``cat sec*``) is expanded to when rules check it."""
 _WRAPPERS = frozenset(
     {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout",
      "xargs", "stdbuf", "setsid", "then", "do", "else", "elif", "if", "while", "until", "!",
@@ -78,10 +105,16 @@ class RuleNotSaved(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RuleMatch:
-    """The rule that decided a call, and what it decided."""
+    """The rule that decided a call, and what it decided; ``why`` says how a rule reached a
+    call it does not name (``the command reads secret.txt``), empty when it names it."""
 
     effect: RuleEffect
     rule: PermissionRule
+    why: str = ""
+
+    def described(self) -> str:
+        """The rule as messages name it, with how it reached this call."""
+        return self.rule.described() + (f" ({self.why})" if self.why else "")
 
 
 class RuleBook:
@@ -115,11 +148,47 @@ class RuleBook:
         in_force = [rule for rule in self.all() if self.applies(rule)]
         for effect in ("deny", "ask"):
             for rule in in_force:
-                if rule.effect == effect and call.named(rule) and call.touches(rule.pattern):
+                if rule.effect != effect:
+                    continue
+                if call.named(rule) and call.touches(rule.pattern):
                     return RuleMatch(rule.effect, rule)
+                why = call.reached_by(rule)
+                if why:
+                    return RuleMatch(rule.effect, rule, why)
+        computed = call.computed_name()
+        if computed:
+            shell_denial = next(
+                (r for r in in_force if r.effect == "deny" and r.pattern and call.named(r)), None
+            )
+            if shell_denial is not None:
+                why = f"the command's name {computed} is computed, so the rule cannot be checked"
+                return RuleMatch("ask", shell_denial, why)
         allowing = [r for r in in_force if r.effect == "allow" and call.named(r)]
         decided = call.allowed_by(allowing)
         return RuleMatch("allow", decided) if decided is not None else None
+
+    def reading_rule(self, path: Path, workspace: Path) -> PermissionRule | None:
+        """The deny (else ask) rule in force that keeps reading tools from ``path``, or None."""
+        in_force = [rule for rule in self.all() if self.applies(rule)]
+        for effect in ("deny", "ask"):
+            for rule in in_force:
+                if rule.effect == effect and "read_file" in rule_tools(rule.tool):
+                    pattern = rule.pattern
+                    if pattern is None or any(
+                        path_matches(pattern, seen, workspace) for seen in _seen_as(path)
+                    ):
+                        return rule
+        return None
+
+    def read_guard(self, workspace: Path) -> Callable[[Path], str | None]:
+        """For a tool's context: the description of the rule that keeps reading tools from a
+        path (``deny rule "Read(.env)" from FILE``), or None when none does."""
+
+        def guard(path: Path) -> str | None:
+            rule = self.reading_rule(path, workspace)
+            return rule.described() if rule is not None else None
+
+        return guard
 
     def allowed_exactly(self, tool: Tool, args: Mapping[str, Any]) -> bool:
         """Whether the user allowed this very call for the session (no rule could say it)."""
@@ -208,10 +277,67 @@ class _Call:
         if name == SHELL_TOOL:
             command = str(self.args.get("command", ""))
             matcher = shell_pattern(pattern)
-            return any(matcher.fullmatch(text) for text in _deny_texts(command))
+            if any(matcher.fullmatch(text) for text in _deny_texts(command)):
+                return True
+            return _form_touches(pattern, command)
         if name in PATH_TOOLS:
             return any(path_matches(pattern, path, self.ctx.workspace) for path in self._paths())
         return self._other_matches(pattern)
+
+    def reached_by(self, rule: PermissionRule) -> str:
+        """How a deny or ask ``rule`` that does not name this call's tool still covers it
+        (see the module docstring), or "" when it does not."""
+        tools = rule_tools(rule.tool)
+        name = self.tool.name
+        if "read_file" in tools and name in READ_TOOLS and name != "read_file":
+            if rule.pattern is None:
+                return f"it covers every tool that reads files, {name} too"
+            if any(path_matches(rule.pattern, p, self.ctx.workspace) for p in self._paths()):
+                return f"it covers every tool that reads files, {name} too"
+            return ""
+        if name != SHELL_TOOL or rule.pattern is None:
+            return ""
+        if "read_file" in tools:
+            return self._shell_reads(rule.pattern)
+        if "edit" in tools or "write_file" in tools:
+            return self._shell_writes(rule.pattern)
+        return ""
+
+    def computed_name(self) -> str:
+        """The first command of a shell call whose name is computed (``$(echo rm)``), or ""."""
+        if self.tool.name != SHELL_TOOL:
+            return ""
+        parsed = split_command(str(self.args.get("command", "")))
+        for command in parsed.every_command:
+            for start in _peel(command):
+                if computed_program(command.raw[start:]):
+                    return command.raw[start]
+        return ""
+
+    def _shell_reads(self, pattern: str) -> str:
+        """Which file a shell call names (or which tree it searches) that a read rule's
+        ``pattern`` covers, as a reason; "" when none."""
+        workspace = self.ctx.workspace
+        for words, reads in _commands_of(str(self.args.get("command", ""))):
+            for word in path_words(words, reads):
+                for path in _expanded(word, workspace):
+                    if any(path_matches(pattern, seen, workspace) for seen in _seen_as(path)):
+                        return f"the command reads {word}"
+            for root in searched_roots(words):
+                if _may_hold(_absolute(root, workspace), pattern, workspace):
+                    return f"the command searches {root}, which may hold files the rule covers"
+        return ""
+
+    def _shell_writes(self, pattern: str) -> str:
+        """Which file a shell call's redirection writes that an edit rule's ``pattern``
+        covers, as a reason; "" when none."""
+        workspace = self.ctx.workspace
+        for command in split_command(str(self.args.get("command", ""))).every_command:
+            for target in command.writes:
+                path = _absolute(target, workspace)
+                if any(path_matches(pattern, seen, workspace) for seen in _seen_as(path)):
+                    return f"the command writes {target}"
+        return ""
 
     def allowed_by(self, rules: list[PermissionRule]) -> PermissionRule | None:
         """The allow rule that covers this whole call, or None."""
@@ -265,8 +391,10 @@ class _Call:
         if self.tool.name == FETCH_TOOL:
             url = str(self.args.get("url", ""))
             if pattern.startswith("domain:"):
-                host = (urlsplit(url).hostname or "").lower()
-                return bool(host) and fnmatch.fnmatchcase(host, pattern[7:].strip().lower())
+                host = canonical_host(urlsplit(url).hostname or "")
+                wanted = pattern[7:].strip()
+                wanted = wanted.lower() if "*" in wanted else canonical_host(wanted)
+                return bool(host) and fnmatch.fnmatchcase(host, wanted)
             return fnmatch.fnmatchcase(url, pattern)
         return fnmatch.fnmatchcase(self.tool.describe_call(self.args), pattern)
 
@@ -309,6 +437,96 @@ def _deny_texts(line: str) -> Iterator[str]:
             yield " ".join(command.raw[start:])
             yield " ".join(command.words[start:])
         pending.extend(_inner(command))
+
+
+def _commands_of(line: str) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Each command ``line`` runs as ``(words, input redirections)``: nested ones, with
+    wrappers and assignments peeled off, and what each stands for (``find -exec``)."""
+    seen = 0
+    pending = list(split_command(line).every_command)
+    while pending and seen < 200:
+        command = pending.pop(0)
+        seen += 1
+        for start in _peel(command):
+            words = command.words[start:]
+            if words:
+                yield words, command.reads
+                for other in equivalents(words):
+                    yield other, ()
+        pending.extend(_inner(command))
+
+
+def _form_touches(pattern: str, line: str) -> bool:
+    """Whether a shell rule's ``pattern`` means a command of ``line`` in normal form."""
+
+    def others(wanted: str, given: str) -> bool:
+        return shell_pattern(wanted).fullmatch(given) is not None
+
+    for words, _ in _commands_of(line):
+        form = normal_form(words)
+        if form is not None and form_matches(pattern, form, others):
+            return True
+    return False
+
+
+def _absolute(word: str, workspace: Path) -> Path:
+    """A path word as an absolute, normalised path (``~`` expanded, relative to the
+    workspace)."""
+    path = Path(word).expanduser() if word.startswith("~") else Path(word)
+    return Path(os.path.normpath(path if path.is_absolute() else workspace / path))
+
+
+def _expanded(word: str, workspace: Path) -> list[Path]:
+    """The files a path word names: itself, or what the shell would expand it to."""
+    if "\0" in word:
+        return []
+    path = _absolute(word, workspace)
+    if not has_glob(word):
+        return [path]
+    found: list[Path] = []
+    try:
+        for index, name in enumerate(glob.iglob(str(path))):
+            if index >= MAX_EXPANDED:
+                break
+            found.append(Path(name))
+    except (OSError, ValueError, re.error):
+        return [path]
+    return found or [path]
+
+
+def _seen_as(path: Path) -> list[Path]:
+    """A path as written (normalised) and resolved (symlinks followed)."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return [path]
+    return [path] if resolved == path else [path, resolved]
+
+
+def _may_hold(root: Path, pattern: str, workspace: Path) -> bool:
+    """Whether a tree at ``root`` may hold a path a path rule's ``pattern`` covers: the
+    pattern's fixed part lies under ``root``, or ``root`` lies under it; a pattern without
+    ``/`` matches at any depth of the workspace."""
+    pattern = pattern.strip()
+    if pattern.startswith("//"):
+        anchored = Path(pattern[1:])
+    elif pattern.startswith("~/"):
+        anchored = Path.home() / pattern[2:]
+    else:
+        relative = pattern.removeprefix("./").lstrip("/")
+        if "/" not in relative.rstrip("/"):
+            return root.is_relative_to(workspace) or workspace.is_relative_to(root)
+        anchored = workspace / relative
+    fixed = Path(*_fixed_parts(anchored.parts))
+    return fixed.is_relative_to(root) or root.is_relative_to(fixed)
+
+
+def _fixed_parts(parts: tuple[str, ...]) -> Iterator[str]:
+    """The leading parts of a path pattern before the first one with a wildcard."""
+    for part in parts:
+        if has_glob(part) or "{" in part:
+            return
+        yield part
 
 
 def _peel(command: SimpleCommand) -> Iterator[int]:

@@ -19,6 +19,7 @@ MAX_DEPTH = 8
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n")
 _REDIRECTIONS = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<&", "<>", ">", "<")
 _WRITING = frozenset({"&>>", "&>", ">>", ">|", ">&", ">", "<>"})
+_READING = frozenset({"<", "<>"})
 _NOT_A_FILE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 KEYWORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
@@ -30,11 +31,12 @@ KEYWORDS = frozenset(
 class SimpleCommand:
     """One command of a line: its words as written (``raw``, quotes kept) and as the shell
     passes them (``words``, quotes removed), redirections left out; ``writes`` are the files
-    its output redirections write."""
+    its output redirections write, ``reads`` those its input redirections read."""
 
     raw: tuple[str, ...]
     words: tuple[str, ...]
     writes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -92,6 +94,7 @@ class _Splitter:
         self.raw: list[str] = []
         self.words: list[str] = []
         self.writes: list[str] = []
+        self.reads: list[str] = []
         self.redirect: str | None = None
 
     def run(self) -> ParsedCommand:
@@ -232,6 +235,8 @@ class _Splitter:
             duplicate = symbol in (">&", "<&") and (plain.isdigit() or plain == "-")
             if symbol in _WRITING and not duplicate and plain not in _NOT_A_FILE:
                 self.writes.append(plain)
+            if symbol in _READING:
+                self.reads.append(plain)
             return
         self.raw.append(raw)
         self.words.append(plain)
@@ -242,9 +247,11 @@ class _Splitter:
             self._problem("a redirection without a target")
         if self.words and self.words[0] in KEYWORDS:
             self._problem(f"shell syntax ({self.words[0]})")
-        if self.words or self.writes:
+        if self.words or self.writes or self.reads:
             self.commands.append(
-                SimpleCommand(tuple(self.raw), tuple(self.words), tuple(self.writes))
+                SimpleCommand(
+                    tuple(self.raw), tuple(self.words), tuple(self.writes), tuple(self.reads)
+                )
             )
         self._reset()
 

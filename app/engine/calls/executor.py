@@ -25,6 +25,7 @@ from lull.model.events import Event, GuardrailTriggered, ToolFinished, ToolStart
 from lull.model.messages import Image, ToolCall, ToolResult
 from lull.model.provider import Usage
 from lull.tools.base import ToolContext, ToolOutput
+from lull.tools.permissions.rules import RuleBook
 from lull.tools.registry import RETRIES_KEY, ToolRegistry
 
 
@@ -38,6 +39,7 @@ class ExecutorHost(Protocol):
     progress: asyncio.Queue[Event]
     recorder: CheckpointRecorder
     repeats: RepeatedResults
+    rules: RuleBook
 
     async def post_tool_use(
         self, session: Session, call: ToolCall, output: ToolOutput
@@ -68,7 +70,8 @@ async def execute(
         if ready.tool is not None and isinstance(args, Mapping):
             summary = ready.tool.describe_call(args)
         yield ToolStarted(call, summary, ready.repairs)
-        ctx = replace(host.context, call_id=call.id, approved=approved)
+        guard = host.rules.read_guard(host.context.workspace)
+        ctx = replace(host.context, call_id=call.id, approved=approved, read_guard=guard)
         captured += host.recorder.capture(call, args, host.context)
         started[call.id] = time.perf_counter()
         task = asyncio.create_task(host.registry.execute(call.name, args, ctx))

@@ -156,7 +156,7 @@ async def permission(
     if need is not None:
         summary = f"{summary} ({need.reason})"
     if rule is not None:
-        summary = f"{summary} (asked by the {rule.rule.described()})"
+        summary = f"{summary} (asked by the {rule.described()})"
     rules = suggest_rules(tool, call.arguments, need)
     host.notify(session, f"lull needs your permission to use {call.name}")
     approval = await host.approver.ask(call, summary, rules)

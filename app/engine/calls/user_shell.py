@@ -60,7 +60,7 @@ async def check_user_command(
     verdict = decide(tool, runner.mode, need, rule)
     if verdict == "deny":
         if rule is not None:
-            return f"refused by the {rule.rule.described()}"
+            return f"refused by the {rule.described()}"
         return f"{runner.mode} mode does not run shell commands"
     asked_by_rule = rule is not None and rule.effect == "ask"
     if verdict == "allow" or (consented and not asked_by_rule):
@@ -80,7 +80,8 @@ async def check_user_command(
 
 async def execute_user_command(runner: ToolRunner, call: ToolCall) -> ToolResult:
     """Run an allowed user command; its result as the model would see it."""
-    ctx = replace(runner.context, call_id=call.id, approved=True)
+    guard = runner.rules.read_guard(runner.context.workspace)
+    ctx = replace(runner.context, call_id=call.id, approved=True, read_guard=guard)
     output = await runner.registry.execute(SHELL_TOOL, call.arguments, ctx)
     return ToolResult(call.id, call.name, output.content, output.is_error)
 

@@ -135,3 +135,42 @@ async def test_a_bang_line_obeys_deny_rules(make_agent: AgentFactory, workspace:
     events = [e async for e in run_prompt_shell(agent.session, agent.tools, "rm keep")]
     assert isinstance(events[0], Notice) and "refused by the" in events[0].text
     assert (workspace / "keep").exists() and agent.session.transcript == []
+
+
+async def test_a_read_deny_keeps_the_file_from_every_tool_in_yolo_mode(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "secret.txt").write_text("TOKEN=sk-live-123\n")
+    (workspace / "notes.txt").write_text("TOKEN is read from secret.txt\n")
+    agent = make_agent(mode="yolo")
+    agent.tools.rules = _rules(("deny", "Read(secret.txt)"))
+    provider.script(
+        ScriptedReply(tool_calls=(ScriptedCall("grep_search", {"pattern": "TOKEN"}),)),
+        ScriptedReply(tool_calls=(ScriptedCall("glob", {"pattern": "*.txt"}),)),
+        shell("cat secret.txt"),
+        shell("cat sec*"),
+        ScriptedReply(text="ok"),
+    )
+    grep, glob, cat, star = _results(await run(agent, "find the token"))
+    assert all("sk-live-123" not in text for text in (grep, glob, cat, star))
+    assert "notes.txt:1" in grep and "1 file with matches left out" in grep
+    assert glob.startswith("notes.txt\n[1 matching file left out")
+    for refused in (cat, star):
+        assert refused.startswith("run_shell_command was not run: the user's deny rule")
+        assert "(the command reads sec" in refused
+
+
+async def test_a_computed_command_name_is_asked_about_in_yolo_mode(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "x").mkdir()
+    agent = make_agent(mode="yolo")
+    agent.tools.rules = _rules(("deny", "run_shell_command(rm -rf *)"))
+    answers = Answers(Approval("deny"))
+    agent.set_approver(answers)
+    provider.script(shell("$(echo rm) -rf x"), shell("/bin/rm -fr x"), ScriptedReply(text="ok"))
+    asked, denied = _results(await run(agent, "clean"))
+    assert (workspace / "x").is_dir()
+    assert "is computed, so the rule cannot be checked" in answers.asked[0][0]
+    assert asked.startswith("The user denied this run_shell_command call")
+    assert denied.startswith("run_shell_command was not run: the user's deny rule")

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
+from lull.model.permissions import PermissionRule
+from lull.tools.base import ToolContext
+from lull.tools.permissions.rules import RuleBook
 from tests.unit.tools.helpers import Call
 
 
@@ -64,3 +68,19 @@ async def test_results_are_capped(call: Call, workspace: Path) -> None:
     lines = out.content.splitlines()
     assert len(lines) == 201
     assert lines[-1] == "[... 5 more files not shown; narrow the pattern]"
+
+
+async def test_files_a_read_rule_denies_are_left_out_and_said(
+    call: Call, workspace: Path, ctx: ToolContext
+) -> None:
+
+    (workspace / "secret.txt").write_text("x")
+    (workspace / "notes.txt").write_text("y")
+    book = RuleBook([PermissionRule("deny", "Read(secret.txt)", "/u/s.json")])
+    guarded = dataclasses.replace(ctx, read_guard=book.read_guard(workspace))
+    out = await call("glob", guarded, pattern="*.txt")
+    assert out.content.splitlines() == [
+        "notes.txt",
+        '[1 matching file left out: the user\'s deny rule "Read(secret.txt)" from /u/s.json '
+        "keeps tools from reading them]",
+    ]

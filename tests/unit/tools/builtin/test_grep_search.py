@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from lull.model.permissions import PermissionRule
 from lull.tools.base import ToolContext
+from lull.tools.builtin.grep_search import GrepSearchTool
+from lull.tools.permissions.rules import RuleBook
 from lull.tools.search.engines import parse_rg_json, python_search
 from lull.tools.search.run import run_search
 from tests.unit.tools.helpers import Call
@@ -140,3 +143,26 @@ async def test_a_pattern_ripgrep_rejects_falls_back_to_python(tree: Path) -> Non
     found = await run_search(r"(?<=def )handler", tree, None, 10.0, dict(os.environ))
     assert found.engine == "python"
     assert [m.path.name for m in found.matches] == ["app.py"]
+
+
+@pytest.mark.parametrize("use_ripgrep", [True, False])
+async def test_files_a_read_rule_denies_are_left_out_and_said(
+    tree: Path, ctx: ToolContext, use_ripgrep: bool
+) -> None:
+
+    (tree / ".env").write_text("handler_TOKEN=sk-123\n")
+    (tree / "src/secret.py").write_text("handler = 'sk-456'\n")
+    book = RuleBook([PermissionRule("deny", "Read(.env)", "/u/s.json")])
+    book.saved.append(PermissionRule("deny", "read_file(src/secret.py)", "/u/s.json"))
+    guarded = dataclasses.replace(ctx, read_guard=book.read_guard(tree))
+    tool = GrepSearchTool(use_ripgrep=use_ripgrep)
+    out = await tool.run({"pattern": "handler"}, guarded)
+    assert "sk-123" not in out.content and "sk-456" not in out.content
+    assert "README.md:1" in out.content
+    assert out.content.splitlines()[-1] == (
+        '[2 files with matches left out: the user\'s deny rule "Read(.env)" from /u/s.json; '
+        'deny rule "read_file(src/secret.py)" from /u/s.json keeps tools from reading them]'
+    )
+    nothing = await tool.run({"pattern": "sk-"}, guarded)
+    assert nothing.content.startswith("No matches for 'sk-' in .")
+    assert "2 files with matches left out" in nothing.content

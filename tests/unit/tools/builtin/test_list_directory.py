@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+from lull.model.permissions import PermissionRule
+from lull.tools.base import ToolContext
+from lull.tools.permissions.rules import RuleBook
 from tests.unit.tools.helpers import Call
 
 
@@ -38,3 +42,18 @@ async def test_entries_are_capped(call: Call, workspace: Path) -> None:
 async def test_outside_workspace_is_refused(call: Call, tmp_path: Path) -> None:
     out = await call("list_directory", path=str(tmp_path))
     assert out.is_error and "outside the workspace" in out.content
+
+
+async def test_a_file_a_read_rule_denies_is_listed_marked(
+    call: Call, workspace: Path, ctx: ToolContext
+) -> None:
+
+    (workspace / ".env").write_text("x")
+    (workspace / "a.txt").write_text("y")
+    book = RuleBook([PermissionRule("deny", "Read(.env)", "/u/s.json")])
+    guarded = dataclasses.replace(ctx, read_guard=book.read_guard(workspace))
+    out = await call("list_directory", guarded)
+    assert out.content.splitlines()[1:] == [
+        '.env  [not readable: the user\'s deny rule "Read(.env)" from /u/s.json]',
+        "a.txt",
+    ]
