@@ -143,6 +143,19 @@ _OVERFLOW_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "limit,tokens",
     ),
     (re.compile(r"maximum context length is (\d[\d,]*) tokens", re.I), "limit"),
+    # llama.cpp's llama-server: "request (4187 tokens) exceeds the available context size
+    # (4096 tokens), try increasing it"
+    (
+        re.compile(
+            r"\((\d[\d,]*) tokens\) exceeds the available context size \((\d[\d,]*) tokens", re.I
+        ),
+        "tokens,limit",
+    ),
+    # llama-cpp-python: "Requested tokens (5000) exceed context window of 4096"
+    (
+        re.compile(r"requested tokens \((\d[\d,]*)\) exceed context window of (\d[\d,]*)", re.I),
+        "tokens,limit",
+    ),
 )
 
 

@@ -87,6 +87,9 @@ _TOO_LONG_HINTS = (
     "input is too long",
     "exceeded model token limit",
     "too many input tokens",
+    "exceeds the available context size",  # llama.cpp's llama-server
+    "exceed_context_size",
+    "exceed context window",  # llama-cpp-python
 )
 
 
@@ -248,7 +251,7 @@ def from_status(
 
 def _kind(status: int, etype: str, code: str, message: str) -> ErrorKind:
     """The error kind for a status (after mapping stream error types to statuses)."""
-    if status == 413 or (status in (400, 422) and _too_long(message, code)):
+    if status == 413 or (status in (400, 422) and _too_long(message, f"{code} {etype}")):
         return "prompt_too_long"
     if status == 402 or code == "insufficient_quota":
         return "billing"

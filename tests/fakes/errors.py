@@ -57,6 +57,8 @@ class WireError(Exception):
     code: str | None = None
     param: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields a server adds to its error object (llama-server's ``n_ctx``)."""
 
     def __str__(self) -> str:
         return f"{self.status}: {self.message}"
@@ -93,11 +95,10 @@ def openai_error_body(err: WireError) -> dict[str, Any]:
     default_type, default_code = OPENAI_ERROR_TYPES.get(
         err.status, ("server_error", None) if err.status >= 500 else ("invalid_request_error", None)
     )
-    return {
-        "error": {
-            "message": err.message,
-            "type": err.type or default_type,
-            "param": err.param,
-            "code": err.code or default_code,
-        }
+    error: dict[str, Any] = {
+        "message": err.message,
+        "type": err.type or default_type,
+        "param": err.param,
+        "code": err.code or default_code,
     }
+    return {"error": {**error, **err.extra}}

@@ -26,6 +26,9 @@ def _overflows(fake: FakeServer, total: int) -> bool:
 def _check_length(fake: FakeServer, total: int) -> None:
     limit = fake.max_context_tokens
     if limit is not None and total > limit:
+        own = fake.quirks.overflow_error(total, limit)
+        if own is not None:
+            raise own
         raise bad_request(
             f"This model's maximum context length is {limit} tokens. However, your messages "
             f"resulted in {total} tokens. Please reduce the length of the messages.",

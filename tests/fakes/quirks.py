@@ -32,6 +32,9 @@ class ServerQuirks:
     * ``output_in_window``: prompt + ``max_tokens`` must fit ``max_context_tokens`` (400).
     * ``continue_final_message``: the server continues a final assistant message when asked
       (vLLM, SGLang); without it the fields are unknown to the server (OpenAI's 400).
+    * ``llama_server_overflow``: a prompt over ``max_context_tokens`` gets llama-server's
+      400 ``exceed_context_size_error`` with ``n_prompt_tokens`` and ``n_ctx`` (measured with
+      llama.cpp's ``llama-server``), not OpenAI's ``context_length_exceeded``.
     """
 
     stream_usage: bool = True
@@ -39,11 +42,30 @@ class ServerQuirks:
     reject_null_content: bool = False
     output_in_window: bool = False
     continue_final_message: bool = False
+    llama_server_overflow: bool = False
 
     @classmethod
     def llama_cpp_python(cls) -> ServerQuirks:
         """llama-cpp-python's server: no streamed usage, empty 200 on overflow, 500 on null."""
         return cls(stream_usage=False, empty_stream_on_overflow=True, reject_null_content=True)
+
+    @classmethod
+    def llama_server(cls) -> ServerQuirks:
+        """llama.cpp's ``llama-server``: its own overflow error (streamed usage is sent)."""
+        return cls(llama_server_overflow=True)
+
+    def overflow_error(self, total: int, limit: int) -> WireError | None:
+        """The server's own error for a prompt of ``total`` tokens over ``limit``, when it
+        has one (None: OpenAI's)."""
+        if not self.llama_server_overflow:
+            return None
+        return WireError(
+            400,
+            f"request ({total} tokens) exceeds the available context size ({limit} tokens), "
+            "try increasing it",
+            type="exceed_context_size_error",
+            extra={"code": 400, "n_prompt_tokens": total, "n_ctx": limit},
+        )
 
     @classmethod
     def vllm(cls) -> ServerQuirks:

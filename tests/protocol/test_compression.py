@@ -28,6 +28,7 @@ from lull.model.events import (
 from lull.model.messages import unanswered_calls
 from lull.providers.config import ProviderConfig, create_provider
 from tests.fakes import FakeServer, Reply, ToolUse
+from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import last_user_text
 from tests.support import CLEARED_PREFIX, AgentFactory, Clock, run, summary_of
 
@@ -196,6 +197,24 @@ async def test_prompt_too_long_from_the_provider_compresses_and_retries_once(
     assert any("prompt is too long" in n for n in notices(events))
     assert edits_of(events, Summary)
     assert agent.context_window == 6000  # learned from the error message
+    assert_session_valid(agent)
+
+
+async def test_llama_servers_own_overflow_error_compresses_and_learns_n_ctx(
+    fake: FakeServer, make_agent: AgentFactory, files: list[str]
+) -> None:
+    serve(fake, Model(files, reads=12))
+    fake.quirks = ServerQuirks.llama_server()
+    fake.max_context_tokens = 6000
+    agent = make_agent("vllm", context_window=100_000)  # an OpenAI-compatible local server
+    events = await run(agent, "read every file")
+
+    assert isinstance(events[-1], TurnFinished)
+    refused = [e for e in fake.journal if e.status == 400]
+    assert len(refused) == 1 and "exceeds the available context size" in str(refused[0].error)
+    assert any("prompt is too long" in n for n in notices(events))
+    assert edits_of(events, Summary)
+    assert agent.context_window == 6000  # learned from n_ctx in the message
     assert_session_valid(agent)
 
 

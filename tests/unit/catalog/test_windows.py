@@ -66,6 +66,15 @@ def test_the_setting_overrides_the_table() -> None:
             ContextOverflow(9000, 8192),
         ),
         ("maximum context length is 32,768 tokens", ContextOverflow(None, 32_768)),
+        (  # llama.cpp's llama-server
+            "request (4187 tokens) exceeds the available context size (4096 tokens), try "
+            "increasing it",
+            ContextOverflow(4187, 4096),
+        ),
+        (  # llama-cpp-python
+            "Requested tokens (5000) exceed context window of 4096",
+            ContextOverflow(5000, 4096),
+        ),
     ],
 )
 def test_overflow_messages_name_size_and_limit(message: str, expected: ContextOverflow) -> None:
