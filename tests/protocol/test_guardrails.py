@@ -16,12 +16,19 @@ import pytest
 from lull.engine.loop.attempts import OutcomeWatch, failure_summary
 from lull.engine.sessions.session import Session
 from lull.engine.sessions.store import SessionStore
-from lull.model.events import GuardrailTriggered, ToolFinished, ToolStarted, TurnFinished
+from lull.model.edits import Summary
+from lull.model.events import (
+    ContextEdited,
+    GuardrailTriggered,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+)
 from lull.model.provider import ThinkingConfig
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.quirks import ServerQuirks
 from tests.fakes.script import last_user_text
-from tests.support import AgentFactory, run
+from tests.support import AgentFactory, run, summary_of
 
 PROVIDERS = ["anthropic", "openai"]
 TEXT_CALL = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>'
@@ -278,3 +285,48 @@ async def test_a_looping_stream_is_cut_off_over_the_wire(
     assert [e.kind for e in events if isinstance(e, GuardrailTriggered)] == ["repetition"]
     assert "check again." not in wire_texts(fake.requests[1])
     assert len(fake.requests) == 2
+
+
+def _limits(fake: FakeServer) -> list[int]:
+    return [b.get("max_completion_tokens") or b.get("max_tokens") for b in fake.requests]
+
+
+async def test_an_answer_cut_by_the_window_is_kept_not_regenerated(
+    fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.script(Reply(text="a long answer that the window cut", stop_reason="max_tokens"))
+    agent = make_agent("openai", context_window=4096, max_output_tokens=8192)
+    events = await run(agent, "explain " + "the code " * 1200)
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    assert finished.text == "a long answer that the window cut"
+    (limit,) = _limits(fake)  # one request: nothing regenerated
+    assert limit < 8192
+    (cut,) = [e for e in events if isinstance(e, GuardrailTriggered)]
+    assert cut.reason == "cut_by_window" and f"cut at {limit:,} tokens" in cut.text
+    assert "kept as it is" in cut.text
+
+
+async def test_a_reply_cut_before_any_text_by_the_window_is_asked_again_after_compressing(
+    fake: FakeServer, make_agent: AgentFactory, workspace: Path
+) -> None:
+    (workspace / "big.txt").write_text("".join(f"line {n} of the file\n" for n in range(250)))
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "big.txt"})]),
+        Reply(text="noted"),
+        Reply(text="", stop_reason="max_tokens"),
+        Reply(text=summary_of("read big.txt")),
+        Reply(text="done"),
+    )
+    agent = make_agent("openai", context_window=8000, max_output_tokens=8192)
+    await run(agent, "read big.txt")
+    events = await run(agent, "now sum it up")
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished) and finished.text == "done"
+    lines = [e for e in events if isinstance(e, GuardrailTriggered)]
+    assert [e.reason for e in lines] == ["compress"]
+    assert "cut before any text" in lines[0].text
+    assert "compressing and asking again (1 of" in lines[0].text
+    assert any(isinstance(e, ContextEdited) and isinstance(e.edit, Summary) for e in events)
+    limits = _limits(fake)
+    assert limits[-1] > limits[2]  # the compressed prompt leaves more room

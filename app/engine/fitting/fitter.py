@@ -139,6 +139,11 @@ class ContextFitter:
         self.cache = CacheKeeper(settings.cache, provider.model)
         self.window = Window(provider.model, settings.context_window)
         self.sent_local = 0
+        self.output_room: int | None = None
+        self.sent_output_limit: int | None = None
+        """The output limit the request last sent went out with."""
+        """The most output the window left the request last sent (its prompt estimate with
+        the margin taken off the window; at least MIN_OUTPUT_TOKENS); None before one."""
         self._edits_sent = len(session.edits)  # edits recorded when the last request went
         self._memo: tuple[tuple[int, int], list[Message], int] | None = None
         self.before_compress: BeforeCompress | None = None
@@ -217,11 +222,10 @@ class ContextFitter:
         self._edits_sent = len(self.session.edits)
         self.saved_counts.save()
         margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
-        limit = output_limit(
-            shape.max_output_tokens,
-            self.context_window,
-            math.ceil(self.calibration.estimate(self.sent_local) * (1 + margin)),
-        )
+        prompt = math.ceil(self.calibration.estimate(self.sent_local) * (1 + margin))
+        self.output_room = output_room(self.context_window, prompt)
+        limit = output_limit(shape.max_output_tokens, self.context_window, prompt)
+        self.sent_output_limit = limit
         thinking = shape.thinking
         if thinking.budget_tokens is not None and thinking.budget_tokens >= limit:
             thinking = replace(thinking, budget_tokens=limit // 2)
@@ -456,8 +460,14 @@ class ContextFitter:
         return self.counter.part(result) - self.counter.part(clear_result(result))
 
 
+def output_room(window: int, prompt: int) -> int:
+    """What the window has left for output after ``prompt`` (the estimate with its margin),
+    never below :data:`MIN_OUTPUT_TOKENS` (when even that does not fit, compression already
+    runs)."""
+    return max(MIN_OUTPUT_TOKENS, window - prompt)
+
+
 def output_limit(requested: int, window: int, prompt: int) -> int:
-    """The ``max_output_tokens`` to send: ``requested``, but no more than the window has left
-    after ``prompt`` (the estimate with its margin), and never below
-    :data:`MIN_OUTPUT_TOKENS` (when even that does not fit, compression already runs)."""
-    return min(requested, max(MIN_OUTPUT_TOKENS, window - prompt))
+    """The ``max_output_tokens`` to send: ``requested``, but no more than
+    :func:`output_room`."""
+    return min(requested, output_room(window, prompt))

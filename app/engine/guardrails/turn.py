@@ -55,20 +55,33 @@ REPETITION_NOTE = (
 @dataclass(frozen=True, slots=True)
 class RequestPlan:
     """How the next request differs from a plain one: a one-line corrective ``note`` after
-    the last message (never stored), a partial answer to continue (``prefill``), or another
-    ``output_limit``."""
+    the last message (never stored), a partial answer to continue (``prefill``), another
+    ``output_limit``, or the context compressed first (``compress``: the window left too
+    little room for output)."""
 
     note: str | None = None
     prefill: Message | None = None
     output_limit: int | None = None
+    compress: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Answered:
-    """A request that finished: the reply and the answer text streamed for it."""
+    """A request that finished: the reply and the answer text streamed for it; ``sent_limit``
+    the output limit it was sent with and ``room`` the most output the context window left
+    it (None: not known)."""
 
     reply: Completed
     streamed: str
+    sent_limit: int | None = None
+    room: int | None = None
+
+    @property
+    def window_bound(self) -> bool:
+        """Whether the output limit was all the window left: a larger one cannot be sent."""
+        return (
+            self.room is not None and self.sent_limit is not None and self.sent_limit >= self.room
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +105,11 @@ Outcome = Answered | Repeated | PrefillRefused
 
 @dataclass(frozen=True, slots=True)
 class Accept:
-    """Keep ``reply`` (joined with the parts it continues, if any)."""
+    """Keep ``reply`` (joined with the parts it continues, if any); ``events`` tell the front
+    ends what was noticed about it (an answer cut by the window, kept as it is)."""
 
     reply: Completed
+    events: tuple[Event, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +218,7 @@ class TurnGuard:
             case Answered(reply, streamed):
                 reply = self.held.joined(reply) if self.held is not None else reply
                 if self.policy.continuation and reply.stop_reason == "max_tokens":
-                    retry = self._continue(reply, streamed)
+                    retry = self._continue(reply, streamed, outcome)
                     if retry is not None:
                         return retry
                 rollback = (
@@ -268,16 +283,20 @@ class TurnGuard:
         event = GuardrailTriggered("repetition", line, "repetition")
         return Retry(RequestPlan(note=REPETITION_NOTE), (*discarded, event), rolled)
 
-    def _continue(self, reply: Completed, streamed: str) -> Retry | None:
-        """The retry that continues a reply cut at the output limit, or None to keep it."""
+    def _continue(self, reply: Completed, streamed: str, outcome: Answered) -> Decision | None:
+        """The retry that continues a reply cut at the output limit, or None to keep it; a
+        reply cut by what the window leaves is kept (text) or stops the turn (see
+        :meth:`_cut_by_window`): asking again cannot get a larger limit through."""
         kind = cut_kind(reply.parts)
         if kind == "complete" or self.continuations >= self.policy.max_continuations:
             return None
+        if outcome.window_bound:
+            return self._cut_by_window(reply, streamed, kind, outcome)
         self.continuations += 1
         number = f"{self.continuations} of {self.policy.max_continuations}"
         mode = self._mode() if kind == "text" else "larger_limit"
         if mode == "larger_limit":
-            return self._larger_limit(reply, streamed, kind, number)
+            return self._larger_limit(reply, streamed, kind, number, outcome.room)
         if self.held is None:
             self.held = HeldAnswer.start(reply)
         else:
@@ -286,8 +305,39 @@ class TurnGuard:
         plan = RequestPlan(prefill=self.held.prefill(self.setup.provider))
         return Retry(plan, (GuardrailTriggered("continuation", line, mode),))
 
-    def _larger_limit(self, reply: Completed, streamed: str, kind: str, number: str) -> Retry:
+    def _cut_by_window(
+        self, reply: Completed, streamed: str, kind: str, outcome: Answered
+    ) -> Decision:
+        """A reply cut at an output limit that was all the window left: an answer is kept as
+        it is (regenerating it would be cut the same way), said once; a reply cut inside a
+        tool call or before any text is asked again after compressing (a larger limit
+        cannot be sent, room can be made)."""
+        limit = outcome.sent_limit or 0
+        room = (
+            f"{limit:,} tokens, all the context window left for output "
+            f"({self.setup.max_output_tokens:,} asked)"
+        )
+        advice = "/compact frees room, or give the model a larger context (model.contextWindow)"
+        if kind == "text":
+            line = f"the answer was cut at {room}; kept as it is. {advice}"
+            log.warning("%s", line)
+            self._accepted()
+            return Accept(reply, (GuardrailTriggered("continuation", line, "cut_by_window"),))
+        where = "inside a tool call's arguments" if kind == "tool_arguments" else "before any text"
+        held, self.held = self.held, None
+        text = held.text if held is not None else streamed
+        discarded = _discarded(text, reply, f"cut at the output limit {where}")
+        self.continuations += 1
+        number = f"{self.continuations} of {self.policy.max_continuations}"
+        line = f"the reply was cut {where} at {room}; compressing and asking again ({number})"
+        event = GuardrailTriggered("continuation", line, "compress")
+        return Retry(RequestPlan(compress=True), (*discarded, event))
+
+    def _larger_limit(
+        self, reply: Completed, streamed: str, kind: str, number: str, room: int | None = None
+    ) -> Retry:
         limit = larger_limit(self.setup.max_output_tokens, self.continuations)
+        limit = min(limit, room) if room is not None else limit  # what will really be sent
         where = {
             "tool_arguments": "inside a tool call's arguments",
             "no_text": "before any answer text",

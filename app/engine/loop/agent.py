@@ -319,6 +319,8 @@ class Agent:
                 end.reply = self._keep(decision.reply)
                 if answered is not None:
                     yield self._finished(answered, turn.requests)
+                for event in decision.events:
+                    yield event
                 return
             if decision.rolled_back is not None:
                 self.session.add_rollback(decision.rolled_back)
@@ -347,7 +349,7 @@ class Agent:
         near the window) once, after compressing.
         """
         tries = Recovery(self.fitter)
-        overflow = False
+        overflow = plan.compress
         index = turn.requests
         await self.tools.settle()  # tool sources still starting (lull -p waits for them)
         shape = self.shape()
@@ -368,7 +370,9 @@ class Agent:
                     async for event in stream:
                         if isinstance(event, Completed):
                             self._record(event, index)
-                            end.outcome = Answered(event, "".join(streamed))
+                            room = self.fitter.output_room
+                            limit = self.fitter.sent_output_limit
+                            end.outcome = Answered(event, "".join(streamed), limit, room)
                             return
                         if isinstance(event, AssistantText):
                             streamed.append(event.text)
