@@ -22,7 +22,7 @@ from lull.engine.fitting.steps import pinned_for, worked_on
 from lull.engine.fitting.summary import Attempt, CompressionJob, Compressor
 from lull.engine.sessions.session import Session
 from lull.engine.waits import wait_notice
-from lull.model.edits import SummaryReason
+from lull.model.edits import ContextEdit, SummaryReason
 from lull.model.events import ContextEdited, Event, Notice, RequestFinished
 from lull.model.messages import Message, ToolResult
 from lull.model.provider import ModelRequest, Provider
@@ -37,8 +37,8 @@ log = logging.getLogger("lull.compress")
 class Sizing:
     """What one compression works from, counted by the fitter: the request's shape and its
     budget, the model view, the view's estimate and local tokens, the tokens of the request's
-    prefix, whether the cache is warm, and the estimate of the request with other messages
-    (None: the view as it is then)."""
+    prefix, whether the cache is warm, the estimate of the request with other messages
+    (None: the view as it is then), and with one more edit recorded (nothing is recorded)."""
 
     shape: ModelRequest
     budget: Budget
@@ -48,6 +48,7 @@ class Sizing:
     prefix: int
     warm: bool
     estimate_with: Callable[[Sequence[Message] | None], int]
+    estimate_edit: Callable[[ContextEdit], int]
 
 
 class SummarySteps:
@@ -126,6 +127,16 @@ class SummarySteps:
             elif (notice := wait_notice(step)) is not None:
                 yield notice
         assert attempt is not None  # run() always ends with its Attempt
+        if attempt.edit is not None and (after := sizing.estimate_edit(attempt.edit)) >= estimate:
+            attempt = replace(
+                attempt,
+                edit=None,
+                status="inflated",
+                detail=(
+                    f"the summary would not make the context smaller (~{estimate:,} tokens "
+                    f"before, ~{after:,} after)"
+                ),
+            )
         if attempt.edit is not None:
             self.session.add_edit(attempt.edit)
             guard.succeeded(sizing.estimate_with(None), lines or budget)

@@ -421,6 +421,7 @@ class ContextFitter:
             prefix=self.counter.prefix(shape.system, shape.environment, shape.tools),
             warm=cache is not None and cache.conversation_warm,
             estimate_with=lambda messages: self.estimate(shape, messages),
+            estimate_edit=lambda edit: self.estimate_with(shape, edit),
         )
         providers = (self.provider, self.summary_provider)
         before = self.before_compress

@@ -165,9 +165,10 @@ def test_compressed_view_is_valid_and_fits(
         summary = "s" * 4 * min(max(head_tokens // 2, 1), budget.summary_tokens)
         edit = Summary(through_id=view[split - 1].id, text=summary)
         shown = Message("user", (Text(summary_text(edit)),), origin="summary")
-        if estimate_message_tokens(shown) < head_tokens:  # else rejected, as the engine does
+        compressed = build_view(history, [*edits, edit])
+        smaller = fixed + tokens(compressed) < before  # else not applied, as the engine does
+        if estimate_message_tokens(shown) < head_tokens and smaller:
             edits.append(edit)
-            compressed = build_view(history, edits)
             assert_valid_request(compressed)
             tail = view[split:]
             kept = [m.id for m in compressed]
