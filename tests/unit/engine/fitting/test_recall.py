@@ -87,6 +87,7 @@ async def test_a_summarised_span_is_recalled_in_a_resumed_session(
     make_agent: AgentFactory,
     files: list[str],
     store: SessionStore,
+    workspace: Path,
 ) -> None:
     summary = summary_of("Read the files.", "Keep going.")
 
@@ -96,6 +97,8 @@ async def test_a_summarised_span_is_recalled_in_a_resumed_session(
         return echo_reply(request)
 
     provider.respond = respond
+    for name in files:  # large enough that a summary makes the context smaller
+        (workspace / name).write_text(f"{name}\n{CONTENT * 4}")
     clock = Clock()
     agent = with_recall(make_agent(clock=clock))
     provider.script(*reads(files))
