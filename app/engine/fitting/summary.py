@@ -105,6 +105,16 @@ class Attempt:
     retrying: bool = False
 
 
+UNSTRUCTURED_NOTE = (
+    "(An unstructured summary: the model wrote it without the usual sections, so details "
+    "may be missing.)"
+)
+"""The line above a summary kept without its sections."""
+MIN_UNSTRUCTURED_WORDS = 25
+"""How many words a summary without the sections needs to be kept at all (a model that
+answers "done" to the summary request has not summarised anything)."""
+
+
 class Compressor:
     """Plans splits and runs summary requests with one token counter and clock."""
 
@@ -150,7 +160,7 @@ class Compressor:
         reminder: str | None = None
         for attempt_number in (1, 2):
             attempt: Attempt | None = None
-            async for step in self._ask(job, plan, before, reminder):
+            async for step in self._ask(job, plan, before, reminder, last=attempt_number == 2):
                 if isinstance(step, Attempt):
                     attempt = step
                 else:
@@ -164,9 +174,15 @@ class Compressor:
             return
 
     async def _ask(
-        self, job: CompressionJob, plan: SplitPlan, before: int, reminder: str | None
+        self,
+        job: CompressionJob,
+        plan: SplitPlan,
+        before: int,
+        reminder: str | None,
+        *,
+        last: bool = False,
     ) -> AsyncIterator[Retrying | Attempt]:
-        """One summary request and its verdict."""
+        """One summary request and its verdict (``last``: no other request follows)."""
         request = job.prepare(self._request(job, job.view[: plan.split], reminder))
         local = self.counter.prefix(request.system, request.environment, request.tools)
         local += self.counter.messages(request.messages)
@@ -191,19 +207,32 @@ class Compressor:
             local_prompt=local,
             before=before,
         )
-        yield self._judge(job, plan, completed, answered)
+        yield self._judge(job, plan, completed, answered, last=last)
 
     def _judge(
-        self, job: CompressionJob, plan: SplitPlan, completed: Completed, answered: Attempt
+        self,
+        job: CompressionJob,
+        plan: SplitPlan,
+        completed: Completed,
+        answered: Attempt,
+        *,
+        last: bool = False,
     ) -> Attempt:
-        """Accept the answer as a Summary edit, or say why it is rejected."""
+        """Accept the answer as a Summary edit, or say why it is rejected. On the ``last``
+        try a summary without the sections (a small model's prose of at least
+        :data:`MIN_UNSTRUCTURED_WORDS` words) is kept as an unstructured summary, marked as
+        such, when it frees room: something that frees the window is better than nothing."""
         text = clean_summary("".join(p.text for p in completed.parts if isinstance(p, Text)))
         if not text:
             return answered
         missing = missing_sections(text)
-        if missing:
+        unstructured = ""
+        if missing and (not last or len(text.split()) < MIN_UNSTRUCTURED_WORDS):
             detail = f"the summary lacks the section(s) {', '.join(missing)}"
             return replace(answered, status="incomplete", detail=detail)
+        if missing:
+            text = f"{UNSTRUCTURED_NOTE}\n\n{text}"
+            unstructured = " (an unstructured summary: the model did not write the sections)"
         head, tail = job.view[: plan.split], job.view[plan.split :]
         edit = Summary(
             through_id=head[-1].id,
@@ -228,7 +257,7 @@ class Compressor:
         edit = replace(edit, tokens_after=after)
         detail = (
             f"compressed context: summarised {len(head)} messages (~{plan.head_tokens:,} tokens) "
-            f"into ~{summary_tokens:,}; kept the {len(tail)} most recent messages "
+            f"into ~{summary_tokens:,}{unstructured}; kept the {len(tail)} most recent messages "
             f"(~{plan.tail_tokens:,} tokens) verbatim; context ~{answered.before:,} -> "
             f"~{after:,} tokens"
         )
