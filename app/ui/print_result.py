@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
-from lull.catalog.pricing import cost_usd
+from lull.catalog.pricing import FREE, cost_usd, price_for
 from lull.engine.loop.attempts import RETRYABLE
 from lull.model import defaults
 from lull.model.edits import edit_to_dict
@@ -274,7 +274,8 @@ def request_cost(
 def usage_cost(
     usage: Usage, model: str, pricing: Sequence[str], *, local: bool = False
 ) -> float | None:
-    """What ``usage`` of ``model`` cost; None when its price or the usage is unknown."""
+    """What ``usage`` of ``model`` cost; None when its price or the usage is unknown (a
+    model that costs nothing costs $0 whether or not its server reports usage)."""
     if not usage.reported:
-        return None
+        return 0.0 if price_for(model, pricing, local=local) == FREE else None
     return cost_usd(usage, model, pricing, local=local)

@@ -83,6 +83,19 @@ def test_an_unpriced_local_model_costs_nothing_in_the_result_and_the_stream() ->
     assert event_to_json(done(), local=True)["cost_usd"] == 0.0
 
 
+def test_a_local_model_whose_server_reports_no_usage_still_costs_nothing() -> None:
+    unreported = RequestFinished(Usage(reported=False), 1, 100, model="house-model")
+    result = RunResult(local=True)
+    result.take(unreported)
+    assert result.cost_usd == 0.0
+    assert event_to_json(unreported, local=True)["cost_usd"] == 0.0
+    elsewhere = RunResult()  # a remote server that says nothing: unknown, not free
+    elsewhere.take(unreported)
+    assert elsewhere.cost_usd is None
+    priced = RequestFinished(Usage(reported=False), 1, 100, model="claude-sonnet-4-5")
+    assert event_to_json(priced, local=True)["cost_usd"] is None  # a priced name: unknown
+
+
 def test_a_discard_is_its_own_stream_json_event() -> None:
     assert event_to_json(AttemptDiscarded("half", "cut")) == {
         "type": "discarded",
