@@ -45,6 +45,8 @@ def handle_chat(
     validate_openai(body, fake.dialect)
     fake.quirks.check_continuation(body)
     body, texts = openai_view(body, texts, fake.thinking_billing, fake.dialect)
+    if fake.quirks.ignore_tools:
+        body = {key: value for key, value in body.items() if key not in ("tools", "tool_choice")}
     units = openai_units(body, texts, fake.prefix_memo)
     total = sum(tokens for _, tokens in units)
     if body.get("stream") and fake.quirks.empty_stream_on_overflow and _overflows(fake, total):

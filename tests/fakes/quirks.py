@@ -32,6 +32,9 @@ class ServerQuirks:
     * ``output_in_window``: prompt + ``max_tokens`` must fit ``max_context_tokens`` (400).
     * ``continue_final_message``: the server continues a final assistant message when asked
       (vLLM, SGLang); without it the fields are unknown to the server (OpenAI's 400).
+    * ``ignore_tools``: ``tools`` are dropped before the prompt is rendered (llama-cpp-python
+      without a tool-aware ``--chat_format``, llama-server without ``--jinja``): they are not
+      counted in the prompt and the model never calls one.
     * ``llama_server_overflow``: a prompt over ``max_context_tokens`` gets llama-server's
       400 ``exceed_context_size_error`` with ``n_prompt_tokens`` and ``n_ctx`` (measured with
       llama.cpp's ``llama-server``), not OpenAI's ``context_length_exceeded``.
@@ -43,6 +46,7 @@ class ServerQuirks:
     output_in_window: bool = False
     continue_final_message: bool = False
     llama_server_overflow: bool = False
+    ignore_tools: bool = False
 
     @classmethod
     def llama_cpp_python(cls) -> ServerQuirks:

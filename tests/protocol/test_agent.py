@@ -23,6 +23,7 @@ from lull.model.events import (
 )
 from lull.model.messages import Thinking, unanswered_calls
 from tests.fakes import FakeServer, Reply, ToolUse
+from tests.fakes.quirks import ServerQuirks
 from tests.support import AgentFactory, run
 
 PROVIDERS = ["anthropic", "openai"]
@@ -236,3 +237,24 @@ async def test_cut_stream_is_retried_once_then_reported(
     events = await run(agent, "retry")
     assert isinstance(events[-1], TurnFinished)
     assert not any(isinstance(e, AssistantText) and "cut again" in e.text for e in events)
+
+
+async def test_a_server_that_leaves_the_tools_out_is_said_once(
+    fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.quirks = ServerQuirks(ignore_tools=True)
+    fake.script(Reply(text="I cannot read files."), Reply(text="Still no tools."))
+    agent = make_agent("vllm")
+    first = await run(agent, "read main.py")
+    second = await run(agent, "try again")
+    said = [e.text for e in first if isinstance(e, Notice) and "leave out the tool" in e.text]
+    assert len(said) == 1 and "--enable-auto-tool-choice" in said[0]
+    assert not [e for e in second if isinstance(e, Notice) and "leave out the tool" in e.text]
+
+
+async def test_a_server_that_renders_the_tools_gets_no_such_notice(
+    fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    fake.script(Reply(text="ok"))
+    events = await run(make_agent("vllm"), "hello")
+    assert not [e for e in events if isinstance(e, Notice) and "leave out the tool" in e.text]

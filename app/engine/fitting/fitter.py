@@ -72,6 +72,7 @@ from lull.engine.fitting.steps import (
     write_per_read,
 )
 from lull.engine.fitting.summary import Compressor
+from lull.engine.fitting.tool_rendering import ignored_tools_notice
 from lull.engine.fitting.window import Window
 from lull.engine.sessions.session import Session
 from lull.model import defaults
@@ -142,6 +143,10 @@ class ContextFitter:
         self.output_room: int | None = None
         self.sent_output_limit: int | None = None
         """The output limit the request last sent went out with."""
+        self.sent_tools_local = 0
+        """Local tokens of the tool definitions the request last sent."""
+        self.tools_judged = False
+        """Whether a reported prompt has told if the server renders the tools."""
         """The most output the window left the request last sent (its prompt estimate with
         the margin taken off the window; at least MIN_OUTPUT_TOKENS); None before one."""
         self._edits_sent = len(session.edits)  # edits recorded when the last request went
@@ -219,6 +224,7 @@ class ContextFitter:
         """The request about to be sent (``shape`` with the model view, its output limit
         clamped to what the window has left); notes its size for calibration."""
         self.sent_local = self.local_tokens(shape)
+        self.sent_tools_local = self.counter.tools(shape.tools) if shape.tools else 0
         self._edits_sent = len(self.session.edits)
         self.saved_counts.save()
         margin = SAFETY_MARGIN if self.calibration.calibrated else UNCALIBRATED_MARGIN
@@ -234,12 +240,19 @@ class ContextFitter:
         )
         return self.cache.prepare(request, self.clock())
 
-    def observe(self, usage: Usage) -> None:
+    def observe(self, usage: Usage) -> list[Event]:
         """Note the usage the provider reported for the request last sent (unreported usage
-        teaches nothing: the local estimate stays as it was)."""
+        teaches nothing: the local estimate stays as it was); the first reported prompt
+        also tells whether the server rendered the tools (a notice when it did not)."""
         self.cache.answered(usage)
-        if usage.reported:
-            self.calibration.observe(usage.prompt_tokens, self.sent_local)
+        if not usage.reported:
+            return []
+        self.calibration.observe(usage.prompt_tokens, self.sent_local)
+        if self.tools_judged:
+            return []
+        self.tools_judged = True
+        notice = ignored_tools_notice(usage.prompt_tokens, self.sent_local, self.sent_tools_local)
+        return [notice] if notice is not None else []
 
     def warmth(self, shape: ModelRequest) -> Warmth | None:
         """How much of the next request's prefix the provider still caches (the cache

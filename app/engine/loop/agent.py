@@ -369,7 +369,8 @@ class Agent:
                 async with contextlib.aclosing(self._stream_once(index, shape, plan)) as stream:
                     async for event in stream:
                         if isinstance(event, Completed):
-                            self._record(event, index)
+                            for learned in self._record(event, index):
+                                yield learned
                             room = self.fitter.output_room
                             limit = self.fitter.sent_output_limit
                             end.outcome = Answered(event, "".join(streamed), limit, room)
@@ -432,10 +433,11 @@ class Agent:
                 case _:
                     assert_never(event)
 
-    def _record(self, completed: Completed, index: int) -> None:
-        """Note a completed request's usage (the reply itself is saved once it is kept)."""
+    def _record(self, completed: Completed, index: int) -> list[Event]:
+        """Note a completed request's usage (the reply itself is saved once it is kept);
+        returns what it taught about the server (a notice when it left the tools out)."""
         now = self.clock()
         model = completed.model or self.provider.model
         self.session.record_response(now, completed.usage, model, self.fitter.sent_local)
-        self.fitter.observe(completed.usage)
         log.debug("request %d done: %s", index, completed.usage.to_dict())
+        return self.fitter.observe(completed.usage)
