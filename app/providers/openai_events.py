@@ -19,6 +19,7 @@ from typing import Any
 from lull.model.messages import Part, Text, Thinking, ToolCall
 from lull.model.provider import (
     Completed,
+    ProviderError,
     StopReason,
     StreamEvent,
     TextDelta,
@@ -77,8 +78,16 @@ class OpenAIStreamState:
         return events
 
     def completed(self) -> Completed:
-        """The final event; raises ProviderError("stream_cut") if no finish_reason came."""
+        """The final event; raises ProviderError("stream_cut") if no finish_reason came
+        ("empty_stream" when the stream held nothing but a usage report)."""
         if self.finish_reason is None:
+            nothing = not (self.text or self.reasoning or self.calls)
+            if nothing and self.usage.reported:
+                raise ProviderError(
+                    "empty_stream",
+                    f"the server's stream held only a usage report ({self.usage.prompt_tokens:,} "
+                    "prompt tokens): no answer and no finish reason",
+                )
             raise stream_cut_error()
         parts: list[Part] = []
         if self.reasoning:

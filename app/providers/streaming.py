@@ -70,8 +70,24 @@ async def run_stream(
     finally:
         await _close_quietly(items)
     if received == 0:
-        raise empty_stream_error(errors)
+        raise not_a_stream_error(items, errors) or empty_stream_error(errors)
     yield state.completed()
+
+
+def not_a_stream_error(items: Any, errors: ErrorContext) -> ProviderError | None:
+    """The error for a 200 answer that was no event stream at all (an HTML login page, a
+    proxy's JSON): what came back, by its content type; None when it was an event stream."""
+    response = getattr(items, "response", None)
+    headers = getattr(response, "headers", None)
+    kind = str(headers.get("content-type", "") if headers is not None else "").split(";")[0]
+    if not kind.strip() or "event-stream" in kind:
+        return None
+    return ProviderError(
+        "server",
+        f"{errors.service} answered 200 OK with {kind.strip()} instead of an event stream of "
+        f"an answer: is {errors.base_url} the API's address (OpenAI-compatible ones usually "
+        "end in /v1)?",
+    )
 
 
 async def _close_quietly(items: Any) -> None:

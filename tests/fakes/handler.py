@@ -196,7 +196,7 @@ class FakeHandler(BaseHTTPRequestHandler):
     def _send_stream(self, outcome: Outcome) -> None:
         self.close_connection = True
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", outcome.content_type)
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")

@@ -41,6 +41,9 @@ def handle_chat(
     fake: FakeServer, body: dict[str, Any], texts: Sequence[str] | None = None
 ) -> Outcome:
     """Answer one Chat Completions request (JSON or SSE), or raise WireError."""
+    if fake.quirks.html_page:
+        page = b"<!doctype html><html><head><title>Sign in</title></head><body></body></html>"
+        return Outcome(200, frames=[page], content_type="text/html; charset=utf-8", error="html")
     fake.quirks.check_content(body)
     validate_openai(body, fake.dialect)
     fake.quirks.check_continuation(body)
@@ -70,6 +73,10 @@ def handle_chat(
     options = body.get("stream_options") or {}
     include = usage if options.get("include_usage") and fake.quirks.stream_usage else None
     frames = [json_frame(c) for c in wire.chunks(meta, reply, calls, include)]
+    if fake.quirks.usage_only_stream:
+        frames = [
+            json_frame({**meta, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+        ]
     frames.append(json_frame("[DONE]"))
     outcome = Outcome(
         200,

@@ -33,6 +33,8 @@ class Outcome:
     error_frame: bytes | None = None
     usage: dict[str, Any] | None = None
     error: str | None = None
+    content_type: str = "text/event-stream; charset=utf-8"
+    """What a streamed answer says it is (a server's HTML page says ``text/html``)."""
 
 
 def new_id(prefix: str, length: int = 24) -> str:

@@ -35,6 +35,9 @@ class ServerQuirks:
     * ``ignore_tools``: ``tools`` are dropped before the prompt is rendered (llama-cpp-python
       without a tool-aware ``--chat_format``, llama-server without ``--jinja``): they are not
       counted in the prompt and the model never calls one.
+    * ``usage_only_stream``: a streamed answer holds one usage chunk and ``[DONE]``, nothing else.
+    * ``html_page``: every chat request gets ``200 OK`` with an HTML page (a login portal, a
+      web UI at the base URL).
     * ``llama_server_overflow``: a prompt over ``max_context_tokens`` gets llama-server's
       400 ``exceed_context_size_error`` with ``n_prompt_tokens`` and ``n_ctx`` (measured with
       llama.cpp's ``llama-server``), not OpenAI's ``context_length_exceeded``.
@@ -47,6 +50,8 @@ class ServerQuirks:
     continue_final_message: bool = False
     llama_server_overflow: bool = False
     ignore_tools: bool = False
+    usage_only_stream: bool = False
+    html_page: bool = False
 
     @classmethod
     def llama_cpp_python(cls) -> ServerQuirks:

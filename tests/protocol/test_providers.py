@@ -328,3 +328,30 @@ async def test_wrong_dialect_shows_the_vendor_400(fake: FakeServer) -> None:
     await provider.aclose()
     assert info.value.kind == "bad_request"
     assert "reasoning_content" in info.value.message
+
+
+async def test_a_stream_with_only_a_usage_report_says_so(fake: FakeServer) -> None:
+    from tests.fakes.quirks import ServerQuirks
+
+    fake.quirks = ServerQuirks(usage_only_stream=True)
+    fake.script(Reply(text="never sent"))
+    provider = make_provider(fake, "openai")
+    with pytest.raises(ProviderError) as info:
+        await collect(provider, request_for([user_text("hi")]))
+    await provider.aclose()
+    assert info.value.kind == "empty_stream"
+    assert "held only a usage report" in info.value.message
+    assert "dropped" not in info.value.message
+
+
+async def test_an_html_page_instead_of_a_stream_says_what_came_back(fake: FakeServer) -> None:
+    from tests.fakes.quirks import ServerQuirks
+
+    fake.quirks = ServerQuirks(html_page=True)
+    provider = make_provider(fake, "openai")
+    with pytest.raises(ProviderError) as info:
+        await collect(provider, request_for([user_text("hi")]))
+    await provider.aclose()
+    assert info.value.kind == "server"
+    assert "200 OK with text/html instead of an event stream" in info.value.message
+    assert fake.url + "/v1" in info.value.message
