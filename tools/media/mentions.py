@@ -28,6 +28,7 @@ from lull.tools.media.images import (
     read_image_file,
     sniff_media_type,
 )
+from lull.tools.media.regular import NotRegularFile, read_head
 
 MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 MAX_ATTACH_BYTES = 100_000
@@ -128,14 +129,25 @@ def expand_mentions(text: str, workspace: Path, image_refusal: str | None = None
 
 
 def _is_image(path: Path) -> bool:
-    """Named like an image, or starting like one."""
+    """Named like an image, or a regular file starting like one."""
     if looks_like_image(path):
         return True
     try:
-        with path.open("rb") as handle:
-            return sniff_media_type(handle.read(16)) is not None
-    except OSError:
+        head, _size = read_head(path, 16)
+    except (OSError, NotRegularFile):
         return False
+    return sniff_media_type(head) is not None
+
+
+def _not_regular(name: str, path: Path, error: NotRegularFile) -> str:
+    """The note for a mention that is no regular file (saying where a link leads)."""
+    try:
+        target = path.resolve()
+        linked = target != path.parent.resolve() / path.name
+    except (OSError, RuntimeError):
+        linked = False
+    where = f"it leads to {target}, {error.kind}" if linked else f"it is {error.kind}"
+    return f"@{name}: not attached: {where}; only regular files are attached"
 
 
 def _attach_image(name: str, path: Path, refusal: str | None) -> tuple[Image | None, str]:
@@ -144,6 +156,8 @@ def _attach_image(name: str, path: Path, refusal: str | None) -> tuple[Image | N
         return None, f"{name}: image not attached: {refusal}"
     try:
         image = read_image_file(path)
+    except NotRegularFile as error:
+        return None, _not_regular(name, path, error)
     except ImageRefused as problem:
         return None, f"{name}: image not attached: {problem}"
     except OSError as error:
@@ -170,9 +184,9 @@ def _resolve(raw: str, workspace: Path) -> tuple[str, Path | None]:
 def _attach(name: str, path: Path) -> tuple[str | None, str]:
     """The fenced block for one file (None if it cannot go) and the note about it."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_ATTACH_BYTES + 1)
-        size = path.stat().st_size
+        data, size = read_head(path, MAX_ATTACH_BYTES + 1)
+    except NotRegularFile as error:
+        return None, _not_regular(name, path, error)
     except OSError as error:
         return None, f"@{name}: cannot read it ({error.strerror or error}); not attached"
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
