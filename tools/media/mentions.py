@@ -12,11 +12,17 @@ file (``/tmp/Screenshot 1.png``, quoted or with backslash-escaped spaces, as ter
 paste them) attach the picture itself, scaled down when it is larger than the providers take
 (``tools/media/images.py``). When the model takes no images, ``image_refusal`` says why and the
 image is not attached (the note says so).
+
+Text from a file the user has not trusted (an untrusted project's custom command) is
+``confined``: its mentions attach only files inside the workspace (symlinks followed), except
+those the user ``typed`` themselves (the command's arguments); the others are refused with a
+note naming where they lead.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,9 +102,18 @@ def pasted_image_paths(text: str) -> list[str]:
     return list(found)
 
 
-def expand_mentions(text: str, workspace: Path, image_refusal: str | None = None) -> Expanded:
+def expand_mentions(
+    text: str,
+    workspace: Path,
+    image_refusal: str | None = None,
+    *,
+    confined: bool = False,
+    typed: Collection[str] = (),
+) -> Expanded:
     """Append the content of every mentioned file to ``text``; image files (mentioned or
-    pasted as a path) come back as images (``image_refusal``: why the model takes none)."""
+    pasted as a path) come back as images (``image_refusal``: why the model takes none).
+    With ``confined`` (text from an untrusted project file), a mention leading outside the
+    workspace is refused unless the user ``typed`` it (as written there)."""
     blocks: list[str] = []
     mentions: list[Mention] = []
     images: list[Image] = []
@@ -108,6 +123,11 @@ def expand_mentions(text: str, workspace: Path, image_refusal: str | None = None
         if path is None:
             mentions.append(Mention(raw, f"@{raw}: no such file; sent as plain text", False))
             continue
+        if confined and raw not in typed:
+            outside = _outside(name, path, workspace)
+            if outside is not None:
+                mentions.append(Mention(name, outside, False))
+                continue
         if path.resolve() in seen:
             continue
         seen.add(path.resolve())
@@ -137,6 +157,22 @@ def _is_image(path: Path) -> bool:
     except (OSError, NotRegularFile):
         return False
     return sniff_media_type(head) is not None
+
+
+def _outside(name: str, path: Path, workspace: Path) -> str | None:
+    """The note for a confined mention that leads outside the workspace (None: inside)."""
+    root = workspace.resolve()
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        target = None
+    if target is not None and target.is_relative_to(root):
+        return None
+    where = f"it leads to {target}" if target is not None else "it cannot be resolved"
+    return (
+        f"@{name}: not attached: {where}, outside the workspace {root}; a project file may "
+        "attach only files inside it until you /trust this workspace"
+    )
 
 
 def _not_regular(name: str, path: Path, error: NotRegularFile) -> str:

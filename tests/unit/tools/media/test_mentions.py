@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from lull.tools.media.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
+from tests.images import png_bytes
 
 
 def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
@@ -180,3 +181,29 @@ def test_an_image_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> N
         "huge.png: image not attached: 60.0 MB is too large to send (lull reads images up to "
         "50.0 MB)"
     ]
+
+
+def test_confined_text_attaches_only_workspace_files_unless_typed(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "docs" / "a.md").write_text("inside")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    picture = tmp_path / "holiday.png"
+    picture.write_bytes(png_bytes())
+    other = tmp_path / "other.txt"
+    other.write_text("outside too")
+    (workspace / "link.md").symlink_to(other)
+    text = f"@docs/a.md @link.md @{secret} {picture}"
+    free = expand_mentions(text, workspace)
+    assert free.attached == ("docs/a.md", "link.md", str(secret), str(picture))
+    confined = expand_mentions(text, workspace, confined=True)
+    assert confined.attached == ("docs/a.md",) and confined.images == ()
+    assert "outside" not in confined.prompt
+    assert confined.problems == tuple(
+        f"@{name}: not attached: it leads to {target}, outside the workspace {workspace}; a "
+        "project file may attach only files inside it until you /trust this workspace"
+        for name, target in (("link.md", other), (str(secret), secret), (str(picture), picture))
+    )
+    typed = expand_mentions(text, workspace, confined=True, typed=(str(secret),))
+    assert typed.attached == ("docs/a.md", str(secret))
