@@ -153,8 +153,9 @@ _TABLE = (
           env="LULL_ALLOW_PRIVATE_NETWORK", project="no"),
     Field("tools.envPassthrough", TextList(),
           "Environment variables (names or glob patterns such as NPM_*) that commands run by "
-          "tools get although they look like secrets (*_API_KEY, *_TOKEN, ANTHROPIC_*, ...).",
-          project="no"),
+          "tools get although they look like secrets (a name part such as KEY, TOKEN, PAT, "
+          "PASSWORD or WEBHOOK, ANTHROPIC_*, a URL with a password, a PEM block).",
+          project="narrow"),
     Field("tools.webSearch", WebSearch(),
           "Who serves the web_search tool: null uses Anthropic's server-side search on Claude "
           "models (no tool otherwise); \"brave\", \"tavily\", \"searxng\" or \"exa\" (or "

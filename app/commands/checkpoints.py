@@ -5,7 +5,9 @@ conversation too, as a recorded context edit).
 lists the session's prompts (a picker in the front ends); ``/rewind N`` asks what to restore;
 ``/rewind N code|conversation|both [force]`` restores the state before prompt N. Both say
 which files they changed and refuse, naming the files, when one was changed outside lull
-since, unless ``force`` is given (the refusal offers it).
+since, unless ``force`` is given (the refusal offers it). A file whose path now leads
+elsewhere (a directory on the way swapped for a symlink) is never touched, forced or not: it
+is named with where it leads, and the other files are restored.
 """
 
 from __future__ import annotations
@@ -130,16 +132,21 @@ def _listing(asked: list[Message], log: SessionCheckpoints | None) -> CommandRes
 
 
 def _reported(report: RestoreReport, what: str, forced: str) -> CommandResult:
-    """What a restore did, or why it refused."""
+    """What a restore did, or why it refused; a file whose path now leads elsewhere (a
+    symlink swapped in) is named with where it leads, and left as it is."""
+    escaped = [f"  not restored: {path} {why}; left as it is" for path, why in report.escaped]
     if report.refused:
         files = ", ".join(report.conflicts)
         line = f"{what} refused: changed outside lull since: {files}; {forced} overwrites them"
         overwrite = FollowUp("overwrite the outside changes", forced)
-        return CommandResult((line,), error=True, follow_ups=(overwrite,), question="Overwrite?")
-    if not report.changed:
+        return CommandResult(
+            (line, *escaped), error=True, follow_ups=(overwrite,), question="Overwrite?"
+        )
+    if not report.changed and not escaped:
         return say(f"{what}: no file changes to revert")
     lines = [f"{what}: {len(report.changed)} file(s):"]
     lines += [f"  {action} {path}" for path, action in report.changed]
+    lines += escaped
     if report.conflicts:
         lines.append(f"  (overwrote outside changes to {', '.join(report.conflicts)})")
     lines.append(NOT_TRACKED)

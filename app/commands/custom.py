@@ -8,7 +8,11 @@ and ``model``; the body is the prompt (``custom_run.py`` expands ``$ARGUMENTS``,
 ``@path`` and ``!`command```). A broken file is skipped with one line naming its path and
 line. A user's command wins over a project's of the same name; a built-in command wins over
 both. A project is untrusted: its ``allowed-tools`` only narrows (nothing runs unasked
-because of it), and its ``model`` applies only in a trusted workspace.
+because of it), and its ``model`` applies only in a trusted workspace. Until the user trusts
+the workspace (``/trust``), a project may not read outside it: a command file that leads
+outside the workspace (a symlink to a secret, a linked ``.lull/commands``) is refused, naming
+where it leads, and its ``@path`` mentions attach only files inside the workspace
+(:attr:`CustomCommand.confined`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ class CustomCommand:
     argument_hint: str = ""
     allowed_tools: tuple[ToolRule, ...] | None = None
     model: str | None = None
+    confined: bool = False
+    """An untrusted project's command: its ``@path`` mentions attach only workspace files."""
 
     @property
     def source(self) -> str:
@@ -91,6 +97,9 @@ class LoadedCommands:
 
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)
+    """Project commands refused because their file leads outside the workspace: name ->
+    why (so running one says why rather than that it is unknown)."""
 
 
 def workspace_commands(workspace: Path, reserved: frozenset[str]) -> LoadedCommands:
@@ -104,6 +113,7 @@ def workspace_commands(workspace: Path, reserved: frozenset[str]) -> LoadedComma
         project_commands_dir(workspace),
         reserved=reserved,
         project_trusted=is_trusted(workspace.resolve()),
+        workspace=workspace,
     )
 
 
@@ -121,14 +131,42 @@ def load_custom_commands(
     *,
     reserved: frozenset[str] = frozenset(),
     project_trusted: bool = False,
+    workspace: Path | None = None,
 ) -> LoadedCommands:
     """Every command of both directories (the user's first; ``reserved`` names are the
-    built-in commands, which win)."""
+    built-in commands, which win). Unless ``project_trusted``, a project file must lie in
+    ``workspace`` (default: ``project_dir``) once symlinks are followed."""
     loaded = LoadedCommands()
+    bound = (workspace or project_dir).resolve()
     for directory, scope in ((user_dir, "user"), (project_dir, "project")):
         for path in _command_files(directory):
+            if (
+                scope == "project"
+                and not project_trusted
+                and _outside(loaded, path, directory, bound)
+            ):
+                continue
             _load_one(loaded, path, directory, scope, reserved, project_trusted)  # type: ignore[arg-type]
     return loaded
+
+
+def _outside(loaded: LoadedCommands, path: Path, directory: Path, bound: Path) -> bool:
+    """Whether project file ``path`` leads outside ``bound`` (then it is refused, said)."""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False  # gone or a loop: reading it fails with its own message
+    if target.is_relative_to(bound):
+        return False
+    reason = (
+        f"{path}: skipped: it leads to {target}, outside the workspace {bound}; a project "
+        "command may read only files inside it until you /trust this workspace"
+    )
+    loaded.problems.append(reason)
+    name = command_name(path.relative_to(directory))
+    if name is not None:
+        loaded.refused.setdefault(name, reason)
+    return True
 
 
 def _command_files(directory: Path) -> list[Path]:
@@ -180,7 +218,7 @@ def _load_one(
             "project may not choose what a run costs)"
         )
         command = replace(command, model=None)
-    loaded.commands[name] = command
+    loaded.commands[name] = replace(command, confined=scope == "project" and not project_trusted)
 
 
 def parse_command_file(text: str, name: str, path: Path, scope: CommandScope) -> CustomCommand:

@@ -2,12 +2,14 @@
 
 In the body, ``$ARGUMENTS`` is everything typed after the name and ``$1``…``$9`` its words
 (shell quoting respected); with neither in the body, typed arguments are appended as
-``ARGUMENTS: …``. ``@path`` attaches the file like a mention in a message (images too), and
-``!`command``` is replaced by the command's output, run in the workspace through the approval
-rules (``app/engine/calls/user_shell.py``): it runs unasked only from the user's own file whose
-``allowed-tools`` lists it; otherwise the user is asked, and a refusal stops the command
-before anything is sent. An argument can never add a ``!`command``` of its own. The turn then
-runs with the file's ``allowed-tools`` as its scope and, with ``model``, on that model.
+``ARGUMENTS: …``. ``@path`` attaches the file like a mention in a message (images too; from
+an untrusted project's file only files inside the workspace, unless the user typed the
+mention in the arguments), and ``!`command``` is replaced by the command's output, run in
+the workspace through the approval rules (``app/engine/calls/user_shell.py``): it runs
+unasked only from the user's own file whose ``allowed-tools`` lists it; otherwise the user is
+asked, and a refusal stops the command before anything is sent. An argument can never add a
+``!`command``` of its own. The turn then runs with the file's ``allowed-tools`` as its scope
+and, with ``model``, on that model.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from lull.commands.base import CommandResult
 from lull.commands.custom import CustomCommand
 from lull.engine.calls.user_shell import check_user_command, execute_user_command, user_call
 from lull.model.events import Event, Notice, ToolFinished, ToolStarted
-from lull.tools.media.mentions import expand_mentions
+from lull.tools.media.mentions import expand_mentions, mentioned_paths, pasted_image_paths
 
 if TYPE_CHECKING:
     from lull.runtime import Runtime
@@ -76,7 +78,10 @@ def custom_command(runtime: Runtime, command: CustomCommand, argument: str) -> C
 
 async def _run(runtime: Runtime, command: CustomCommand, argument: str) -> AsyncIterator[Event]:
     text, commands = prompt_template(command, argument)
-    expansion = expand_mentions(text, runtime.workspace, runtime.image_refusal())
+    typed = [*mentioned_paths(argument), *pasted_image_paths(argument)]
+    expansion = expand_mentions(
+        text, runtime.workspace, runtime.image_refusal(), confined=command.confined, typed=typed
+    )
     for mention in expansion.mentions:
         yield Notice("info" if mention.attached else "warning", mention.note)
     prompt = expansion.prompt

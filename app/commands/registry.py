@@ -160,8 +160,11 @@ def run_command(runtime: Runtime, text: str) -> CommandResult:
 
 def _run_custom(runtime: Runtime, name: str, arg: str) -> CommandResult:
     """A custom command by name (or the hint for a name nothing answers to)."""
-    custom = custom_commands(runtime).commands
+    loaded = custom_commands(runtime)
+    custom = loaded.commands
     found: CustomCommand | None = custom.get(name)
+    if found is None and name in loaded.refused:
+        return hint(f"/{name}: {loaded.refused[name]}")
     if found is None:
         several = [f"/{c.name}" for c in command_names() if c.name.startswith(name)]
         several += [f"/{n}" for n in custom if n.startswith(name)]

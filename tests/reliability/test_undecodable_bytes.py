@@ -116,3 +116,27 @@ def test_a_lone_surrogate_from_the_model(lull: Lull, fake: FakeServer) -> None:
     assistant = fake.requests[-1]["messages"][1]["content"]
     sent = assistant if isinstance(assistant, str) else assistant[0]["text"]
     assert sent == "half an emoji: \ufffd, a stray: \ufffd."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("write_file", {"content": "x"}),
+        ("edit", {"old_string": "x", "new_string": "y"}),
+    ],
+)
+def test_a_lone_surrogate_in_a_file_path_is_an_error_result_not_a_crash(
+    lull: Lull, fake: FakeServer, tool: str, arguments: dict[str, str]
+) -> None:
+    name = "a\ud800b.txt"  # no file name holds it (not even with surrogateescape)
+    fake.script(Reply(tool_calls=[ToolUse(tool, {"path": name, **arguments})]), Reply(text="ok"))
+
+    done = run_bytes(lull, ["-p", "write it", "--approval-mode", "yolo"])
+
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert done.stdout.decode().strip() == "ok"
+    [result] = tool_result_texts(fake.requests[-1])
+    assert result.startswith("path 'a\\ud800b.txt' holds a lone surrogate (U+D800")
+    assert os.listdir(lull.workspace) == []

@@ -11,6 +11,7 @@ from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, Ty
 from lull.tools.files.paths import display_path, resolve_in_workspace
 from lull.tools.files.text import check_regular_file, looks_binary
 from lull.tools.media.images import ImageRefused, read_image_file, sniff_media_type
+from lull.tools.media.regular import NotRegularFile
 from lull.tools.params import doc
 
 DEFAULT_LIMIT = 2000
@@ -146,6 +147,8 @@ def _read_image(path: Path, shown: str) -> ToolOutput:
     """An image file: the picture goes with the result (to models that take images)."""
     try:
         image = read_image_file(path)
+    except NotRegularFile as problem:
+        raise ToolError(f"read_file: {shown} is {problem}") from None
     except ImageRefused as problem:
         raise ToolError(f"read_file: {shown} is an image that cannot be sent: {problem}") from None
     size = human_size(image_bytes(image))

@@ -17,8 +17,10 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 
 from lull.tools.base import ToolError
 from lull.tools.files.pending_writes import TEMP_SUFFIX, forget, record
@@ -110,16 +112,42 @@ class AnchoredDir:
 
     def read_bytes(self, name: str) -> bytes:
         """The content of regular file ``name`` (a symlink there is refused)."""
+        with self.open_file(name) as handle:
+            return handle.read()
+
+    def open_file(self, name: str) -> BinaryIO:
+        """Regular file ``name`` opened for reading (a symlink there is refused, and so is
+        anything but a regular file, without waiting on a FIFO)."""
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+            fd = os.open(name, flags, dir_fd=self.fd)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise _changed(self.shown, self.directory / name) from None
             raise
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise ToolError(f"{self.shown} is not a regular file")
-            return handle.read()
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def remove(self, name: str) -> bool:
+        """Delete regular file ``name`` (False: it was not there); anything else there (a
+        symlink, a directory) is refused, and so is a directory moved since the check."""
+        current = self.lstat(name)
+        if current is None:
+            return False
+        if not stat.S_ISREG(current.st_mode):
+            raise _changed(self.shown, self.directory / name)
+        self.verify()
+        try:
+            os.unlink(name, dir_fd=self.fd)
+        except FileNotFoundError:
+            return False
+        return True
 
     def verify(self) -> None:
         """Raise if the open directory is no longer at the path that was checked (moved)."""
@@ -142,6 +170,13 @@ class AnchoredDir:
     def replace(self, name: str, data: bytes, journal: Path | None = None) -> None:
         """Atomically replace (or create) regular file ``name`` with ``data``, keeping an
         existing file's mode; the temporary file is recorded in ``journal`` while it exists."""
+        self.replace_with(name, lambda handle: handle.write(data), journal)
+
+    def replace_with(
+        self, name: str, write: Callable[[BinaryIO], object], journal: Path | None = None
+    ) -> None:
+        """Like :meth:`replace`, the new content written by ``write`` (a large one a chunk at
+        a time) into the temporary file."""
         current = self.lstat(name)
         if current is not None and stat.S_ISDIR(current.st_mode):
             raise ToolError(f"{self.shown} is a directory; give a file path to write")
@@ -157,7 +192,7 @@ class AnchoredDir:
             fd = os.open(temp, flags, 0o600, dir_fd=self.fd)
             created = True
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                write(handle)
                 handle.flush()
                 os.fchmod(handle.fileno(), mode)
                 os.fsync(handle.fileno())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lull.model.text import REPLACEMENT, wire_text
+from lull.model.text import REPLACEMENT, has_surrogates, wire_text
 from lull.tools.base import ToolContext, ToolError
 
 
@@ -31,6 +31,8 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = Fal
         raise ToolError("path is empty; give a file or directory path")
     if "\0" in path_str:
         raise ToolError(f"path {path_str!r} contains a NUL character")
+    if has_surrogates(path_str):
+        raise ToolError(_surrogate_problem(path_str))
     workspace = ctx.workspace.resolve()
     given = Path(path_str).expanduser()
     naive = given if given.is_absolute() else workspace / given
@@ -49,6 +51,17 @@ def resolve_in_workspace(path_str: str, ctx: ToolContext, *, reading: bool = Fal
     raise ToolError(
         f"path {shown} is outside the workspace {workspace}; "
         "add it to tools.allowedPaths in settings.json to allow it"
+    )
+
+
+def _surrogate_problem(path_str: str) -> str:
+    """Why a path holding a lone surrogate (U+D800-U+DFFF) is refused: lull never sends one
+    (a name's undecodable byte goes to the model as U+FFFD), so it names no file."""
+    index, char = next((i, c) for i, c in enumerate(path_str) if has_surrogates(c))
+    return (
+        f"path {path_str!r} holds a lone surrogate (U+{ord(char):04X} at character "
+        f"{index + 1}), which is not a character a file name is given in; use the name as "
+        "listed (a byte lull could not decode is shown as U+FFFD)"
     )
 
 

@@ -19,6 +19,7 @@ from lull.model.media import (
     human_size,
 )
 from lull.model.messages import Image
+from lull.tools.media.regular import open_regular
 
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -99,14 +100,25 @@ def _webp_dimensions(data: bytes) -> tuple[int, int] | None:
 
 
 def read_image_file(path: Path, limits: ImageLimits = UPLOAD_LIMITS) -> Image:
-    """The image in ``path``, ready to send; raises :class:`ImageRefused` (or OSError)."""
-    size = path.stat().st_size
-    if size > MAX_SOURCE_BYTES:
-        raise ImageRefused(
-            f"{human_size(size)} is too large to send (lull reads images up to "
-            f"{human_size(MAX_SOURCE_BYTES)})"
-        )
-    return prepare_image(path.read_bytes(), limits)
+    """The image in ``path``, ready to send; raises :class:`ImageRefused`,
+    :class:`~lull.tools.media.regular.NotRegularFile` (a FIFO, a device: never read) or
+    OSError. The size is checked before reading, and at most the cap is read (a file that
+    grows meanwhile is refused too)."""
+    with open_regular(path) as (handle, size):
+        if size > MAX_SOURCE_BYTES:
+            raise _too_large(size)
+        data = handle.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise _too_large(len(data), more=True)
+    return prepare_image(data, limits)
+
+
+def _too_large(size: int, *, more: bool = False) -> ImageRefused:
+    over = "more than " if more else ""
+    return ImageRefused(
+        f"{over}{human_size(size)} is too large to send (lull reads images up to "
+        f"{human_size(MAX_SOURCE_BYTES)})"
+    )
 
 
 def prepare_image(data: bytes, limits: ImageLimits = UPLOAD_LIMITS) -> Image:

@@ -12,11 +12,17 @@ file (``/tmp/Screenshot 1.png``, quoted or with backslash-escaped spaces, as ter
 paste them) attach the picture itself, scaled down when it is larger than the providers take
 (``tools/media/images.py``). When the model takes no images, ``image_refusal`` says why and the
 image is not attached (the note says so).
+
+Text from a file the user has not trusted (an untrusted project's custom command) is
+``confined``: its mentions attach only files inside the workspace (symlinks followed), except
+those the user ``typed`` themselves (the command's arguments); the others are refused with a
+note naming where they lead.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +34,7 @@ from lull.tools.media.images import (
     read_image_file,
     sniff_media_type,
 )
+from lull.tools.media.regular import NotRegularFile, read_head
 
 MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 MAX_ATTACH_BYTES = 100_000
@@ -95,9 +102,18 @@ def pasted_image_paths(text: str) -> list[str]:
     return list(found)
 
 
-def expand_mentions(text: str, workspace: Path, image_refusal: str | None = None) -> Expanded:
+def expand_mentions(
+    text: str,
+    workspace: Path,
+    image_refusal: str | None = None,
+    *,
+    confined: bool = False,
+    typed: Collection[str] = (),
+) -> Expanded:
     """Append the content of every mentioned file to ``text``; image files (mentioned or
-    pasted as a path) come back as images (``image_refusal``: why the model takes none)."""
+    pasted as a path) come back as images (``image_refusal``: why the model takes none).
+    With ``confined`` (text from an untrusted project file), a mention leading outside the
+    workspace is refused unless the user ``typed`` it (as written there)."""
     blocks: list[str] = []
     mentions: list[Mention] = []
     images: list[Image] = []
@@ -107,6 +123,11 @@ def expand_mentions(text: str, workspace: Path, image_refusal: str | None = None
         if path is None:
             mentions.append(Mention(raw, f"@{raw}: no such file; sent as plain text", False))
             continue
+        if confined and raw not in typed:
+            outside = _outside(name, path, workspace)
+            if outside is not None:
+                mentions.append(Mention(name, outside, False))
+                continue
         if path.resolve() in seen:
             continue
         seen.add(path.resolve())
@@ -128,14 +149,41 @@ def expand_mentions(text: str, workspace: Path, image_refusal: str | None = None
 
 
 def _is_image(path: Path) -> bool:
-    """Named like an image, or starting like one."""
+    """Named like an image, or a regular file starting like one."""
     if looks_like_image(path):
         return True
     try:
-        with path.open("rb") as handle:
-            return sniff_media_type(handle.read(16)) is not None
-    except OSError:
+        head, _size = read_head(path, 16)
+    except (OSError, NotRegularFile):
         return False
+    return sniff_media_type(head) is not None
+
+
+def _outside(name: str, path: Path, workspace: Path) -> str | None:
+    """The note for a confined mention that leads outside the workspace (None: inside)."""
+    root = workspace.resolve()
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        target = None
+    if target is not None and target.is_relative_to(root):
+        return None
+    where = f"it leads to {target}" if target is not None else "it cannot be resolved"
+    return (
+        f"@{name}: not attached: {where}, outside the workspace {root}; a project file may "
+        "attach only files inside it until you /trust this workspace"
+    )
+
+
+def _not_regular(name: str, path: Path, error: NotRegularFile) -> str:
+    """The note for a mention that is no regular file (saying where a link leads)."""
+    try:
+        target = path.resolve()
+        linked = target != path.parent.resolve() / path.name
+    except (OSError, RuntimeError):
+        linked = False
+    where = f"it leads to {target}, {error.kind}" if linked else f"it is {error.kind}"
+    return f"@{name}: not attached: {where}; only regular files are attached"
 
 
 def _attach_image(name: str, path: Path, refusal: str | None) -> tuple[Image | None, str]:
@@ -144,6 +192,8 @@ def _attach_image(name: str, path: Path, refusal: str | None) -> tuple[Image | N
         return None, f"{name}: image not attached: {refusal}"
     try:
         image = read_image_file(path)
+    except NotRegularFile as error:
+        return None, _not_regular(name, path, error)
     except ImageRefused as problem:
         return None, f"{name}: image not attached: {problem}"
     except OSError as error:
@@ -170,9 +220,9 @@ def _resolve(raw: str, workspace: Path) -> tuple[str, Path | None]:
 def _attach(name: str, path: Path) -> tuple[str | None, str]:
     """The fenced block for one file (None if it cannot go) and the note about it."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_ATTACH_BYTES + 1)
-        size = path.stat().st_size
+        data, size = read_head(path, MAX_ATTACH_BYTES + 1)
+    except NotRegularFile as error:
+        return None, _not_regular(name, path, error)
     except OSError as error:
         return None, f"@{name}: cannot read it ({error.strerror or error}); not attached"
     if b"\0" in data[:BINARY_SNIFF_BYTES]:

@@ -22,7 +22,7 @@ from lull.model.approvals import ApprovalMode
 from lull.model.events import Notice
 from lull.model.messages import ToolCall
 from lull.tools.base import ToolContext, ToolError
-from lull.tools.files.paths import resolve_in_workspace
+from lull.tools.files.paths import resolve_in_workspace, root_of
 from lull.tools.permissions.policy import EDIT_TOOLS
 
 ShellBefore = tuple[str, GitSnapshot]
@@ -89,7 +89,7 @@ class CheckpointRecorder:
         except ToolError:
             return []  # the tool refuses it too
         try:
-            return [log.capture(call.id, path)]
+            return [log.capture(call.id, path, root_of(path, context))]
         except OSError as error:
             self.failed(f"{path}", error)
             return []

@@ -10,6 +10,13 @@ recorded, and the tool runner says so. After the call the new content's hash is
 recorded too, so a restore can tell when a file was changed outside lull since (and refuses,
 naming the file, unless forced). Shell commands' changes are not tracked.
 
+A restore is anchored like a write (:mod:`lull.tools.files.anchored`): each change records the
+checked root its file lay under (the workspace, an allowed path, the git work tree), and the
+file is hashed, deleted or put back relative to directories opened from that root without
+following a symlink. A path that now leads elsewhere (a directory on the way swapped for a
+symlink to somewhere outside) is not touched: the report names it and where it leads, and the
+other files are restored.
+
 Every change belongs to the user prompt (turn) it happened in; ``/undo`` restores the last
 turn that changed files, ``/rewind`` every turn from a chosen prompt on. Undone changes are
 marked in the log (nothing is deleted), a session's checkpoints are removed with it
@@ -23,10 +30,14 @@ import hashlib
 import json
 import logging
 import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
+
+from lull.tools.base import ToolError
+from lull.tools.files.anchored import AnchoredDir
 
 log = logging.getLogger("lull.checkpoints")
 
@@ -47,15 +58,19 @@ class FileChange:
     before: str | None
     after: str | None = None
     finished: bool = False
+    root: str | None = None
+    """The checked root the file lay under (restores are anchored there; None: ``/``)."""
 
 
 @dataclass
 class RestoreReport:
     """What a restore did (``changed``: path and action) or, refused, the files changed
-    outside lull since (``conflicts``)."""
+    outside lull since (``conflicts``); ``escaped``: the files left alone because their path
+    now leads elsewhere (path, where it leads)."""
 
     changed: list[tuple[str, RestoreAction]] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    escaped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -69,6 +84,60 @@ CHUNK_BYTES = 1 << 20
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _root(change: FileChange) -> Path:
+    """Where a change's restore is anchored."""
+    return Path(change.root) if change.root else Path(Path(change.path).anchor or os.sep)
+
+
+def _leads(path: Path, root: Path) -> str:
+    """Where ``path`` leads now that a symlink is on its way, as a phrase."""
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):
+        return f"now goes through a symlink that cannot be resolved (under {root})"
+    outside = "" if target.is_relative_to(root) else f", outside the workspace {root}"
+    return f"now leads to {target}{outside} (a symlink on the way)"
+
+
+def leads_elsewhere(change: FileChange) -> str | None:
+    """Why a change's file may not be touched: its root or a directory (or the file) on the
+    way is now a symlink; None when the path is as it was (missing parts are fine)."""
+    root, path = _root(change), Path(change.path)
+    if not path.is_relative_to(root):
+        return f"is not under {root}, where it was recorded"
+    try:
+        if root.resolve(strict=True) != root:
+            return _leads(path, root)
+    except (OSError, RuntimeError):
+        return None  # the root is gone: a restore fails with its own message
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            return _leads(path, root)
+    return None
+
+
+def _anchored_digest(path: Path, root: Path) -> str | None:
+    """The hash of regular file ``path`` opened from ``root`` without following a symlink;
+    None when there is none (missing, not a regular file, a symlink on the way)."""
+    try:
+        with AnchoredDir(root, path.parent, str(path)) as directory:
+            if directory.lstat(path.name) is None:
+                return None
+            digest = hashlib.sha256()
+            with directory.open_file(path.name) as handle:
+                while chunk := handle.read(CHUNK_BYTES):
+                    digest.update(chunk)
+            return digest.hexdigest()
+    except (ToolError, OSError, ValueError):
+        return None
 
 
 def _file_digest(path: Path) -> str | None:
@@ -103,19 +172,30 @@ class SessionCheckpoints:
         """Changes from now on belong to user prompt number ``turn`` (message id ``prompt``)."""
         self.turn, self.prompt = turn, prompt
 
-    def capture(self, call_id: str, path: Path) -> str:
-        """Store ``path``'s content before a call changes it; returns the change's id. Raises
-        OSError when a file is there but cannot be read or stored (it is not recorded)."""
-        return self._begin(call_id, path, self.store_file(path))
+    def capture(self, call_id: str, path: Path, root: Path | None = None) -> str:
+        """Store ``path``'s content before a call changes it; returns the change's id.
+        ``root`` is the checked root the (resolved) path lies under, where a restore is
+        anchored (None: ``/``). Raises OSError when a file is there but cannot be read or
+        stored (it is not recorded)."""
+        return self._begin(call_id, path, self.store_file(path), root)
 
-    def record(self, call_id: str, path: Path, before: str | None) -> None:
+    def record(
+        self, call_id: str, path: Path, before: str | None, root: Path | None = None
+    ) -> None:
         """A change found after the call (a shell command's): ``before`` is the stored
-        content's hash (:meth:`store`), None when the file did not exist."""
-        self.finish(self._begin(call_id, path, before))
+        content's hash (:meth:`store`), None when the file did not exist; ``root`` as for
+        :meth:`capture`."""
+        self.finish(self._begin(call_id, path, before, root))
 
-    def _begin(self, call_id: str, path: Path, before: str | None) -> str:
+    def _begin(self, call_id: str, path: Path, before: str | None, root: Path | None) -> str:
         change = FileChange(
-            f"{call_id}:{len(self._changes)}", self.turn, self.prompt, call_id, str(path), before
+            f"{call_id}:{len(self._changes)}",
+            self.turn,
+            self.prompt,
+            call_id,
+            str(path),
+            before,
+            root=None if root is None else str(root),
         )
         self._append({"kind": "change", **_as_record(change)})  # on disk first
         self._changes[change.id] = change
@@ -126,7 +206,7 @@ class SessionCheckpoints:
         change = self._changes.get(change_id)
         if change is None:
             return
-        after = _file_digest(Path(change.path))
+        after = _anchored_digest(Path(change.path), _root(change))
         self._changes[change_id] = replace(change, after=after, finished=True)
         self._append({"kind": "after", "id": change_id, "after": after})
 
@@ -163,7 +243,9 @@ class SessionCheckpoints:
 
     def restore(self, changes: Sequence[FileChange], *, force: bool = False) -> RestoreReport:
         """Each file of ``changes`` back to its content before the first of them; refused
-        (nothing touched) when one was changed outside lull since, unless ``force``."""
+        (nothing touched) when one was changed outside lull since, unless ``force``. A file
+        whose path now leads elsewhere is left alone and named (``escaped``); the others are
+        restored, and all of ``changes`` count as undone."""
         first: dict[str, FileChange] = {}
         last: dict[str, FileChange] = {}
         for change in changes:
@@ -171,41 +253,48 @@ class SessionCheckpoints:
             last[change.path] = change
         report = RestoreReport()
         for path, change in last.items():
-            now = _file_digest(Path(path))
+            elsewhere = leads_elsewhere(change)
+            if elsewhere is not None:
+                report.escaped.append((path, elsewhere))
+                continue
+            now = _anchored_digest(Path(path), _root(change))
             if not change.finished or now != change.after:
                 report.conflicts.append(path)
         if report.conflicts and not force:
             return report
+        escaped = {path for path, _ in report.escaped}
         for path, change in first.items():
-            report.changed.append((path, self._put_back(Path(path), change.before)))
+            if path in escaped:
+                continue
+            try:
+                report.changed.append((path, self._put_back(change)))
+            except ToolError as error:  # a symlink swapped in since the check above
+                report.escaped.append((path, leads_elsewhere(change) or str(error)))
         self._undone.update(c.id for c in changes)
         self._append({"kind": "undone", "ids": [c.id for c in changes]})
         return report
 
-    def _put_back(self, path: Path, digest: str | None) -> RestoreAction:
-        if digest is None:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+    def _put_back(self, change: FileChange) -> RestoreAction:
+        """The file of ``change`` back to its content before it, anchored at its root (a
+        symlink on the way raises ToolError and nothing is touched)."""
+        path, root = Path(change.path), _root(change)
+        if change.before is None:
+            if not os.path.lexists(path.parent):
+                return "deleted"  # its directory is gone too
+            with AnchoredDir(root, path.parent, str(path)) as directory:
+                directory.remove(path.name)
             return "deleted"
-        import shutil  # here: restoring is rare, and lull starts faster without these
-        import tempfile
+        import shutil  # here: restoring is rare, and lull starts faster without it
 
-        existed = path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".lull")
-        try:
-            with (
-                os.fdopen(fd, "wb") as out,
-                (self.directory / "objects" / digest).open("rb") as kept,
-            ):
-                shutil.copyfileobj(kept, out, CHUNK_BYTES)
-            if existed:
-                shutil.copymode(path, temporary)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        kept_path = self.directory / "objects" / change.before
+        with (
+            AnchoredDir(root, path.parent, str(path), create=True) as directory,
+            kept_path.open("rb") as kept,
+        ):
+            existed = directory.lstat(path.name) is not None
+            directory.replace_with(
+                path.name, lambda out: shutil.copyfileobj(kept, out, CHUNK_BYTES)
+            )
         return "restored" if existed else "recreated"
 
     # --- storage ---------------------------------------------------------------------------
@@ -283,6 +372,7 @@ class SessionCheckpoints:
                     str(record["call_id"]),
                     str(record["path"]),
                     record["before"],
+                    root=record.get("root"),
                 )
                 self._changes[change.id] = change
                 self.turn = max(self.turn, change.turn)
@@ -301,6 +391,7 @@ def _as_record(change: FileChange) -> dict[str, Any]:
         "call_id": change.call_id,
         "path": change.path,
         "before": change.before,
+        "root": change.root,
     }
 
 

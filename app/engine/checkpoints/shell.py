@@ -85,7 +85,7 @@ async def snapshot(workspace: Path, checkpoints: SessionCheckpoints) -> GitSnaps
     top = await _git(workspace, "rev-parse", "--show-toplevel")
     if top is None:
         return None
-    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    root = Path(os.fsdecode(top.rstrip(b"\n"))).resolve()  # restores are anchored here
     paths = await _dirty_paths(root)
     if paths is None or len(paths) > MAX_DIRTY:
         log.info("shell changes not tracked in %s: %s dirty files", root, len(paths or ()))
@@ -120,6 +120,6 @@ async def record_changes(
             previous = None if blob is None else checkpoints.store(blob)
         if checkpoints.holds(path, previous):
             continue
-        checkpoints.record(call_id, path, previous)
+        checkpoints.record(call_id, path, previous, before.root)
         changed.append(path)
     return changed

@@ -5,7 +5,10 @@ listed in /context."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from lull.commands import run_command
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
@@ -170,3 +173,108 @@ async def test_checkpoints_go_with_their_session(workspace: Path) -> None:
     session_file.unlink()  # the session is deleted
     build_runtime(RunOptions(workspace=workspace, demo=True), env={}).close()
     assert not log.directory.exists()
+
+
+UNDO_OR_REWIND = pytest.mark.parametrize("command", ["/undo", "/rewind 1 code"])
+
+
+async def _edited_under_dir(workspace: Path, existed: bool) -> Runtime:
+    """One prompt (yolo): lull writes dir/f.txt (which held "old" when ``existed``, else
+    is new) and creates notes.md next to it."""
+    (workspace / "dir").mkdir()
+    if existed:
+        (workspace / "dir" / "f.txt").write_text("old\n")
+    runtime = build_runtime(
+        RunOptions(workspace=workspace, demo=True, approval_mode="yolo"), env={}
+    )
+    provider = runtime.agent.provider
+    assert isinstance(provider, ScriptedProvider)
+    calls = (
+        ScriptedCall("write_file", {"path": "dir/f.txt", "content": "lull\n"}),
+        ScriptedCall("write_file", {"path": "notes.md", "content": "# notes\n"}),
+    )
+    provider.script(ScriptedReply(tool_calls=calls), ScriptedReply(text="written"))
+    await run(runtime.agent, "write them")
+    assert (workspace / "dir" / "f.txt").read_text() == "lull\n"
+    return runtime
+
+
+def _swap_dir_for_a_link(workspace: Path, outside: Path, content: str) -> Path:
+    """``dir`` becomes a symlink to ``outside``, whose f.txt holds ``content``."""
+    outside.mkdir()
+    (outside / "f.txt").write_text(content)
+    shutil.rmtree(workspace / "dir")
+    (workspace / "dir").symlink_to(outside, target_is_directory=True)
+    return outside / "f.txt"
+
+
+def _escape_line(workspace: Path, target: Path) -> str:
+    inside = workspace.resolve() / "dir" / "f.txt"
+    return (
+        f"  not restored: {inside} now leads to {target}, outside the workspace "
+        f"{workspace.resolve()} (a symlink on the way); left as it is"
+    )
+
+
+@UNDO_OR_REWIND
+async def test_a_created_file_whose_dir_now_leads_outside_is_not_deleted(
+    workspace: Path, tmp_path: Path, command: str
+) -> None:
+    runtime = await _edited_under_dir(workspace, existed=False)
+    try:
+        target = _swap_dir_for_a_link(workspace, tmp_path / "outside", "lull\n")  # same bytes
+
+        result = run_command(runtime, command)
+
+        assert target.read_text() == "lull\n"  # the file outside is still there
+        assert not (workspace / "notes.md").exists()  # the rest of the undo went ahead
+        assert f"  deleted {workspace.resolve() / 'notes.md'}" in result.lines
+        assert _escape_line(workspace, target) in result.lines
+        assert result.lines[0].endswith(": 1 file(s):")  # notes.md
+    finally:
+        runtime.close()
+
+
+@UNDO_OR_REWIND
+@pytest.mark.parametrize("outside_content", ["lull\n", "the user's own data\n"])
+async def test_a_changed_file_whose_dir_now_leads_outside_is_not_overwritten(
+    workspace: Path, tmp_path: Path, command: str, outside_content: str
+) -> None:
+    runtime = await _edited_under_dir(workspace, existed=True)
+    try:
+        target = _swap_dir_for_a_link(workspace, tmp_path / "outside", outside_content)
+
+        result = run_command(runtime, command)
+        forced = run_command(runtime, f"{command} force")  # nothing left to force either
+
+        assert target.read_text() == outside_content
+        assert not (workspace / "notes.md").exists()
+        assert _escape_line(workspace, target) in result.lines
+        assert not any("changed outside lull" in line for line in result.lines)  # not asked
+        assert not forced.error
+        assert target.read_text() == outside_content
+    finally:
+        runtime.close()
+
+
+async def test_a_file_itself_swapped_for_a_link_outside_is_named_and_kept(
+    workspace: Path, tmp_path: Path
+) -> None:
+    runtime = await _edited_under_dir(workspace, existed=True)
+    try:
+        secret = tmp_path / "secret.txt"
+        secret.write_text("lull\n")
+        (workspace / "dir" / "f.txt").unlink()
+        (workspace / "dir" / "f.txt").symlink_to(secret)
+
+        result = run_command(runtime, "/undo force")
+
+        assert secret.read_text() == "lull\n"
+        inside = workspace.resolve() / "dir" / "f.txt"
+        assert (
+            f"  not restored: {inside} now leads to {secret}, outside the workspace "
+            f"{workspace.resolve()} (a symlink on the way); left as it is"
+        ) in result.lines
+        assert (workspace / "dir" / "f.txt").is_symlink()
+    finally:
+        runtime.close()

@@ -134,3 +134,59 @@ def test_non_utf8_bytes_survive(tmp_path: Path) -> None:
     write(user / "latin.md", b"Explain caf\xe9 $ARGUMENTS")
     command = load_custom_commands(user, tmp_path / "none").commands["latin"]
     assert command.body == "Explain caf\udce9 $ARGUMENTS"
+
+
+def test_a_project_command_file_leading_outside_the_workspace_is_refused(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    commands = workspace / ".lull" / "commands"
+    secret = write(tmp_path / "secret.md", "the deploy key is hunter2")
+    inside = write(workspace / "docs" / "prompt.md", "Review the docs")
+    commands.mkdir(parents=True)
+    (commands / "leak.md").symlink_to(secret)
+    (commands / "docs.md").symlink_to(inside)
+    loaded = load_custom_commands(tmp_path / "none", commands, workspace=workspace)
+    assert "docs" in loaded.commands  # a link that stays inside the workspace is fine
+    assert "leak" not in loaded.commands
+    reason = (
+        f"{commands / 'leak.md'}: skipped: it leads to {secret}, outside the workspace "
+        f"{workspace}; a project command may read only files inside it until you /trust "
+        "this workspace"
+    )
+    assert reason in loaded.problems
+    assert loaded.refused == {"leak": reason}
+    trusted = load_custom_commands(
+        tmp_path / "none", commands, workspace=workspace, project_trusted=True
+    )
+    assert trusted.commands["leak"].body == "the deploy key is hunter2"
+    assert not trusted.refused
+
+
+def test_a_project_commands_folder_linked_outside_is_refused_file_by_file(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    outside = tmp_path / "elsewhere"
+    write(outside / "commands" / "notes.md", "private notes")
+    (workspace / ".lull").mkdir(parents=True)
+    (workspace / ".lull" / "commands").symlink_to(outside / "commands")
+    loaded = load_custom_commands(
+        tmp_path / "none", workspace / ".lull" / "commands", workspace=workspace
+    )
+    assert loaded.commands == {}
+    assert f"it leads to {outside / 'commands' / 'notes.md'}, outside" in loaded.refused["notes"]
+
+
+def test_a_user_command_may_link_anywhere(tmp_path: Path) -> None:
+    secret = write(tmp_path / "kept" / "mine.md", "my own prompt")
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "mine.md").symlink_to(secret)
+    loaded = load_custom_commands(user, tmp_path / "none", workspace=tmp_path / "repo")
+    assert loaded.commands["mine"].body == "my own prompt"
+    assert not loaded.commands["mine"].confined
+
+
+def test_only_an_untrusted_project_s_command_is_confined(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project / "review.md", REVIEW)
+    assert load_custom_commands(tmp_path / "none", project).commands["review"].confined
+    trusted = load_custom_commands(tmp_path / "none", project, project_trusted=True)
+    assert not trusted.commands["review"].confined

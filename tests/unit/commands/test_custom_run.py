@@ -12,6 +12,7 @@ from lull.engine.calls.approvals import AllowApprover, DenyApprover
 from lull.model.events import Notice, ToolFinished, TurnFinished
 from lull.runtime import Runtime
 from lull.settings.paths import user_commands_dir
+from lull.settings.workspaces import trust
 from tests.fakes import FakeServer, Reply
 from tests.unit.commands.support import drive, text_of
 
@@ -145,3 +146,75 @@ async def test_a_command_s_model_answers_its_turn_only(runtime: Runtime, fake: F
 async def test_unknown_names_still_get_a_hint(runtime: Runtime) -> None:
     result = run_command(runtime, "/reviw")
     assert result.error and "unknown command /reviw" in text_of(result)
+
+
+async def test_a_project_command_linked_to_a_file_outside_is_refused_naming_both(
+    runtime: Runtime, fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("the deploy key is hunter2")
+    link = workspace / ".lull" / "commands" / "leak.md"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret)
+    result = run_command(runtime, "/leak")
+    assert result.error and result.stream is None
+    assert text_of(result) == (
+        f"/leak: {link}: skipped: it leads to {secret}, outside the workspace "
+        f"{workspace.resolve()}; a project command may read only files inside it until you "
+        "/trust this workspace"
+    )
+    listed = text_of(run_command(runtime, "/help"))
+    assert f"skipped {link}: skipped: it leads to {secret}" in listed
+    assert fake.requests == []
+    trust(workspace)
+    fake.script(Reply(text="ok"))
+    await drive(run_command(runtime, "/leak"))
+    assert "hunter2" in last_user_text(fake.requests[-1])  # the user chose to trust it
+
+
+async def test_a_project_command_attaches_only_workspace_files(
+    runtime: Runtime, fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0 hunter2")
+    (workspace / "notes.txt").write_text("workspace notes")
+    (workspace / "linked.txt").symlink_to(secret)
+    project_command(workspace, "look", f"Look at @{secret}, @linked.txt and @notes.txt")
+    fake.script(Reply(text="looked"))
+    events = await drive(run_command(runtime, "/look"))
+    sent = last_user_text(fake.requests[-1])
+    assert "hunter2" not in sent and "workspace notes" in sent
+    warnings = [e.text for e in events if isinstance(e, Notice) and e.level == "warning"]
+    ws = workspace.resolve()
+    assert warnings == [
+        f"@{secret}: not attached: it leads to {secret}, outside the workspace {ws}; a "
+        "project file may attach only files inside it until you /trust this workspace",
+        f"@linked.txt: not attached: it leads to {secret}, outside the workspace {ws}; a "
+        "project file may attach only files inside it until you /trust this workspace",
+    ]
+
+
+async def test_what_the_user_types_and_their_own_commands_attach_as_before(
+    runtime: Runtime, fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "mine.txt"
+    secret.write_text("the user's own file")
+    project_command(workspace, "explain", "Explain $ARGUMENTS")
+    user_command("mine", f"Read @{secret}")
+    fake.script(Reply(text="one"), Reply(text="two"))
+    await drive(run_command(runtime, f"/explain @{secret}"))
+    assert "the user's own file" in last_user_text(fake.requests[-1])  # typed by the user
+    await drive(run_command(runtime, "/mine"))
+    assert "the user's own file" in last_user_text(fake.requests[-1])  # the user's own file
+
+
+async def test_a_trusted_project_command_attaches_outside_files(
+    runtime: Runtime, fake: FakeServer, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "shared.txt"
+    outside.write_text("shared conventions")
+    project_command(workspace, "conventions", f"Follow @{outside}")
+    trust(workspace)
+    fake.script(Reply(text="ok"))
+    await drive(run_command(runtime, "/conventions"))
+    assert "shared conventions" in last_user_text(fake.requests[-1])

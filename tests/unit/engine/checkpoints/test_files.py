@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
 from lull.engine.checkpoints.files import CheckpointStore, SessionCheckpoints, prune
@@ -17,9 +18,15 @@ from tests.support import AgentFactory, run
 BINARY = bytes(range(256)) * 4
 
 
-def change(log: SessionCheckpoints, call_id: str, path: Path, data: bytes | None) -> None:
+def change(
+    log: SessionCheckpoints,
+    call_id: str,
+    path: Path,
+    data: bytes | None,
+    root: Path | None = None,
+) -> None:
     """What a tool call does: checkpoint, change the file (None: delete it), report back."""
-    change_id = log.capture(call_id, path)
+    change_id = log.capture(call_id, path, root)
     if data is None:
         path.unlink()
     else:
@@ -237,3 +244,87 @@ def test_a_large_file_is_kept_and_put_back_without_holding_it_in_memory(tmp_path
         tracemalloc.stop()
     assert hashlib.sha256(path.read_bytes()).hexdigest() == original
     assert peak < 4 * CHUNK_BYTES < path.stat().st_size  # chunks, never the whole 12 MiB
+
+
+def test_a_path_that_now_leads_outside_is_left_alone_and_the_rest_restored(
+    tmp_path: Path,
+) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    (work / "dir").mkdir(parents=True)
+    kept, made, other = work / "dir" / "kept.txt", work / "dir" / "made.txt", work / "other.txt"
+    kept.write_text("before")
+    other.write_text("other before")
+    log = CheckpointStore(tmp_path / "store").session("s1")
+    log.begin_turn(1, "m_1")
+    for call_id, path in (("c1", kept), ("c2", made), ("c3", other)):
+        change(log, call_id, path, b"lull", root=work)
+    outside.mkdir()
+    (outside / "kept.txt").write_text("lull")  # the bytes lull left: no outside change to ask
+    (outside / "made.txt").write_text("lull")
+    shutil.rmtree(work / "dir")
+    (work / "dir").symlink_to(outside, target_is_directory=True)
+
+    report = log.undo_last(force=True)
+
+    assert report.changed == [(str(other), "restored")]
+    assert other.read_text() == "other before"
+    assert (outside / "kept.txt").read_text() == "lull"  # not overwritten
+    assert (outside / "made.txt").read_text() == "lull"  # not deleted
+    assert report.escaped == [
+        (
+            str(path),
+            f"now leads to {outside / path.name}, outside the workspace {work} (a "
+            "symlink on the way)",
+        )
+        for path in (kept, made)
+    ]
+    assert log.turns() == []  # done with: a later /undo goes on to the turn before
+
+
+def test_a_change_recorded_without_a_root_is_anchored_at_slash(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    path = tmp_path / "dir" / "a.txt"
+    log = SessionCheckpoints(tmp_path / "store")  # a log written before roots were kept
+    log.begin_turn(1, "m_1")
+    change(log, "c1", path, b"lull")
+    shutil.rmtree(tmp_path / "dir")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "a.txt").write_text("lull")
+    (tmp_path / "dir").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    report = log.undo_last()
+    assert report.changed == []
+    [(named, why)] = report.escaped
+    assert named == str(path) and why.startswith(f"now leads to {tmp_path / 'elsewhere'}/a.txt")
+    assert (tmp_path / "elsewhere" / "a.txt").read_text() == "lull"
+
+
+def test_the_root_a_change_was_checked_under_is_kept_in_the_log(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "dir").mkdir(parents=True)
+    path = work / "dir" / "a.txt"
+    root = tmp_path / "store"
+    log = CheckpointStore(root).session("s1")
+    log.begin_turn(1, "m_1")
+    change_id = log.capture("c1", path, work)
+    path.write_text("lull")
+    log.finish(change_id)
+    (work / "dir" / "a.txt").unlink()
+    (work / "dir").rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.txt").write_text("lull")
+    (work / "dir").symlink_to(elsewhere, target_is_directory=True)
+
+    reloaded = CheckpointStore(root).session("s1")  # a resumed session
+    [kept] = reloaded.changes()
+    assert kept.root == str(work)
+    report = reloaded.undo_last()
+    assert report.changed == [] and report.conflicts == []
+    assert report.escaped == [
+        (
+            str(path),
+            f"now leads to {elsewhere / 'a.txt'}, outside the workspace {work} "
+            "(a symlink on the way)",
+        )
+    ]
+    assert (elsewhere / "a.txt").read_text() == "lull"

@@ -109,3 +109,14 @@ async def test_long_diffs_are_shortened(call: Call, workspace: Path) -> None:
     out = await call("edit", path="big.txt", old_string="a\n" * 200, new_string="b\n" * 200)
     assert "more diff lines" in out.content
     assert out.content.count("\n") < 70
+
+
+@pytest.mark.parametrize("name", ["a\ud800b.txt", "a\udc80b.txt"])
+async def test_a_lone_surrogate_in_the_path_is_a_clear_error(
+    call: Call, workspace: Path, name: str
+) -> None:
+    for old in ("x", ""):  # an edit of a file, and one that creates it
+        out = await call("edit", path=name, old_string=old, new_string="y")
+        assert out.is_error
+        assert out.content.startswith(f"path {name!r} holds a lone surrogate")
+    assert os.listdir(workspace) == []

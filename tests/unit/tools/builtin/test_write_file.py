@@ -73,3 +73,13 @@ async def test_outside_workspace_is_refused(call: Call, tmp_path: Path) -> None:
     out = await call("write_file", path=str(tmp_path / "x.txt"), content="x")
     assert out.is_error and "outside the workspace" in out.content
     assert not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["a\ud800b.txt", "a\udc80b.txt"])
+async def test_a_lone_surrogate_in_the_path_is_a_clear_error(
+    call: Call, workspace: Path, name: str
+) -> None:
+    out = await call("write_file", path=name, content="x")
+    assert out.is_error
+    assert out.content.startswith(f"path {name!r} holds a lone surrogate")
+    assert os.listdir(workspace) == []

@@ -97,3 +97,13 @@ def test_an_ambiguous_u_fffd_name_is_left_as_written(ctx: ToolContext, workspace
     (workspace / os.fsdecode(b"a\xe8")).write_text("2")
 
     assert resolve_in_workspace("a\ufffd", ctx) == workspace.resolve() / "a\ufffd"
+
+
+@pytest.mark.parametrize("name", ["a\ud800b.txt", "a\udc80b.txt", "d\udfff/x.txt"])
+def test_a_lone_surrogate_in_a_path_is_refused_naming_it(ctx: ToolContext, name: str) -> None:
+    with pytest.raises(ToolError) as info:
+        resolve_in_workspace(name, ctx)
+    message = str(info.value)
+    assert message.startswith(f"path {name!r} holds a lone surrogate (U+")
+    assert "U+FFFD" in message  # how names lull could not decode are shown
+    message.encode("utf-8")  # the message itself is printable

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import base64
 import io
+import os
+from pathlib import Path
 
 import pytest
 from PIL import Image as Picture
 
 from lull.model.media import UPLOAD_LIMITS, ImageLimits, image_bytes
-from lull.tools.media.images import ImageRefused, image_dimensions, prepare_image, sniff_media_type
+from lull.tools.media.images import (
+    ImageRefused,
+    image_dimensions,
+    prepare_image,
+    read_image_file,
+    sniff_media_type,
+)
+from lull.tools.media.regular import NotRegularFile
 from tests.images import jpeg_bytes, png_bytes
 
 
@@ -55,3 +64,11 @@ def test_what_cannot_be_sent_is_refused_with_a_reason() -> None:
         prepare_image(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, ImageLimits(10, 10))
     with pytest.raises(ImageRefused, match="still over 200 bytes after scaling it down"):
         prepare_image(png_bytes(300, 300, noisy=True), ImageLimits(max_bytes=200, max_edge=300))
+
+
+@pytest.mark.timeout(10)
+def test_a_fifo_named_like_an_image_is_refused_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "shot.png")
+    with pytest.raises(NotRegularFile) as info:
+        read_image_file(tmp_path / "shot.png")  # no writer: a plain open would wait for good
+    assert str(info.value) == "a FIFO (named pipe), not a regular file"

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from lull.tools.media.mentions import MAX_ATTACH_BYTES, expand_mentions, mentioned_paths
+from tests.images import png_bytes
 
 
 def test_a_mentioned_file_is_appended_in_a_fence(tmp_path: Path) -> None:
@@ -112,3 +120,90 @@ def test_a_model_without_image_input_gets_a_clear_note(tmp_path: Path) -> None:
     assert expanded.problems == (
         "shot.png: image not attached: deepseek-chat does not accept images",
     )
+
+
+def _expand_in_child(text: str, workspace: Path) -> dict[str, Any]:
+    """``expand_mentions(text, workspace)`` in a child process with 1 GB of memory and 20 s:
+    a read of /dev/zero or a FIFO that went wrong fails the test instead of taking the
+    machine or the test run down with it."""
+    code = (
+        "import json, resource, sys; from pathlib import Path; "
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+        "from lull.tools.media.mentions import expand_mentions; "
+        "e = expand_mentions(sys.argv[1], Path(sys.argv[2])); "
+        "print(json.dumps({'notes': e.notes, 'attached': e.attached, "
+        "'images': len(e.images), 'prompt': e.prompt}))"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, text, str(workspace)],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"expanding {text!r} hung (killed after 20 s)")
+    assert done.returncode == 0, done.stderr[-2000:]
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.parametrize("name", ["z.png", "z.txt", "z"])
+def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).symlink_to("/dev/zero")
+    expanded = _expand_in_child(f"look at @{name}", tmp_path)
+    assert expanded["attached"] == [] and expanded["images"] == 0
+    assert expanded["prompt"] == f"look at @{name}"
+    assert expanded["notes"] == [
+        f"@{name}: not attached: it leads to /dev/zero, a character device; only regular "
+        "files are attached"
+    ]
+
+
+@pytest.mark.parametrize("name", ["shot.png", "notes.txt", "pipe"])
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path, name: str) -> None:
+    os.mkfifo(tmp_path / name)
+    expanded = _expand_in_child(f"see @{name}", tmp_path)
+    assert expanded["attached"] == [] and expanded["images"] == 0
+    assert expanded["notes"] == [
+        f"@{name}: not attached: it is a FIFO (named pipe); only regular files are attached"
+    ]
+
+
+def test_an_image_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    big = tmp_path / "huge.png"
+    with big.open("wb") as out:  # sparse: its size says 60 MB, nothing is written
+        out.truncate(60_000_000)
+    expanded = _expand_in_child("@huge.png", tmp_path)
+    assert expanded["images"] == 0
+    assert expanded["notes"] == [
+        "huge.png: image not attached: 60.0 MB is too large to send (lull reads images up to "
+        "50.0 MB)"
+    ]
+
+
+def test_confined_text_attaches_only_workspace_files_unless_typed(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "docs" / "a.md").write_text("inside")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    picture = tmp_path / "holiday.png"
+    picture.write_bytes(png_bytes())
+    other = tmp_path / "other.txt"
+    other.write_text("outside too")
+    (workspace / "link.md").symlink_to(other)
+    text = f"@docs/a.md @link.md @{secret} {picture}"
+    free = expand_mentions(text, workspace)
+    assert free.attached == ("docs/a.md", "link.md", str(secret), str(picture))
+    confined = expand_mentions(text, workspace, confined=True)
+    assert confined.attached == ("docs/a.md",) and confined.images == ()
+    assert "outside" not in confined.prompt
+    assert confined.problems == tuple(
+        f"@{name}: not attached: it leads to {target}, outside the workspace {workspace}; a "
+        "project file may attach only files inside it until you /trust this workspace"
+        for name, target in (("link.md", other), (str(secret), secret), (str(picture), picture))
+    )
+    typed = expand_mentions(text, workspace, confined=True, typed=(str(secret),))
+    assert typed.attached == ("docs/a.md", str(secret))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lull.tools.process.environment import is_secret_name, tool_environment
+from lull.tools.process.environment import is_secret_name, is_secret_value, tool_environment
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,108 @@ def test_passthrough_names_and_patterns_keep_a_variable() -> None:
         "NPM_TOKEN": "n",
         "OPENAI_API_KEY": "o",
     }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PRIVATE_KEY_PEM",
+        "SSH_PRIVATE_KEY_B64",
+        "GH_PAT",
+        "TOKEN",
+        "SLACK_WEBHOOK_URL",
+        "DB_PASS",
+        "NPM_AUTH_TOKEN",
+        "AUTH",
+        "GITHUB_TOKENS",
+        "API_KEYS",
+        "SENTRY_DSN",
+        "Docker_Password_File",
+    ],
+)
+def test_names_with_a_secret_word_as_a_part_are_secret(name: str) -> None:
+    assert is_secret_name(name)
+
+
+COMMON_HARMLESS = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "COLORTERM",
+    "PWD",
+    "OLDPWD",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "TMPDIR",
+    "HOSTNAME",
+    "DISPLAY",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "GOPATH",
+    "JAVA_HOME",
+    "CARGO_HOME",
+    "NODE_ENV",
+    "XDG_CONFIG_HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_SESSION_ID",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XAUTHORITY",
+    "SSH_AUTH_SOCK",
+    "GPG_TTY",
+    "GIT_ASKPASS",
+    "GIT_AUTHOR_NAME",
+    "KEYBOARD_LAYOUT",
+    "TOKENIZERS_PARALLELISM",
+    "PATCH_LEVEL",
+    "NO_COLOR",
+    "http_proxy",
+    "HTTPS_PROXY",
+)
+
+
+@pytest.mark.parametrize("name", COMMON_HARMLESS)
+def test_common_harmless_names_pass(name: str) -> None:
+    assert not is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "postgres://u:pw@db.example/db",
+        "mysql+pymysql://admin:hunter2@127.0.0.1:3306/app",
+        "https://user:p%40ss@registry.example/simple/ https://pypi.org/simple/",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END",
+        "-----BEGIN CERTIFICATE-----",
+    ],
+)
+def test_values_holding_credentials_are_secret(value: str) -> None:
+    assert is_secret_value(value)
+    assert tool_environment((), {"ORDINARY_NAME": value, "PATH": "/bin"}) == {"PATH": "/bin"}
+    assert tool_environment(("ORDINARY_NAME",), {"ORDINARY_NAME": value}) == {
+        "ORDINARY_NAME": value
+    }
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/usr/local/bin:/usr/bin:/bin",
+        "http://proxy.example:3128",
+        "ssh://git@github.com/owner/repo",
+        "https://example.com/a:b@c",
+        "user:pass@host",
+        "en_US.UTF-8",
+        "",
+    ],
+)
+def test_ordinary_values_pass(value: str) -> None:
+    assert not is_secret_value(value)
