@@ -22,7 +22,8 @@ from tests.support import AgentFactory, Clock, run, summary_of
 def respond(request: ModelRequest) -> ScriptedReply:
     if SUMMARY_MARKER in last_user_text(request):
         return ScriptedReply(text=summary_of("Keep notes."))
-    return ScriptedReply(text="ok " * 200)
+    # long (and not repeating) enough that a summary makes room
+    return ScriptedReply(text=" ".join(f"finding{n}" for n in range(400)))
 
 
 async def test_notes_survive_idle_cleanup_compression_and_resume(
@@ -40,12 +41,12 @@ async def test_notes_survive_idle_cleanup_compression_and_resume(
     ]
     provider.respond = respond
     clock.advance_minutes(90)
-    await run(agent, "back " * 100)
+    await run(agent, "back " * 10)
     results = [r for m in provider.requests[-1].messages for r in m.tool_results]
     assert results and not is_cleared_text(results[0].content)  # a note is never cleared
 
     for n in range(3):
-        await run(agent, f"more {n} " * 100)
+        await run(agent, f"more {n} " * 10)
     [e async for e in agent.compact()]
     await run(agent, "after the compression")
     first = provider.requests[-1].messages[0].text
