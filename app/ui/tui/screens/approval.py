@@ -1,9 +1,13 @@
 """The approval modal: may this tool call run?
 
 Allow once (y); allow always, keeping the suggested rules (``run_shell_command(npm test *)``)
-for this session (a), this workspace (w) or everywhere (e); or deny (n / Esc) with an
-optional reason the model is shown. The call itself is shown so the user knows what they
-approve: a diff for edits, the command for shell.
+for this session (a), this workspace (w) or everywhere (e); deny (n / Esc); or deny with a
+reason the model is shown (r opens the reason box, Enter denies). The call itself is shown so
+the user knows what they approve: a diff for edits, the command for shell.
+
+The reason box is hidden until asked for (r, or its button), so no one types a reason while
+the one-letter shortcuts are live; once it has focus every letter is text (Input takes them),
+so a reason can never allow the call or save a rule.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("w", "allow_always('workspace')", "always (workspace)"),
         Binding("e", "allow_always('user')", "always (everywhere)"),
         Binding("n", "deny", "deny"),
+        Binding("r", "open_reason", "deny with a reason"),
         Binding("escape", "deny", "deny", show=False),
     ]
 
@@ -78,6 +83,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             with Horizontal(id="approval-buttons", classes="approval-row"):
                 yield Button(Text("Allow once (y)"), variant="success", id="allow", compact=True)
                 yield Button(Text("Deny (n)"), variant="error", id="deny", compact=True)
+                yield Button(Text("Deny, say why (r)"), id="reason", compact=True)
             with Horizontal(id="approval-always", classes="approval-row"):  # fits 60 columns
                 yield Button(
                     Text("Always: session (a)"), variant="primary", id="always", compact=True
@@ -88,10 +94,12 @@ class ApprovalScreen(ModalScreen[Approval]):
                 always_legend(self.call, self.rules) + " (a: session, w: workspace, e: everywhere)"
             )
             yield Static(Text(legend), id="approval-legend")
-            yield Input(
-                placeholder="reason to deny (optional, the model sees it); Enter denies",
+            reason = Input(
+                placeholder="why not? (the model sees it); Enter denies, Esc too",
                 id="approval-reason",
             )
+            reason.display = False
+            yield reason
 
     def on_mount(self) -> None:
         """Focus "allow once" so y/a/n work at once."""
@@ -108,10 +116,18 @@ class ApprovalScreen(ModalScreen[Approval]):
         button = event.button.id or ""
         if button == "allow":
             self.action_allow()
+        elif button == "reason":
+            self.action_open_reason()
         elif button in scopes:
             self.action_allow_always(scopes[button])
         else:
             self.action_deny()
+
+    def action_open_reason(self) -> None:
+        """Show the reason box and move the focus there: what is typed now is the reason."""
+        reason = self.query_one("#approval-reason", Input)
+        reason.display = True
+        reason.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the reason box denies with that reason."""
