@@ -26,6 +26,7 @@ from textual.widgets import Button, Input, Static
 from lull.model.approvals import Approval
 from lull.model.messages import ToolCall
 from lull.model.permissions import SaveScope
+from lull.model.text import terminal_text
 from lull.ui.shared.approvals import always_legend
 from lull.ui.tui.widgets.diff_view import render_diff, write_as_diff
 
@@ -33,7 +34,8 @@ PREVIEW_LINES = 30
 
 
 def call_preview(call: ToolCall, summary: str) -> Text:
-    """What the call will do, as the user should see it before allowing it."""
+    """What the call will do, as the user should see it before allowing it (control
+    characters shown, never sent: :func:`terminal_text`)."""
     args = call.arguments
     if call.name == "edit":
         old = str(args.get("old_string", "")).splitlines()
@@ -43,11 +45,11 @@ def call_preview(call: ToolCall, summary: str) -> Text:
     if call.name == "write_file":
         return render_diff(write_as_diff(summary, str(args.get("content", ""))), PREVIEW_LINES)
     if call.name == "run_shell_command":
-        return Text(f"$ {args.get('command', '')}", style="bold")
+        return Text(terminal_text(f"$ {args.get('command', '')}"), style="bold")
     shown = json.dumps(dict(args), indent=2, ensure_ascii=False, default=str)
     lines = shown.splitlines()
     extra = f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else ""
-    return Text("\n".join(lines[:PREVIEW_LINES]) + extra)
+    return Text(terminal_text("\n".join(lines[:PREVIEW_LINES])) + extra)
 
 
 class ApprovalScreen(ModalScreen[Approval]):
@@ -75,7 +77,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         with Vertical(id="approval-dialog"):
             title = Text("Allow ", style="bold")
             title.append(self.call.name, style="bold underline")
-            title.append(f"  {self.summary}" if self.summary else "")
+            title.append(f"  {terminal_text(self.summary)}" if self.summary else "")
             title.append(" ?", style="bold")
             yield Static(title, id="approval-title", markup=False)
             with VerticalScroll(id="approval-preview"):
@@ -93,7 +95,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             legend = (
                 always_legend(self.call, self.rules) + " (a: session, w: workspace, e: everywhere)"
             )
-            yield Static(Text(legend), id="approval-legend")
+            yield Static(Text(terminal_text(legend)), id="approval-legend")
             reason = Input(
                 placeholder="why not? (the model sees it); Enter denies, Esc too",
                 id="approval-reason",

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from lull.catalog.local_servers import CANDIDATES, LocalServer
+from lull.model.text import terminal_text
 from lull.ui.shared.startup import setup_hints
 
 SEARCHING = "Looking for a local model server on 127.0.0.1 ({})…".format(
@@ -87,7 +88,7 @@ class SetupPanel(Vertical):
         if not servers:
             line.update(Text(NONE_FOUND))
             return
-        names = ", ".join(s.name for s in servers)
+        names = terminal_text(", ".join(s.name for s in servers))  # names a server sent
         line.update(Text(f"Found on this machine: {names}. Press Enter to use the first one:"))
         buttons = [
             Button(server_label(s), variant="primary" if i == 0 else "default", id=f"use-{i}")
