@@ -49,9 +49,14 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+def terminate_group(pgid: int) -> None:
+    """SIGTERM the group now (a group already gone is no error)."""
+    _signal_group(pgid, signal.SIGTERM)
+
+
 async def kill_group(pgid: int, grace: float) -> None:
     """SIGTERM the group, wait up to ``grace`` seconds, then SIGKILL whatever is left."""
-    _signal_group(pgid, signal.SIGTERM)
+    terminate_group(pgid)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and group_alive(pgid):
         await asyncio.sleep(0.02)

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -77,6 +80,104 @@ async def test_cancellation_kills_the_whole_process_group(
         await task
     assert time.monotonic() - started < 3
     assert live_pids_in_group(pgid) == []
+
+
+CANCEL_DEADLINE = 20.0
+"""Seconds a cancelled command may take to stop: far more than a busy machine needs to kill it,
+far less than the 120 s the test's commands would run on their own."""
+
+
+def child_pids() -> set[int]:
+    """The processes this test process started (running or not yet reaped), ``ps`` aside."""
+    ps = subprocess.run(
+        ["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True
+    )
+    rows = (line.split() for line in ps.stdout.splitlines())
+    return {int(pid) for pid, name in rows if name != "ps"}
+
+
+def block_until_written(path: Path, timeout: float = 10.0) -> str:
+    """Wait for ``path`` *without* letting the event loop run: a busy loop, as under load."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.002)
+    raise AssertionError(f"{path} never appeared")
+
+
+def stop_group(pgid: int) -> None:
+    """Clean up after a failed test: SIGKILL whatever is left of group ``pgid``."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+async def wait_until_gone(pgid: int, timeout: float = 10.0) -> None:
+    """Wait until group ``pgid`` has no live process; fail naming the survivors."""
+    deadline = time.monotonic() + timeout
+    while live_pids_in_group(pgid):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still running in group {pgid}: {live_pids_in_group(pgid)}")
+        await asyncio.sleep(0.02)
+
+
+async def test_a_cancel_while_bash_is_starting_kills_the_whole_group(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    """The classic race: bash and its children run, but asyncio has not handed the process to
+    the tool yet (its pipes are being connected) when the cancel comes. Deterministic: the
+    event loop is held right after bash appears until bash has started its children."""
+    before = child_pids()
+    tool = ShellTool()
+    command = "sleep 120 & echo $$ > pgid; sleep 120"
+    task = asyncio.create_task(tool.run({"command": command}, ctx))
+    for _ in range(100):
+        await asyncio.sleep(0)  # one step of the loop at a time, until bash exists
+        if child_pids() - before:
+            break
+    else:
+        raise AssertionError("bash never started")
+    pgid = int(block_until_written(workspace / "pgid"))  # the tool has not seen the process
+    try:
+        assert not task.done()
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+        assert done, "the cancel waited for the command to end instead of stopping it"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_gone(pgid)
+    finally:
+        stop_group(pgid)
+
+
+async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    """Cancelled after 0, 1, 2 … steps of the event loop (before, during and after the start),
+    every command stops at once: each group that started is gone when the cancel returns."""
+    tool = ShellTool()
+    try:
+        for steps in range(40):
+            command = f"echo $$ > pgid.{steps}; sleep 120 & sleep 120"
+            task = asyncio.create_task(tool.run({"command": command}, ctx))
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+            assert done, f"cancelled after {steps} steps, the command was not stopped"
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        started = _groups_started(workspace)
+        assert started, "no command got far enough to start"
+        for pgid in started:
+            await wait_until_gone(pgid)
+    finally:
+        for pgid in _groups_started(workspace):
+            stop_group(pgid)
+
+
+def _groups_started(workspace: Path) -> list[int]:
+    return [int(path.read_text()) for path in sorted(workspace.glob("pgid.*")) if path.read_text()]
 
 
 async def test_background_process_holding_the_pipe_does_not_hang_the_call(ctx: ToolContext) -> None:
