@@ -79,9 +79,20 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     assert payload["result"] == "It says alpha."
     assert payload["num_requests"] == 2
     assert set(payload["usage"]) == {"input", "output", "cache_read", "cache_write", "reasoning"}
-    usage = payload["usage"]
-    whole = usage["input"] + usage["cache_read"] + usage["cache_write"]
-    assert payload["cache_hit_ratio"] == round(usage["cache_read"] / whole, 4)
+    served = [e.usage for e in fake.journal if e.status == 200 and e.usage is not None]
+    assert len(served) == 2
+    read = sum(u["cache_read_input_tokens"] for u in served)  # what the server says it billed
+    written = sum(u["cache_creation_input_tokens"] for u in served)
+    fresh = sum(u["input_tokens"] for u in served)
+    assert payload["usage"] == {
+        "input": fresh,
+        "cache_read": read,
+        "cache_write": written,
+        "output": sum(u["output_tokens"] for u in served),
+        "reasoning": 0,
+    }
+    assert 0 < read < fresh + written + read  # the second request read what the first wrote
+    assert payload["cache_hit_ratio"] == pytest.approx(read / (fresh + written + read), abs=1e-4)
     assert payload["usage"]["output"] > 0
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []
