@@ -15,7 +15,7 @@ from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.output import cap_output
 from lull.tools.params import doc
 from lull.tools.process.environment import tool_environment
-from lull.tools.process.group import kill_group, terminate_group
+from lull.tools.process.group import kill_group, start_group, stop_group
 
 DEFAULT_TIMEOUT = float(defaults.SHELL_TIMEOUT_SECONDS)
 MAX_TIMEOUT = 600.0
@@ -163,44 +163,24 @@ class ShellTool(TypedTool[ShellParams]):
             raise ToolError("run_shell_command: command is empty")
         timeout = _timeout_arg(params.timeout_seconds, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
         env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
-        starting = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
+        try:
+            proc = await start_group(
                 "bash",
                 "-c",
                 command,
+                grace=self.kill_grace,
                 cwd=ctx.workspace,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
             )
-        )
-        try:
-            proc = await asyncio.shield(starting)
         except OSError as exc:
             raise ToolError(f"run_shell_command: could not start bash: {exc}") from exc
-        except asyncio.CancelledError:
-            await self._stop_once_started(starting)
-            raise
         result = await self._supervise(proc, timeout)
         content = cap_output(_format(result, timeout), ctx, "command output")
         meta = {"exit_code": result.exit_code, "timed_out": result.timed_out}
         return ToolOutput(content, is_error=result.timed_out, metadata=meta)
-
-    async def _stop_once_started(
-        self, starting: asyncio.Future[asyncio.subprocess.Process]
-    ) -> None:
-        """The call was cancelled while bash was starting. bash (and what it started) may run
-        already while asyncio still connects its pipes; cancelling that start would kill bash
-        alone and wait for its children to close the pipes, so the start is let finish, then
-        the whole group is stopped. Further cancels do not interrupt this."""
-        while not starting.done():
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait({starting})
-        if starting.cancelled() or starting.exception() is not None:
-            return
-        await _stop_group(starting.result().pid, self.kill_grace)
 
     async def _supervise(self, proc: asyncio.subprocess.Process, timeout: float) -> _Run:
         """Wait for the command within ``timeout``; kill its group on timeout or cancel."""
@@ -222,7 +202,7 @@ class ShellTool(TypedTool[ShellParams]):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), self.kill_grace)
         except asyncio.CancelledError:
-            await _stop_group(proc.pid, self.kill_grace)
+            await stop_group(proc.pid, self.kill_grace)
             raise
         finally:
             readers.cancel()
@@ -230,17 +210,6 @@ class ShellTool(TypedTool[ShellParams]):
                 await readers
         exit_code = None if timed_out else proc.returncode
         return _Run(exit_code, out.text(), err.text(), timed_out, notes)
-
-
-async def _stop_group(pgid: int, grace: float) -> None:
-    """Stop a cancelled command's group: SIGTERM at once (before anything can be awaited, so
-    even a loop that is shutting down sends it), then SIGKILL after ``grace``; a further
-    cancel does not interrupt the wait."""
-    terminate_group(pgid)
-    stopping = asyncio.ensure_future(kill_group(pgid, grace))
-    while not stopping.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait({stopping})
 
 
 async def _wait_for_exit(

@@ -18,6 +18,14 @@ import pytest
 
 from lull.engine.hooks.runner import HookRunner, describe, input_from_hook
 from lull.model.hooks import HookCommand, HookEvent
+from tests.processes import (
+    CANCEL_DEADLINE,
+    block_until_written,
+    child_pids,
+    sigkill_group,
+    step_until_a_child_starts,
+    wait_until_gone,
+)
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -143,6 +151,26 @@ async def test_a_hook_past_its_timeout_is_killed_with_its_process_group(
     assert not _exists(child)  # the sleep in the background went with the group
     (record,) = [r.getMessage() for r in caplog.records if r.name == "lull.hooks"]
     assert "timed out after 0.5 s (killed) in" in record and record.endswith(" ms")
+
+
+async def test_a_cancel_while_the_hook_starts_stops_its_whole_group(tmp_path: Path) -> None:
+    """bash runs (and has started a child) but asyncio has not handed it over yet when the
+    turn is cancelled: the loop is held there, then the run is cancelled."""
+    command = script(tmp_path, "slow.sh", f'sleep 120 &\necho $$ > "{tmp_path}/pgid"\nsleep 120\n')
+    runner = HookRunner([hook("PreToolUse", command, timeout=100)], workspace=tmp_path)
+    before = child_pids()
+    task = asyncio.create_task(runner.run("PreToolUse", {}, target="edit"))
+    await step_until_a_child_starts(before)
+    pgid = int(block_until_written(tmp_path / "pgid"))
+    try:
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+        assert done, "the cancel waited for the hook to end instead of stopping it"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_gone(pgid)
+    finally:
+        sigkill_group(pgid)
 
 
 def _exists(pid: int) -> bool:

@@ -1,10 +1,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -13,18 +10,16 @@ import pytest
 
 from lull.tools.base import ToolContext
 from lull.tools.builtin.shell import ShellTool
+from tests.processes import (
+    CANCEL_DEADLINE,
+    block_until_written,
+    child_pids,
+    live_pids_in_group,
+    sigkill_group,
+    step_until_a_child_starts,
+    wait_until_gone,
+)
 from tests.unit.tools.helpers import Call
-
-
-def live_pids_in_group(pgid: int) -> list[int]:
-    """Non-zombie processes of group ``pgid``, as ps sees them."""
-    ps = subprocess.run(["ps", "-eo", "pid=,pgid=,stat="], capture_output=True, text=True)
-    pids = []
-    for line in ps.stdout.splitlines():
-        pid, group, state = line.split()[:3]
-        if int(group) == pgid and not state.startswith("Z"):
-            pids.append(int(pid))
-    return pids
 
 
 async def wait_for_file(path: Path, timeout: float = 5.0) -> str:
@@ -82,45 +77,6 @@ async def test_cancellation_kills_the_whole_process_group(
     assert live_pids_in_group(pgid) == []
 
 
-CANCEL_DEADLINE = 20.0
-"""Seconds a cancelled command may take to stop: far more than a busy machine needs to kill it,
-far less than the 120 s the test's commands would run on their own."""
-
-
-def child_pids() -> set[int]:
-    """The processes this test process started (running or not yet reaped), ``ps`` aside."""
-    ps = subprocess.run(
-        ["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True
-    )
-    rows = (line.split() for line in ps.stdout.splitlines())
-    return {int(pid) for pid, name in rows if name != "ps"}
-
-
-def block_until_written(path: Path, timeout: float = 10.0) -> str:
-    """Wait for ``path`` *without* letting the event loop run: a busy loop, as under load."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        time.sleep(0.002)
-    raise AssertionError(f"{path} never appeared")
-
-
-def stop_group(pgid: int) -> None:
-    """Clean up after a failed test: SIGKILL whatever is left of group ``pgid``."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
-async def wait_until_gone(pgid: int, timeout: float = 10.0) -> None:
-    """Wait until group ``pgid`` has no live process; fail naming the survivors."""
-    deadline = time.monotonic() + timeout
-    while live_pids_in_group(pgid):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still running in group {pgid}: {live_pids_in_group(pgid)}")
-        await asyncio.sleep(0.02)
-
-
 async def test_a_cancel_while_bash_is_starting_kills_the_whole_group(
     ctx: ToolContext, workspace: Path
 ) -> None:
@@ -131,12 +87,7 @@ async def test_a_cancel_while_bash_is_starting_kills_the_whole_group(
     tool = ShellTool()
     command = "sleep 120 & echo $$ > pgid; sleep 120"
     task = asyncio.create_task(tool.run({"command": command}, ctx))
-    for _ in range(100):
-        await asyncio.sleep(0)  # one step of the loop at a time, until bash exists
-        if child_pids() - before:
-            break
-    else:
-        raise AssertionError("bash never started")
+    await step_until_a_child_starts(before)
     pgid = int(block_until_written(workspace / "pgid"))  # the tool has not seen the process
     try:
         assert not task.done()
@@ -147,7 +98,7 @@ async def test_a_cancel_while_bash_is_starting_kills_the_whole_group(
             await task
         await wait_until_gone(pgid)
     finally:
-        stop_group(pgid)
+        sigkill_group(pgid)
 
 
 async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(
@@ -173,7 +124,7 @@ async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(
             await wait_until_gone(pgid)
     finally:
         for pgid in _groups_started(workspace):
-            stop_group(pgid)
+            sigkill_group(pgid)
 
 
 def _groups_started(workspace: Path) -> list[int]:
