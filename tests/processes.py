@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 CANCEL_DEADLINE = 20.0
@@ -53,6 +54,19 @@ def block_until_written(path: Path, timeout: float = 10.0) -> str:
             return path.read_text().strip()
         time.sleep(0.002)
     raise AssertionError(f"{path} never appeared")
+
+
+async def wait_for_text(
+    path: Path, gave_up: Callable[[], bool] = lambda: False, timeout: float = 60.0
+) -> str:
+    """The text a command wrote to ``path``, once it is there (the loop runs meanwhile); fails
+    at once if ``gave_up()`` (the command's task ended without writing it)."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and path.read_text().strip()):
+        if gave_up() or time.monotonic() > deadline:
+            raise AssertionError(f"{path} was never written")
+        await asyncio.sleep(0.01)
+    return path.read_text().strip()
 
 
 async def wait_until_gone(pgid: int, timeout: float = 10.0) -> None:
