@@ -69,7 +69,8 @@ class SetupPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         """The problem, the hints, and the local-server search line."""
-        yield Static(Text(self.problem), classes="setup-problem", id="setup-problem", markup=False)
+        problem = Text(terminal_text(self.problem))
+        yield Static(problem, classes="setup-problem", id="setup-problem", markup=False)
         hints = "\n".join(setup_hints(self.settings_file))
         yield Static(Text(hints), classes="setup-hints", markup=False)
         yield Static(Text(SEARCHING), classes="setup-local", id="setup-local", markup=False)
@@ -77,7 +78,7 @@ class SetupPanel(Vertical):
     def show_problem(self, problem: str) -> None:
         """Replace the problem line (e.g. the chosen server did not work either)."""
         self.problem = problem
-        self.query_one("#setup-problem", Static).update(Text(problem))
+        self.query_one("#setup-problem", Static).update(Text(terminal_text(problem)))
         for button in self.query(Button):
             button.disabled = False
 
