@@ -83,14 +83,20 @@ def fingerprint(parts: Sequence[Part]) -> int:
 
 
 class TokenCounter:
-    """Counts tokens of messages, system prompt and tools for one model, with caches."""
+    """Counts tokens of messages, system prompt and tools for one model, with caches
+    (``tokenizer``: count with this one, instead of loading the model's on first use)."""
 
     def __init__(
-        self, model: str = "", *, encoding: str | None = None, deferred: bool = False
+        self,
+        model: str = "",
+        *,
+        encoding: str | None = None,
+        deferred: bool = False,
+        tokenizer: Tokenizer | None = None,
     ) -> None:
         self.encoding = encoding or encoding_name_for(model)
         self.deferred = deferred
-        self._tokenizer: Tokenizer | None = None
+        self._tokenizer: Tokenizer | None = tokenizer  # None: get_tokenizer on first use
         # message id -> (the parts counted, tokens, counted exactly)
         self._by_id: dict[str, tuple[tuple[Part, ...], int, bool]] = {}
         self._by_fingerprint: dict[tuple[str, int], int] = {}

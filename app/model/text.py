@@ -11,6 +11,11 @@
 - **To the wire and to people** (a provider's JSON, the terminal): :func:`wire_text` joins
   split surrogate pairs and replaces each remaining lone surrogate with U+FFFD, the
   replacement character; :func:`wire_safe` does it for a whole request body.
+- **To a terminal** (text from the model, a tool, a file name, shown by any front end):
+  :func:`terminal_text` shows every control character instead of sending it, so no escape
+  sequence in it (a clipboard write, a window title, a clear screen) reaches the terminal;
+  lull's own styling is added after, by the front end. JSON output needs nothing more:
+  :func:`json_text` escapes every control character.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from typing import Any, TypeVar, cast
 REPLACEMENT = "\ufffd"
 T = TypeVar("T")
 _SURROGATE = re.compile("[\\ud800-\\udfff]")
+_JSON_ESCAPED = re.compile("[\\x7f-\\x9f\\ud800-\\udfff]")  # json.dumps leaves these raw
+_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]|\\r(?!\\n|\\Z)")
+_DELETE_PICTURE = "\u2421"  # ␡
 
 
 def decode_bytes(data: bytes) -> str:
@@ -40,6 +48,27 @@ def wire_text(text: str) -> str:
     if not has_surrogates(text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal may be sent it: every control character shown, none obeyed.
+
+    A C0 control becomes its Unicode control picture (ESC ``␛``, BEL ``␇``, NUL ``␀``), DEL
+    ``␡``, and a C1 control the ``␛`` sequence it stands for (CSI U+009B ``␛[``), so
+    ``ESC ] 52 ; c ; … BEL`` shows as ``␛]52;c;…␇`` instead of writing the clipboard. Newlines,
+    tabs and a carriage return that ends a line (``\\r\\n``, or the text) are kept; a carriage
+    return inside a line, which would let later text overwrite earlier, shows as ``␍``. Lone
+    surrogates are replaced as :func:`wire_text` does."""
+    return _CONTROL.sub(_control_picture, wire_text(text))
+
+
+def _control_picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return _DELETE_PICTURE
+    return "\u241b" + chr(code - 0x40)
 
 
 def wire_safe(value: T) -> T:
@@ -71,9 +100,10 @@ def text_bytes(text: str) -> bytes:
 
 
 def json_text(value: Any) -> str:
-    """``value`` as compact JSON, non-ASCII kept readable, every lone surrogate escaped."""
+    """``value`` as compact JSON, non-ASCII kept readable; every control character (DEL and
+    C1 too, which ``json.dumps`` leaves raw) and every lone surrogate escaped."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def json_line(value: Any) -> bytes:

@@ -43,7 +43,7 @@ from lull.model.events import (
     TurnFinished,
     TurnStarted,
 )
-from lull.model.text import json_text, wire_text
+from lull.model.text import json_text, terminal_text
 from lull.runtime import RunOptions, Runtime, SwitchError
 from lull.ui.formats import OutputFormat
 from lull.ui.print_result import Limits, RunResult, Verdict, request_cost, usage_cost
@@ -105,7 +105,7 @@ def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> 
     if hung_up:
         return HANGUP_EXIT
     if unsaved:
-        print(f"lull: error: {unsaved}", file=sys.stderr)
+        _say(f"error: {unsaved}")
         return code or 1
     return code
 
@@ -160,12 +160,12 @@ async def _consume(
                 _emit(event_to_json(event, result.pricing, local=result.local))
             case "text":
                 if isinstance(event, Notice | GuardrailTriggered | PromptOffloaded):
-                    print(f"lull: {wire_text(event.text)}", file=sys.stderr)
+                    _say(event.text)
                 elif isinstance(event, ContextEdited):
-                    print(f"lull: {event.description}", file=sys.stderr)
+                    _say(event.description)
             case "json":
                 if isinstance(event, PromptOffloaded):  # a script should know: said on stderr
-                    print(f"lull: {wire_text(event.text)}", file=sys.stderr)
+                    _say(event.text)
             case _:
                 assert_never(output_format)
 
@@ -180,8 +180,8 @@ def _report(
     verdict = result.verdict()
     text = result.answer
     if output_format == "text":
-        if text:
-            print(wire_text(text))
+        if text:  # plain text, to a terminal or a pipe (one that may end in a terminal)
+            print(terminal_text(text))
     else:
         payload = {
             "type": "result",
@@ -206,8 +206,13 @@ def _report(
         _emit(payload)
     if verdict.error is None:
         return 0
-    print(f"lull: error: {verdict.error}", file=sys.stderr)
+    _say(f"error: {verdict.error}")
     return 1
+
+
+def _say(text: str) -> None:
+    """One ``lull: …`` line on stderr, control characters shown (:func:`terminal_text`)."""
+    print(f"lull: {terminal_text(text)}", file=sys.stderr)
 
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:

@@ -50,6 +50,19 @@ class Lull:
             check=False,
         )
 
+    def run_bytes(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+        """Run ``lull ARGS`` to completion; its output as the bytes it wrote (no newline
+        translation: a carriage return stays one)."""
+        return subprocess.run(
+            [*lull_command(), *args],
+            cwd=self.workspace,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+
     def popen(self, *args: str) -> subprocess.Popen[str]:
         """Start ``lull ARGS`` without waiting."""
         return subprocess.Popen(

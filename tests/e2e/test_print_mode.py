@@ -28,6 +28,46 @@ def test_text_output_prints_the_answer(lull: Lull, fake: FakeServer) -> None:
     assert "Traceback" not in done.stderr
 
 
+HOSTILE = "a\x1b]52;c;aGk=\x07b \x1b]0;owned\x07 c\x1b[2J d\x9b2J\tt\r\nline two\rover"
+"""Model text with a clipboard write (OSC 52), a window title (OSC 0), a clear screen (CSI 2J,
+also as the one-character C1 CSI), a tab, a CRLF and a carriage return inside a line."""
+SHOWN = "a␛]52;c;aGk=␇b ␛]0;owned␇ c␛[2J d␛[2J\tt\r\nline two␍over"
+
+
+def _controls(text: str) -> set[str]:
+    """The control characters in ``text`` a terminal would obey (a newline, a tab and the
+    carriage return of a CRLF are not counted)."""
+    text = text.replace("\r\n", "\n")
+    return {c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F}
+
+
+def test_text_output_shows_escape_sequences_instead_of_sending_them(
+    lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(Reply(text=HOSTILE))
+    done = lull.run_bytes("-p", "say it")
+    assert done.returncode == 0, done.stderr
+    stdout = done.stdout.decode()
+    assert _controls(stdout) == set() and stdout == SHOWN + "\n"
+    fake.fail_next(status=400, retry_after_ms=None, message="bad \x1b]0;owned\x07 request")
+    failed = lull.run_bytes("-p", "again")
+    assert failed.returncode == 1
+    stderr = failed.stderr.decode()
+    assert _controls(stderr) == set() and "bad ␛]0;owned␇ request" in stderr
+
+
+def test_json_output_keeps_escape_sequences_exact_inside_json_strings(
+    lull: Lull, fake: FakeServer
+) -> None:
+    for output_format in ("json", "stream-json"):
+        fake.script(Reply(text=HOSTILE))
+        done = lull.run("-p", "say it", "--output-format", output_format)
+        assert done.returncode == 0, done.stderr
+        assert _controls(done.stdout) == set()
+        last = json.loads(done.stdout.splitlines()[-1])
+        assert last["result"] == HOSTILE
+
+
 def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServer) -> None:
     (lull.workspace / "a.txt").write_text("alpha\n")
     fake.script(
@@ -39,9 +79,20 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     assert payload["result"] == "It says alpha."
     assert payload["num_requests"] == 2
     assert set(payload["usage"]) == {"input", "output", "cache_read", "cache_write", "reasoning"}
-    usage = payload["usage"]
-    whole = usage["input"] + usage["cache_read"] + usage["cache_write"]
-    assert payload["cache_hit_ratio"] == round(usage["cache_read"] / whole, 4)
+    served = [e.usage for e in fake.journal if e.status == 200 and e.usage is not None]
+    assert len(served) == 2
+    read = sum(u["cache_read_input_tokens"] for u in served)  # what the server says it billed
+    written = sum(u["cache_creation_input_tokens"] for u in served)
+    fresh = sum(u["input_tokens"] for u in served)
+    assert payload["usage"] == {
+        "input": fresh,
+        "cache_read": read,
+        "cache_write": written,
+        "output": sum(u["output_tokens"] for u in served),
+        "reasoning": 0,
+    }
+    assert 0 < read < fresh + written + read  # the second request read what the first wrote
+    assert payload["cache_hit_ratio"] == pytest.approx(read / (fresh + written + read), abs=1e-4)
     assert payload["usage"]["output"] > 0
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []

@@ -85,7 +85,8 @@ async def test_clock_restored_on_resume_tidies_the_first_request(
     assert is_cleared_text(first) and is_cleared_text(second)
     assert last == _result_texts(fake.requests[-2])[-1]
     # the transcript still holds every original
-    assert all(not is_cleared_text(r.content) for m in resumed.transcript for r in m.tool_results)
+    originals = [r.content for m in resumed.transcript for r in m.tool_results]
+    assert len(originals) == 3 and not any(is_cleared_text(text) for text in originals)
 
 
 async def test_once_per_idle_episode_then_append_only(
@@ -132,8 +133,15 @@ async def test_never_inside_a_tool_loop(
     )
     agent = make_agent("anthropic", clock=clock, idle=POLICY)
     events = await run(agent, "read")
+    assert len(fake.requests) == 4  # the loop ran, 90 minutes passing twice inside it
     assert not any(isinstance(e, ContextEdited) for e in events)
     assert CLEARED_PREFIX not in json.dumps(fake.requests)
+    # the control: the same 90 minutes between two user messages do clear
+    fake.script(Reply(text="back"))
+    clock.advance_minutes(90)
+    later = await run(agent, "back from lunch")
+    assert [type(e.edit) for e in later if isinstance(e, ContextEdited)] == [ClearToolResults]
+    assert CLEARED_PREFIX in json.dumps(fake.requests[-1])
 
 
 @pytest.mark.parametrize("vendor", ["anthropic", "deepseek", "kimi"])
@@ -162,20 +170,24 @@ async def test_thinking_cleanup_obeys_each_vendor_and_the_strict_fake_accepts_it
     else:
         with_calls = [m for m in assistants if m.get("tool_calls")]
         without = [m for m in assistants if not m.get("tool_calls")]
+        assert len(with_calls) == 2 and len(without) == 1
         assert all(m["reasoning_content"] for m in with_calls)  # the API demands it back
         assert all(not m.get("reasoning_content") for m in without)
 
 
+@pytest.mark.parametrize(("vendor", "cleared"), [("openai", []), ("deepseek", [ClearThinking])])
 async def test_openai_vendor_has_no_thinking_to_clear(
-    fake: FakeServer, make_agent: AgentFactory, files: list[str]
+    vendor: str, cleared: list[type], fake: FakeServer, make_agent: AgentFactory, files: list[str]
 ) -> None:
+    """OpenAI sends no reasoning back, so there is nothing to clear; the same run on a vendor
+    whose reasoning comes back (deepseek) clears it: the control."""
     clock = Clock()
     fake.script(*_read_replies(files[:1], thinking=True), Reply(text="ok"))
-    agent = make_agent("openai", clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=-1))
+    agent = make_agent(vendor, clock=clock, idle=IdlePolicy(tool_results_threshold_minutes=-1))
     await run(agent, "read")
     clock.advance_minutes(30)
     events = await run(agent, "again")
-    assert not any(isinstance(e, ContextEdited) for e in events)
+    assert [type(e.edit) for e in events if isinstance(e, ContextEdited)] == cleared
 
 
 async def test_token_count_drops_at_once_and_restore_brings_content_back(

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -79,6 +80,19 @@ async def settle(seconds: float = 0.05) -> None:
 def texts(app: LullApp, kind: type[Widget]) -> list[str]:
     """The ``text`` attribute of every widget of ``kind`` in the conversation."""
     return [str(getattr(w, "text", "")) for w in app.query(kind)]
+
+
+def terminal_output(app: App[Any]) -> str:
+    """What a full redraw of the current screen sends to the terminal: every character and
+    escape sequence Textual would write (the headless driver writes nothing, so the
+    compositor's full update is rendered here the way the real driver renders it)."""
+    update = app.screen._compositor.render_full_update()
+    return update.render_segments(app.console)
+
+
+def screen_text(app: App[Any]) -> str:
+    """The characters on the current screen, line by line (no styling)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def rendered(widget: Widget) -> str:

@@ -48,23 +48,54 @@ async def test_allow_once_runs_the_call_and_shows_the_diff(
 async def test_deny_with_a_reason_tells_the_model_why(
     provider_env: FakeServer, workspace: Path
 ) -> None:
+    """r opens the reason box; Esc there denies with what was typed (as Enter does)."""
     provider_env.script(_write("x.txt", "x"), Reply(text="OK, I won't."))
     app = make_app(workspace)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write x")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
-        await pilot.press("tab", "tab", "tab", "tab", "tab")
         reason = app.screen.query_one(Input)
-        assert app.focused is reason
+        assert not reason.display, "the reason box shows only when asked for"
+        await pilot.press("r")
+        assert reason.display and app.focused is reason
         reason.insert_text_at_cursor("use notes.md instead")
-        await pilot.press("enter")
+        await pilot.press("escape")
         await idle(pilot)
         assert not (workspace / "x.txt").exists()
         assert app.query_one(ToolBlock).state == "error"
     (result,) = _tool_results(provider_env)
     assert result["is_error"] is True
     assert "denied" in str(result["content"]) and "use notes.md instead" in str(result["content"])
+
+
+async def test_letters_typed_into_the_reason_are_text_never_shortcuts(
+    provider_env: FakeServer, workspace: Path, isolated_env: Path
+) -> None:
+    """``r`` opens the reason box; from then on every shortcut letter (y, a, w, e, n, r) is
+    text: nothing runs, no rule is saved, and the deny carries the reason as typed."""
+    touch = ToolUse("run_shell_command", {"command": "touch made.txt"})
+    provider_env.script(Reply(tool_calls=[touch]), Reply(text="OK, I won't."))
+    typed = "yes always when everywhere no rather not"
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "touch it")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval modal")
+        dialog = app.screen
+        await pilot.press("r")
+        assert app.focused is dialog.query_one("#approval-reason", Input)
+        await pilot.press(*["space" if c == " " else c for c in typed])
+        assert app.screen is dialog, "a letter of the reason answered the dialog"
+        await pilot.press("enter")
+        await idle(pilot)
+        assert app.query_one(ToolBlock).state == "error"
+    assert not (workspace / "made.txt").exists()
+    assert not list(isolated_env.rglob("*permissions*.json"))
+    assert not list(isolated_env.rglob("settings.json"))
+    (result,) = _tool_results(provider_env)
+    assert result["is_error"] is True
+    assert "denied" in str(result["content"]) and typed in str(result["content"])
 
 
 async def test_allow_always_stops_asking_for_that_tool(

@@ -12,7 +12,10 @@ from lull.ui.tui.widgets.notice_line import NoticeLine
 from lull.ui.tui.widgets.thinking_block import ThinkingBlock
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import CLEARED_PREFIX
-from tests.tui.harness import idle, make_app, ready, send
+from tests.tui.harness import idle, make_app, ready, send, until
+
+GAP_SECONDS = 0.3
+"""The idle threshold of the cleanup test: a gap the test can wait out."""
 
 
 async def test_thinking_is_shown_then_collapsed_when_the_answer_starts(
@@ -35,7 +38,7 @@ async def test_thinking_is_shown_then_collapsed_when_the_answer_starts(
 async def test_idle_cleanup_shows_a_notice_and_the_status_counts_down(
     provider_env: FakeServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("LULL_TOOL_RESULTS_THRESHOLD_MINUTES", "0.005")  # 0.3 s
+    monkeypatch.setenv("LULL_TOOL_RESULTS_THRESHOLD_MINUTES", str(GAP_SECONDS / 60))
     monkeypatch.setenv("LULL_TOOL_RESULTS_NUM_TO_KEEP", "1")
     monkeypatch.setenv("LULL_PROMPT_CACHING", "false")  # no warm cache for the cleanup to wait for
     for name in ("old", "new"):
@@ -50,7 +53,11 @@ async def test_idle_cleanup_shows_a_notice_and_the_status_counts_down(
         await ready(pilot)
         await send(pilot, "read both files")
         await idle(pilot)
-        time.sleep(0.4)  # the idle gap, measured from the last model response
+        session = app.chat.runtime.agent.session  # type: ignore[union-attr]
+        answered = session.last_response_at
+        assert answered is not None
+        # the idle gap, measured from the last model response; the app runs meanwhile
+        await until(pilot, lambda: time.time() - answered > GAP_SECONDS, "the idle gap")
         await send(pilot, "back again")
         await idle(pilot)
         edits = [n for n in app.query(NoticeLine) if n.level == "edit"]

@@ -15,7 +15,7 @@ from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.output import cap_output
 from lull.tools.params import doc
 from lull.tools.process.environment import tool_environment
-from lull.tools.process.group import kill_group
+from lull.tools.process.group import kill_group, start_group, stop_group
 
 DEFAULT_TIMEOUT = float(defaults.SHELL_TIMEOUT_SECONDS)
 MAX_TIMEOUT = 600.0
@@ -164,16 +164,16 @@ class ShellTool(TypedTool[ShellParams]):
         timeout = _timeout_arg(params.timeout_seconds, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
         env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await start_group(
                 "bash",
                 "-c",
                 command,
+                grace=self.kill_grace,
                 cwd=ctx.workspace,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
             )
         except OSError as exc:
             raise ToolError(f"run_shell_command: could not start bash: {exc}") from exc
@@ -202,7 +202,7 @@ class ShellTool(TypedTool[ShellParams]):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), self.kill_grace)
         except asyncio.CancelledError:
-            await asyncio.shield(kill_group(proc.pid, self.kill_grace))
+            await stop_group(proc.pid, self.kill_grace)
             raise
         finally:
             readers.cancel()

@@ -36,7 +36,7 @@ from lull.model.messages import ToolCall
 from lull.model.permissions import CLAUDE_CODE_NAMES
 from lull.tools.base import ToolContext, ToolOutput
 from lull.tools.process.environment import tool_environment
-from lull.tools.process.group import kill_group
+from lull.tools.process.group import kill_group, start_group, stop_group
 
 log = logging.getLogger("lull.hooks")
 
@@ -179,16 +179,16 @@ class HookRunner:
             "CLAUDE_PROJECT_DIR": str(workspace),
         }
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await start_group(
                 "bash",
                 "-c",
                 hook.command,
+                grace=KILL_GRACE_SECONDS,
                 cwd=workspace,
                 env=env,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
             )
         except OSError as error:
             run = HookRun(hook, None, "", "", time.perf_counter() - started, failure=str(error))
@@ -206,7 +206,7 @@ class HookRunner:
             _log(run)
             return run
         except asyncio.CancelledError:
-            await asyncio.shield(kill_group(proc.pid, KILL_GRACE_SECONDS))
+            await stop_group(proc.pid, KILL_GRACE_SECONDS)
             raise
         seconds = time.perf_counter() - started
         run = HookRun(hook, proc.returncode, _text(out), _text(err), seconds)

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from lull.model.approvals import Approval
 from lull.model.messages import ToolCall
 from lull.model.permissions import SaveScope
+from lull.model.text import terminal_text
 from lull.ui.line.render import EventPrinter
 from lull.ui.shared.approvals import always_legend
 
@@ -62,10 +63,10 @@ class TerminalApprover:
     async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
         """Ask whether ``call`` may run (saying what "always" would allow)."""
         self._printer.end_stream()
-        legend = "  " + always_legend(call, rules)
-        self._printer.console.print(legend, markup=False, highlight=False)
+        self._printer.line("  " + always_legend(call, rules))
+        question = QUESTION.format(name=call.name, summary=summary)
         try:
-            answer = await self._ask(QUESTION.format(name=call.name, summary=summary))
+            answer = await self._ask(terminal_text(question))
         except EOFError:
             return Approval("deny")
         except KeyboardInterrupt:

@@ -31,6 +31,7 @@ from lull.model.events import (
     TurnStarted,
 )
 from lull.model.provider import Usage
+from lull.model.text import terminal_text
 from lull.ui.line.stream import StreamView
 from lull.ui.shared.stop_notes import stop_note, with_repairs
 from lull.ui.shared.user_shell import user_run_output
@@ -64,11 +65,12 @@ class EventPrinter:
     # --- plain lines ------------------------------------------------------------------
 
     def line(self, text: str, style: str = "") -> None:
-        """One line of literal text (no markup is interpreted)."""
+        """One line of literal text (no markup is interpreted, control characters are shown:
+        :func:`terminal_text`)."""
         from rich.text import Text
 
         self.end_stream()
-        self.console.print(Text(text, style=style), soft_wrap=True)
+        self.console.print(Text(terminal_text(text), style=style), soft_wrap=True)
 
     # --- waiting for the first token ---------------------------------------------------
 

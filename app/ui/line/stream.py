@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from lull.model.text import terminal_text
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
@@ -130,8 +132,9 @@ class StreamView:
         self._blocks = 0
 
     def feed(self, text: str) -> None:
-        """Take one delta: print what settled, refresh the live tail (throttled)."""
-        settled = self.splitter.feed(text)
+        """Take one delta: print what settled, refresh the live tail (throttled); control
+        characters in it are shown, never sent (:func:`terminal_text`)."""
+        settled = self.splitter.feed(terminal_text(text))
         for block in settled:
             self._print_block(block)
         self._show_tail(force=bool(settled))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from lull.model.text import terminal_text
 from lull.runtime import RunOptions, Runtime, StartupError, build_runtime
 from lull.settings.errors import SettingsError
 
@@ -19,22 +20,28 @@ def open_runtime(
     try:
         runtime = build_runtime(options)
     except SettingsError as error:
-        print(f"lull: {error}", file=sys.stderr)
+        _say(str(error))
         return None, 2
     except StartupError as error:
-        print(f"lull: error: {error}", file=sys.stderr)
+        _say(f"error: {error}")
         if setup_help is not None and error.needs_setup:
             print(setup_help(), file=sys.stderr)
         return None, 1
     for diagnostic in runtime.loaded.diagnostics:
-        print(f"lull: {diagnostic.level}: {diagnostic.message}", file=sys.stderr)
+        _say(f"{diagnostic.level}: {diagnostic.message}")
     for note in runtime.start_notes:
-        print(f"lull: {note}", file=sys.stderr)
+        _say(note)
     for note in [*runtime.cache_warnings(), *runtime.session_notes()]:
-        print(f"lull: warning: {note}", file=sys.stderr)
+        _say(f"warning: {note}")
     for note in runtime.mcp_notes():
-        print(f"lull: warning: {note}", file=sys.stderr)
+        _say(f"warning: {note}")
     return runtime, 0
+
+
+def _say(text: str) -> None:
+    """One ``lull: …`` line on stderr; what a settings file or a server put in it (a key, a
+    name) is shown, never obeyed by the terminal (:func:`terminal_text`)."""
+    print(f"lull: {terminal_text(text)}", file=sys.stderr)
 
 
 def with_local_server(options: RunOptions, base_url: str, model: str | None) -> RunOptions:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lull.model import defaults
+from lull.model.text import terminal_text
 from lull.ui.shared.waiting import SHOW_AFTER_SECONDS
 
 SEPARATOR = " │ "
@@ -207,8 +208,9 @@ def fit(parts: list[Part], width: int) -> str:
 
 
 def status_line(facts: StatusFacts, now: float, width: int) -> str:
-    """The whole status line for a terminal ``width`` cells wide."""
-    return fit(status_parts(facts, now), width)
+    """The whole status line for a terminal ``width`` cells wide (a model name from a server
+    shown, not obeyed: :func:`terminal_text`)."""
+    return terminal_text(fit(status_parts(facts, now), width))
 
 
 def warning_span(facts: StatusFacts, line: str) -> tuple[int, int] | None:

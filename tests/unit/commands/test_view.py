@@ -5,14 +5,15 @@ Against a real agent: the official SDK and the strict fake server, saved session
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-
-import pytest
 
 from lull.commands import (
     run_command,
 )
 from lull.context.cachebreak import CacheBreakDetector, find_detector
+from lull.model.edits import Summary
+from lull.model.events import ContextEdited
 from lull.runtime import Runtime
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.support import FakeTime, fake_runtime, run, summary_of
@@ -51,17 +52,30 @@ def test_context_window_uses_the_setting_over_the_model_table(runtime: Runtime) 
     assert runtime.context_window() == 12_345
 
 
-async def test_compact_returns_a_stream_the_front_end_drives(
+async def test_compact_summarises_now_with_the_focus_and_the_model_then_sees_the_summary(
     runtime: Runtime, fake: FakeServer
 ) -> None:
-    if not hasattr(runtime.agent, "compact"):
-        pytest.skip("Agent.compact is not in this build")
-    fake.script(Reply(text="a long answer " * 50), Reply(text=summary_of("summary of the talk")))
-    await run(runtime.agent, "tell me a lot " * 20)
+    fake.script(
+        Reply(text=" ".join(f"a long answer, part {n}" for n in range(80))),
+        Reply(text=" ".join(f"another long answer, part {n}" for n in range(80))),
+        Reply(text=summary_of("summary of the talk")),
+        Reply(text="going on"),
+    )
+    await run(runtime.agent, "tell me a lot")
+    await run(runtime.agent, "and more")
     result = run_command(runtime, "/compact the goal")
     assert result.lines == ("compacting the conversation (focus: the goal)",)
     events = await drive(result)
-    assert events  # what happened (an edit or a notice) is reported as events
+    summaries = [e.edit for e in events if isinstance(e, ContextEdited)]
+    assert len(summaries) == 1
+    (summary,) = summaries
+    assert isinstance(summary, Summary) and summary.reason == "manual"
+    assert "summary of the talk" in summary.text
+    asked = json.dumps(fake.requests[-1])  # the summary request carried the focus
+    assert "The user asked to focus the summary on: the goal" in asked
+    await run(runtime.agent, "go on")
+    sent = json.dumps(fake.requests[-1]["messages"])
+    assert "summary of the talk" in sent and "a long answer, part 7" not in sent
 
 
 async def test_context_reports_prompt_cache_breaks_and_clear_starts_a_fresh_detector(

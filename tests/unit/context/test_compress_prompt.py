@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from lull.context.compress_prompt import (
     SECTIONS,
     SUMMARY_MARKER,
@@ -13,6 +16,8 @@ from lull.context.compress_prompt import (
 from lull.model.messages import Text
 from tests.unit.context.builders import assistant, tool_step, user
 
+ROOT = Path(__file__).resolve().parents[3]
+
 
 def test_the_instruction_asks_for_every_section_and_no_tools() -> None:
     text = summary_instruction(2000)
@@ -23,21 +28,28 @@ def test_the_instruction_asks_for_every_section_and_no_tools() -> None:
     assert "under about 1200 words" in text
 
 
-def test_the_summary_has_the_eleven_fields() -> None:
-    assert SECTIONS == (
-        "User goal",
-        "Constraints and preferences",
-        "Active tasks",
-        "Completed tasks",
-        "Decisions and why",
-        "Files touched",
-        "Errors and fixes",
-        "Unresolved errors",
-        "Key facts",
-        "Current plan",
-        "Next step",
-    )
+def test_every_section_is_asked_for_explained_and_checked() -> None:
+    text = summary_instruction(2000)
+    assert f"exactly these {len(SECTIONS)} sections" in text
+    assert [line[3:] for line in text.splitlines() if line.startswith("## ")] == list(SECTIONS)
+    for name in SECTIONS:
+        assert f"\n- {name}: " in text, f"the instruction does not say what {name} holds"
+        without = "\n".join(f"## {other}\nnone" for other in SECTIONS if other != name)
+        assert missing_sections(without) == [name]
     assert "quoted\n  verbatim" in summary_instruction(500)  # constraints: the user's words
+
+
+def test_the_sections_are_the_ones_the_docs_promise() -> None:
+    docs = " ".join((ROOT / "docs" / "context.md").read_text().split())
+    start = docs.index("**The summary** has ")
+    sentence = docs[start : docs.index(". ", start)]
+    count, listed = sentence.removeprefix("**The summary** has ").split(" sections", 1)
+    promised = [
+        re.sub(r"\(.*?\)", "", item).strip() for item in listed.split(": ", 1)[1].split(";")
+    ]
+    assert int(count) == len(promised) == len(SECTIONS)
+    for said, name in zip(promised, SECTIONS, strict=True):
+        assert said.lower().startswith(name.lower()), (said, name)
 
 
 def test_a_complete_summary_is_recognised_whatever_the_heading_style() -> None:

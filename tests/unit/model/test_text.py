@@ -9,6 +9,7 @@ from lull.model.text import (
     has_surrogates,
     json_line,
     json_text,
+    terminal_text,
     text_bytes,
     wire_safe,
     wire_text,
@@ -50,3 +51,23 @@ def test_wire_safe_replaces_everywhere_and_keeps_clean_objects() -> None:
 def test_text_bytes_never_raises_and_keeps_strings_apart() -> None:
     assert text_bytes("\ud800") != text_bytes("\ud801")
     assert text_bytes("plain") == b"plain"
+
+
+def test_terminal_text_shows_escape_sequences_instead_of_sending_them() -> None:
+    osc52, title, clear = "\x1b]52;c;aGk=\x07", "\x1b]0;owned\x07", "\x1b[2J"
+    assert terminal_text(f"a{osc52}b{title}c{clear}") == "a␛]52;c;aGk=␇b␛]0;owned␇c␛[2J"
+    assert terminal_text("nul\x00 bs\x08 del\x7f") == "nul␀ bs␈ del␡"
+    assert terminal_text("\x9b2J \x9d0;t\x9c") == "␛[2J ␛]0;t␛\\"  # C1: ESC + its 7-bit letter
+
+
+def test_terminal_text_keeps_newlines_tabs_and_line_ends_but_not_a_lone_return() -> None:
+    assert terminal_text("a\tb\nc\r\nd\r") == "a\tb\nc\r\nd\r"
+    assert terminal_text("rm -rf /\rls  ") == "rm -rf /␍ls  "
+    assert terminal_text("plain é 中 \U0001f600") == "plain é 中 \U0001f600"
+    assert terminal_text("x\udcff") == "x\ufffd"
+
+
+def test_json_text_escapes_every_control_character() -> None:
+    text = json_text({"t": "\x1b]0;x\x07 \x9b2J \x7f"})
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
+    assert json.loads(text) == {"t": "\x1b]0;x\x07 \x9b2J \x7f"}

@@ -243,9 +243,18 @@ def test_a_lazy_client_made_from_two_threads_is_made_once() -> None:
     assert len(made) == 1 and got == [made[0], made[0]]
 
 
-async def test_a_provider_never_used_closes_without_building_a_client() -> None:
-    provider = create_provider(resolve({"OPENAI_API_KEY": "k"}))
+@pytest.mark.parametrize("key", ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"])
+async def test_a_provider_never_used_closes_without_building_a_client(key: str) -> None:
+    provider = create_provider(resolve({key: "k"}))
+    assert isinstance(provider, Preparable) and not provider.client.made
     await provider.aclose()
+    assert not provider.client.made
+    used = create_provider(resolve({key: "k"}))  # the positive control: a client made is closed
+    assert isinstance(used, Preparable)
+    client = used.client.get()
+    assert not client.is_closed()
+    await used.aclose()
+    assert client.is_closed()
 
 
 def test_a_compatible_server_without_a_model_says_so_with_its_url_and_key() -> None:

@@ -1,9 +1,13 @@
 """The approval modal: may this tool call run?
 
 Allow once (y); allow always, keeping the suggested rules (``run_shell_command(npm test *)``)
-for this session (a), this workspace (w) or everywhere (e); or deny (n / Esc) with an
-optional reason the model is shown. The call itself is shown so the user knows what they
-approve: a diff for edits, the command for shell.
+for this session (a), this workspace (w) or everywhere (e); deny (n / Esc); or deny with a
+reason the model is shown (r opens the reason box, Enter denies). The call itself is shown so
+the user knows what they approve: a diff for edits, the command for shell.
+
+The reason box is hidden until asked for (r, or its button), so no one types a reason while
+the one-letter shortcuts are live; once it has focus every letter is text (Input takes them),
+so a reason can never allow the call or save a rule.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from textual.widgets import Button, Input, Static
 from lull.model.approvals import Approval
 from lull.model.messages import ToolCall
 from lull.model.permissions import SaveScope
+from lull.model.text import terminal_text
 from lull.ui.shared.approvals import always_legend
 from lull.ui.tui.widgets.diff_view import render_diff, write_as_diff
 
@@ -29,7 +34,8 @@ PREVIEW_LINES = 30
 
 
 def call_preview(call: ToolCall, summary: str) -> Text:
-    """What the call will do, as the user should see it before allowing it."""
+    """What the call will do, as the user should see it before allowing it (control
+    characters shown, never sent: :func:`terminal_text`)."""
     args = call.arguments
     if call.name == "edit":
         old = str(args.get("old_string", "")).splitlines()
@@ -39,11 +45,11 @@ def call_preview(call: ToolCall, summary: str) -> Text:
     if call.name == "write_file":
         return render_diff(write_as_diff(summary, str(args.get("content", ""))), PREVIEW_LINES)
     if call.name == "run_shell_command":
-        return Text(f"$ {args.get('command', '')}", style="bold")
+        return Text(terminal_text(f"$ {args.get('command', '')}"), style="bold")
     shown = json.dumps(dict(args), indent=2, ensure_ascii=False, default=str)
     lines = shown.splitlines()
     extra = f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else ""
-    return Text("\n".join(lines[:PREVIEW_LINES]) + extra)
+    return Text(terminal_text("\n".join(lines[:PREVIEW_LINES])) + extra)
 
 
 class ApprovalScreen(ModalScreen[Approval]):
@@ -56,6 +62,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("w", "allow_always('workspace')", "always (workspace)"),
         Binding("e", "allow_always('user')", "always (everywhere)"),
         Binding("n", "deny", "deny"),
+        Binding("r", "open_reason", "deny with a reason"),
         Binding("escape", "deny", "deny", show=False),
     ]
 
@@ -70,7 +77,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         with Vertical(id="approval-dialog"):
             title = Text("Allow ", style="bold")
             title.append(self.call.name, style="bold underline")
-            title.append(f"  {self.summary}" if self.summary else "")
+            title.append(f"  {terminal_text(self.summary)}" if self.summary else "")
             title.append(" ?", style="bold")
             yield Static(title, id="approval-title", markup=False)
             with VerticalScroll(id="approval-preview"):
@@ -78,6 +85,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             with Horizontal(id="approval-buttons", classes="approval-row"):
                 yield Button(Text("Allow once (y)"), variant="success", id="allow", compact=True)
                 yield Button(Text("Deny (n)"), variant="error", id="deny", compact=True)
+                yield Button(Text("Deny, say why (r)"), id="reason", compact=True)
             with Horizontal(id="approval-always", classes="approval-row"):  # fits 60 columns
                 yield Button(
                     Text("Always: session (a)"), variant="primary", id="always", compact=True
@@ -87,11 +95,13 @@ class ApprovalScreen(ModalScreen[Approval]):
             legend = (
                 always_legend(self.call, self.rules) + " (a: session, w: workspace, e: everywhere)"
             )
-            yield Static(Text(legend), id="approval-legend")
-            yield Input(
-                placeholder="reason to deny (optional, the model sees it); Enter denies",
+            yield Static(Text(terminal_text(legend)), id="approval-legend")
+            reason = Input(
+                placeholder="why not? (the model sees it); Enter denies, Esc too",
                 id="approval-reason",
             )
+            reason.display = False
+            yield reason
 
     def on_mount(self) -> None:
         """Focus "allow once" so y/a/n work at once."""
@@ -108,10 +118,18 @@ class ApprovalScreen(ModalScreen[Approval]):
         button = event.button.id or ""
         if button == "allow":
             self.action_allow()
+        elif button == "reason":
+            self.action_open_reason()
         elif button in scopes:
             self.action_allow_always(scopes[button])
         else:
             self.action_deny()
+
+    def action_open_reason(self) -> None:
+        """Show the reason box and move the focus there: what is typed now is the reason."""
+        reason = self.query_one("#approval-reason", Input)
+        reason.display = True
+        reason.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the reason box denies with that reason."""

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from lull.model.text import terminal_text
+
 
 class ListPicker(ModalScreen[str | None]):
     """Lists ``(label, value)`` rows under ``question``; dismisses with the chosen row's value, or
@@ -42,7 +44,10 @@ class ListPicker(ModalScreen[str | None]):
         with Vertical():
             yield Static(Text(f"{self.question} (Enter picks, Esc cancels)", style="bold"))
             yield OptionList(
-                *[Option(Text(label), id=str(i)) for i, (label, _) in enumerate(self.rows)]
+                *[
+                    Option(Text(terminal_text(label)), id=str(i))
+                    for i, (label, _) in enumerate(self.rows)
+                ]
             )
 
     def on_mount(self) -> None:

@@ -25,6 +25,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from lull.model.text import terminal_text
+
 INTERRUPTED = "⏸ interrupted — this partial answer was not sent to the model"
 DISCARDED = "✗ discarded — {reason}; this partial answer was not kept"
 FLUSH_SECONDS = 0.05  # text reaches the screen at most this often
@@ -165,7 +167,7 @@ class AssistantMessage(Vertical):
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
-        self._initial = text
+        self._initial = terminal_text(text)  # shown: control characters as pictures
         self._live_text = ""
         self._pending: list[str] = []
         self._timer: Timer | None = None
@@ -194,7 +196,7 @@ class AssistantMessage(Vertical):
     async def write(self, fragment: str) -> None:
         """Append a fragment of the answer; redraws are batched (see :func:`flush_interval`)."""
         self.text += fragment
-        self._pending.append(fragment)
+        self._pending.append(terminal_text(fragment))
         if not self._started:
             self._started = True
             await self._flush()  # the first words show at once

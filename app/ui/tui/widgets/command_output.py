@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from lull.model.text import terminal_text
+
 
 class CommandOutput(Static):
     """Plain lines from a slash command (no markup); hints about bad input are coloured."""
@@ -23,9 +25,9 @@ class CommandOutput(Static):
     """
 
     def __init__(self, command: str, lines: tuple[str, ...], *, error: bool = False) -> None:
-        body = Text(command, style="bold")
+        body = Text(terminal_text(command), style="bold")
         for line in lines:
-            body.append("\n" + line)
+            body.append("\n" + terminal_text(line))
         super().__init__(body, markup=False, classes="-error" if error else "")
         self.command = command
         self.lines = lines

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from lull.model.text import terminal_text
 from lull.ui.shared.completion import Completion, CompletionRequest
 
 MAX_HEIGHT = 8
@@ -40,9 +41,9 @@ class CompletionMenu(OptionList, can_focus=False):
         self.request = request
         options = []
         for item in request.items:
-            label = Text(item.value)
+            label = Text(terminal_text(item.value))  # a file name may hold anything
             if item.description:
-                label.append(f"  {item.description}", style="dim")
+                label.append(f"  {terminal_text(item.description)}", style="dim")
             options.append(Option(label))
         self.set_options(options)
         self.highlighted = 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from lull.model.text import terminal_text
+
 MAX_LINES = 80
 
 
@@ -20,8 +22,9 @@ def write_as_diff(path: str, content: str) -> str:
 
 
 def render_diff(diff: str, max_lines: int = MAX_LINES) -> Text:
-    """``diff`` as styled text, cut to ``max_lines`` with a count of what was left out."""
-    lines = diff.splitlines()
+    """``diff`` as styled text, cut to ``max_lines`` with a count of what was left out
+    (control characters shown: :func:`terminal_text`)."""
+    lines = terminal_text(diff).splitlines()
     text = Text()
     for index, line in enumerate(lines[:max_lines]):
         if index:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from lull.model.text import terminal_text
+
 GLYPHS = {"info": "·", "warning": "!", "error": "✗", "edit": "✂"}
 
 
@@ -23,6 +25,7 @@ class NoticeLine(Static):
 
     def __init__(self, text: str, level: str = "info") -> None:
         glyph = GLYPHS.get(level, "·")
-        super().__init__(Text(f"{glyph} {text}"), markup=False, classes=f"-{level}")
+        shown = Text(f"{glyph} {terminal_text(text)}")
+        super().__init__(shown, markup=False, classes=f"-{level}")
         self.text = text
         self.level = level

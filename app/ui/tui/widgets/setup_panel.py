@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from lull.catalog.local_servers import CANDIDATES, LocalServer
+from lull.model.text import terminal_text
 from lull.ui.shared.startup import setup_hints
 
 SEARCHING = "Looking for a local model server on 127.0.0.1 ({})…".format(
@@ -68,7 +69,8 @@ class SetupPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         """The problem, the hints, and the local-server search line."""
-        yield Static(Text(self.problem), classes="setup-problem", id="setup-problem", markup=False)
+        problem = Text(terminal_text(self.problem))
+        yield Static(problem, classes="setup-problem", id="setup-problem", markup=False)
         hints = "\n".join(setup_hints(self.settings_file))
         yield Static(Text(hints), classes="setup-hints", markup=False)
         yield Static(Text(SEARCHING), classes="setup-local", id="setup-local", markup=False)
@@ -76,7 +78,7 @@ class SetupPanel(Vertical):
     def show_problem(self, problem: str) -> None:
         """Replace the problem line (e.g. the chosen server did not work either)."""
         self.problem = problem
-        self.query_one("#setup-problem", Static).update(Text(problem))
+        self.query_one("#setup-problem", Static).update(Text(terminal_text(problem)))
         for button in self.query(Button):
             button.disabled = False
 
@@ -87,7 +89,7 @@ class SetupPanel(Vertical):
         if not servers:
             line.update(Text(NONE_FOUND))
             return
-        names = ", ".join(s.name for s in servers)
+        names = terminal_text(", ".join(s.name for s in servers))  # names a server sent
         line.update(Text(f"Found on this machine: {names}. Press Enter to use the first one:"))
         buttons = [
             Button(server_label(s), variant="primary" if i == 0 else "default", id=f"use-{i}")

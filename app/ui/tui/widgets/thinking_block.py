@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
+from lull.model.text import terminal_text
+
 REFRESH_SECONDS = 0.05
 TAIL_LINES = 8
 
@@ -31,7 +33,7 @@ class ThinkingBlock(Collapsible):
 
     def __init__(self, text: str = "", *, streaming: bool = True) -> None:
         self.text = text
-        self._body = Static(Text(text), markup=False, classes="thinking-text")
+        self._body = Static(Text(terminal_text(text)), markup=False, classes="thinking-text")
         super().__init__(self._body, title="thinking…", collapsed=not streaming)
         self._timer: Timer | None = None
         self.finished = not streaming
@@ -47,7 +49,7 @@ class ThinkingBlock(Collapsible):
     def _refresh_text(self) -> None:
         self._timer = None
         lines = self.text[-8000:].splitlines()
-        self._body.update(Text("\n".join(lines[-TAIL_LINES:])))
+        self._body.update(Text(terminal_text("\n".join(lines[-TAIL_LINES:]))))
 
     def _done_title(self) -> str:
         words = len(self.text.split())
@@ -58,7 +60,7 @@ class ThinkingBlock(Collapsible):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self._body.update(Text(self.text))
+        self._body.update(Text(terminal_text(self.text)))
         self.finished = True
         self.title = self._done_title()
         self.collapsed = True

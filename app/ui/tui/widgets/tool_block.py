@@ -17,6 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
 from lull.model.messages import ToolCall, ToolResult
+from lull.model.text import terminal_text
 from lull.ui.shared.user_shell import user_run_output
 from lull.ui.tui.widgets.diff_view import DiffView, diff_stats, write_as_diff
 
@@ -36,7 +37,7 @@ def key_argument(arguments: Mapping[str, Any]) -> str:
 
 
 def _one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
-    line = " ".join(text.split())
+    line = " ".join(terminal_text(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -180,7 +181,7 @@ class ToolBlock(Vertical):
                 preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
             if shown is not None:
                 preview = "\n".join([lines[0], *shown])
-            body = Static(Text(preview), markup=False, classes="tool-preview")
+            body = Static(Text(terminal_text(preview)), markup=False, classes="tool-preview")
             title = f"output ({len(lines)} lines)"
             widgets.append(Collapsible(body, title=title, collapsed=shown is None))
         return widgets

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from lull.model.text import terminal_text
+
 QUEUED_MARK = "  (queued)"
 
 
@@ -32,7 +34,7 @@ class UserMessage(Static):
         self._show()
 
     def _show(self) -> None:
-        body = Text(self.text)
+        body = Text(terminal_text(self.text))
         if self.queued:
             body.append(QUEUED_MARK, style="italic")
         self.set_class(self.queued, "-queued")

@@ -4,15 +4,28 @@ duration, and a project's hooks that wait for trust."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
+import os
+import signal
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from lull.engine.hooks.runner import HookRunner, describe, input_from_hook
 from lull.model.hooks import HookCommand, HookEvent
+from tests.processes import (
+    CANCEL_DEADLINE,
+    block_until_written,
+    child_pids,
+    sigkill_group,
+    step_until_a_child_starts,
+    wait_until_gone,
+)
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -119,27 +132,53 @@ async def test_a_hook_past_its_timeout_is_killed_with_its_process_group(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     pid_file = tmp_path / "child.pid"
-    command = script(tmp_path, "hang.sh", f'sleep 60 &\necho $! > "{pid_file}"\nwait\n')
+    command = script(tmp_path, "hang.sh", f'sleep 600 &\necho $! > "{pid_file}"\nwait\n')
     runner = HookRunner([hook("PreToolUse", command, timeout=0.5)], workspace=tmp_path)
-    with caplog.at_level(logging.INFO, logger="lull.hooks"):
-        outcome = await runner.run("PreToolUse", {}, target="edit")
+    try:
+        with caplog.at_level(logging.INFO, logger="lull.hooks"):
+            # far less than the 600 s the background sleep would hold the pipes open
+            outcome = await asyncio.wait_for(runner.run("PreToolUse", {}, target="edit"), 30)
+    finally:
+        if pid_file.exists() and pid_file.read_text().strip():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
     assert not outcome.blocked
     assert [n.text for n in outcome.notices] == [
         f"{describe(runner.hooks[0])} timed out after 0.5 s and was killed"
     ]
     child = int(pid_file.read_text())
+    assert _exists(os.getpid())  # the control: the probe sees a live process
     assert not _exists(child)  # the sleep in the background went with the group
     (record,) = [r.getMessage() for r in caplog.records if r.name == "lull.hooks"]
     assert "timed out after 0.5 s (killed) in" in record and record.endswith(" ms")
 
 
-def _exists(pid: int) -> bool:
-    """Whether ``pid`` is a live (not zombie) process."""
+async def test_a_cancel_while_the_hook_starts_stops_its_whole_group(tmp_path: Path) -> None:
+    """bash runs (and has started a child) but asyncio has not handed it over yet when the
+    turn is cancelled: the loop is held there, then the run is cancelled."""
+    command = script(tmp_path, "slow.sh", f'sleep 120 &\necho $$ > "{tmp_path}/pgid"\nsleep 120\n')
+    runner = HookRunner([hook("PreToolUse", command, timeout=100)], workspace=tmp_path)
+    before = child_pids()
+    task = asyncio.create_task(runner.run("PreToolUse", {}, target="edit"))
+    await step_until_a_child_starts(before)
+    pgid = int(block_until_written(tmp_path / "pgid"))
     try:
-        state = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return state[state.rfind(")") + 2] not in "ZX"
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+        assert done, "the cancel waited for the hook to end instead of stopping it"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_gone(pgid)
+    finally:
+        sigkill_group(pgid)
+
+
+def _exists(pid: int) -> bool:
+    """Whether ``pid`` is a live (not zombie) process, as ``ps`` sees it (no /proc needed: a
+    missing /proc must not make every process look gone)."""
+    ps = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True)
+    state = ps.stdout.strip()
+    return bool(state) and state[0] not in "ZX"
 
 
 async def test_every_run_is_logged_with_its_exit_code_and_duration(

@@ -26,6 +26,7 @@ from lull.model.events import (
 from lull.model.messages import ToolCall, unanswered_calls
 from lull.model.provider import ModelRequest, ProviderError, Retrying
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
+from tests.processes import sigkill_group, wait_for_text, wait_until_gone
 from tests.support import AgentFactory, run
 
 
@@ -99,23 +100,20 @@ async def test_a_denied_call_gets_a_result_the_model_sees(
 
 
 async def test_cancel_mid_tool_leaves_a_valid_resumable_session(
-    provider: ScriptedProvider, make_agent: AgentFactory, store: SessionStore
+    provider: ScriptedProvider, make_agent: AgentFactory, store: SessionStore, workspace: Path
 ) -> None:
-    provider.script(call("run_shell_command", command="sleep 30"), ScriptedReply(text="after"))
+    slow = "echo $$ > started; sleep 120"  # says when it really runs (not only announced)
+    provider.script(call("run_shell_command", command=slow), ScriptedReply(text="after"))
     agent = make_agent()
-
-    running = asyncio.Event()
-
-    async def consume() -> None:
-        async for event in agent.run_turn("run the slow thing"):
-            if isinstance(event, ToolStarted):
-                running.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(running.wait(), timeout=60)  # the call is saved and its tool runs
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    task = asyncio.create_task(run(agent, "run the slow thing"))
+    pgid = int(await wait_for_text(workspace / "started", lambda: task.done()))
+    try:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_gone(pgid)  # the command was stopped, not left to finish
+    finally:
+        sigkill_group(pgid)
     assert not unanswered_calls(agent.session.transcript)
     assert "Cancelled" in agent.session.transcript[-1].tool_results[0].content
     agent.session.close()

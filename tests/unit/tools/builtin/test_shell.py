@@ -3,34 +3,23 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from lull.tools.base import ToolContext
 from lull.tools.builtin.shell import ShellTool
+from tests.processes import (
+    CANCEL_DEADLINE,
+    block_until_written,
+    child_pids,
+    live_pids_in_group,
+    sigkill_group,
+    step_until_a_child_starts,
+    wait_for_text,
+    wait_until_gone,
+)
 from tests.unit.tools.helpers import Call
-
-
-def live_pids_in_group(pgid: int) -> list[int]:
-    """Non-zombie processes of group ``pgid``, as ps sees them."""
-    ps = subprocess.run(["ps", "-eo", "pid=,pgid=,stat="], capture_output=True, text=True)
-    pids = []
-    for line in ps.stdout.splitlines():
-        pid, group, state = line.split()[:3]
-        if int(group) == pgid and not state.startswith("Z"):
-            pids.append(int(pid))
-    return pids
-
-
-async def wait_for_file(path: Path, timeout: float = 5.0) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
 
 
 async def test_reports_exit_code_stdout_and_stderr(call: Call) -> None:
@@ -50,42 +39,104 @@ async def test_no_output_is_said(call: Call) -> None:
 
 
 async def test_timeout_kills_the_whole_process_group(call: Call, workspace: Path) -> None:
-    started = time.monotonic()
-    out = await call(
-        "run_shell_command",
-        command="echo $$ > pgid; sleep 30 & sleep 30",
-        timeout_seconds=1,
+    """The command would run 120 s: it ends (with its group) when its 1 s are up."""
+    running = call(
+        "run_shell_command", command="echo $$ > pgid; sleep 120 & sleep 120", timeout_seconds=1
     )
-    elapsed = time.monotonic() - started
-    assert out.is_error
-    assert out.content.startswith("Command timed out after 1 s")
-    assert elapsed < 4
-    pgid = int((workspace / "pgid").read_text())
-    assert live_pids_in_group(pgid) == []
+    try:
+        out = await asyncio.wait_for(running, CANCEL_DEADLINE)
+        assert out.is_error
+        assert out.content.startswith("Command timed out after 1 s")
+        assert live_pids_in_group(int((workspace / "pgid").read_text())) == []
+    finally:
+        if (workspace / "pgid").exists():
+            sigkill_group(int((workspace / "pgid").read_text()))
 
 
 async def test_cancellation_kills_the_whole_process_group(
     ctx: ToolContext, workspace: Path
 ) -> None:
     tool = ShellTool()
-    task = asyncio.create_task(tool.run({"command": "echo $$ > pgid; sleep 30 & sleep 30"}, ctx))
-    pgid = int(await wait_for_file(workspace / "pgid"))
-    assert len(live_pids_in_group(pgid)) >= 2
-    task.cancel()
-    started = time.monotonic()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - started < 3
-    assert live_pids_in_group(pgid) == []
+    task = asyncio.create_task(tool.run({"command": "echo $$ > pgid; sleep 120 & sleep 120"}, ctx))
+    pgid = int(await wait_for_text(workspace / "pgid", task.done))
+    try:
+        assert len(live_pids_in_group(pgid)) >= 2
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+        assert done, "the cancel waited for the command to end instead of stopping it"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert live_pids_in_group(pgid) == []
+    finally:
+        sigkill_group(pgid)
 
 
-async def test_background_process_holding_the_pipe_does_not_hang_the_call(ctx: ToolContext) -> None:
+async def test_a_cancel_while_bash_is_starting_kills_the_whole_group(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    """The classic race: bash and its children run, but asyncio has not handed the process to
+    the tool yet (its pipes are being connected) when the cancel comes. Deterministic: the
+    event loop is held right after bash appears until bash has started its children."""
+    before = child_pids()
+    tool = ShellTool()
+    command = "sleep 120 & echo $$ > pgid; sleep 120"
+    task = asyncio.create_task(tool.run({"command": command}, ctx))
+    await step_until_a_child_starts(before)
+    pgid = int(block_until_written(workspace / "pgid"))  # the tool has not seen the process
+    try:
+        assert not task.done()
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+        assert done, "the cancel waited for the command to end instead of stopping it"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_gone(pgid)
+    finally:
+        sigkill_group(pgid)
+
+
+async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    """Cancelled after 0, 1, 2 … steps of the event loop (before, during and after the start),
+    every command stops at once: each group that started is gone when the cancel returns."""
+    tool = ShellTool()
+    try:
+        for steps in range(40):
+            command = f"echo $$ > pgid.{steps}; sleep 120 & sleep 120"
+            task = asyncio.create_task(tool.run({"command": command}, ctx))
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+            assert done, f"cancelled after {steps} steps, the command was not stopped"
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        started = _groups_started(workspace)
+        assert started, "no command got far enough to start"
+        for pgid in started:
+            await wait_until_gone(pgid)
+    finally:
+        for pgid in _groups_started(workspace):
+            sigkill_group(pgid)
+
+
+def _groups_started(workspace: Path) -> list[int]:
+    return [int(path.read_text()) for path in sorted(workspace.glob("pgid.*")) if path.read_text()]
+
+
+async def test_background_process_holding_the_pipe_does_not_hang_the_call(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    """The background sleep would hold the pipes 120 s: the call ends after the pipe grace."""
     tool = ShellTool(pipe_grace=0.2)
-    started = time.monotonic()
-    out = await tool.run({"command": "sleep 30 & echo started"}, ctx)
-    assert time.monotonic() - started < 3
-    assert "Exit code: 0" in out.content and "started" in out.content
-    assert "background processes kept stdout/stderr open" in out.content
+    running = tool.run({"command": "echo $$ > pgid; sleep 120 & echo started"}, ctx)
+    try:
+        out = await asyncio.wait_for(running, CANCEL_DEADLINE)
+        assert "Exit code: 0" in out.content and "started" in out.content
+        assert "background processes kept stdout/stderr open" in out.content
+    finally:
+        sigkill_group(int((workspace / "pgid").read_text()))
 
 
 async def test_detached_background_process_is_left_running(

@@ -77,3 +77,13 @@ async def test_the_question_says_what_always_would_allow() -> None:
     assert approval == Approval("allow_always", remember="workspace")
     assert "always: allow run_shell_command(rm *)" in out.getvalue()
     assert "[a] this session, [w] this workspace, [e] everywhere" in asked[0]
+
+
+async def test_the_question_and_the_legend_show_escape_sequences_as_text() -> None:
+    out = io.StringIO()
+    approver, asked = _approver("n", out)
+    command = "echo \x1b]52;c;aGk=\x07 \x1b[2J"
+    await approver.ask(CALL, command, (f"run_shell_command({command})",))
+    for shown in (asked[0], out.getvalue()):
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "echo ␛]52;c;aGk=␇ ␛[2J" in shown

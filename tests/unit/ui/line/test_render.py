@@ -115,6 +115,43 @@ def test_markup_in_text_is_printed_literally() -> None:
     assert _lines(out) == ["[bold]not markup[/bold]", "[red]hint[/red]"]
 
 
+ESCAPES = "\x1b]52;c;aGk=\x07 \x1b]0;owned\x07 \x1b[2J \x9b2J"
+"""A clipboard write, a window title, a clear screen (also as the one-character C1 CSI)."""
+SHOWN = "␛]52;c;aGk=␇ ␛]0;owned␇ ␛[2J ␛[2J"
+
+
+def _hostile_turn(printer: EventPrinter) -> None:
+    """A turn whose model text, reasoning, file name, tool output and notice hold escapes."""
+    call = ToolCall("call_9", "read_file", {"path": f"f{ESCAPES}.txt"})
+    printer.render(TurnStarted("hi"))
+    printer.render(AssistantThinking(f"think {ESCAPES}\n"))
+    printer.render(AssistantText(f"say {ESCAPES}\n\nand *more* {ESCAPES}"))
+    printer.render(ToolStarted(call, f"f{ESCAPES}.txt"))
+    printer.render(ToolFinished(call, ToolResult("call_9", "read_file", f"out {ESCAPES}")))
+    printer.render(Notice("warning", f"note {ESCAPES}"))
+    printer.render(TurnFailed(f"failed {ESCAPES}", "api"))
+
+
+def test_escape_sequences_from_the_model_and_tools_are_shown_not_sent() -> None:
+    printer, out = _printer()
+    _hostile_turn(printer)
+    text = out.getvalue()
+    assert not [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+    assert len([line for line in _lines(out) if SHOWN in line]) == 7
+
+
+def test_a_terminal_gets_lulls_own_styling_and_no_sequence_from_the_text() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=200, force_terminal=True, color_system="truecolor")
+    printer = EventPrinter(console)
+    _hostile_turn(printer)
+    text = out.getvalue()
+    assert "\x1b[1m" in text  # lull's bold is still sent
+    for sequence in ("\x1b]52", "\x1b]0;", "\x1b[2J", "\x9b", "\x07"):
+        assert sequence not in text
+    assert SHOWN in text
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 50.0

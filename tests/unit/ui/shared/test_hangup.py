@@ -101,13 +101,17 @@ async def test_an_ignored_sighup_stays_ignored() -> None:
         signal.signal(signal.SIGHUP, previous)
 
 
-def test_detach_points_descriptors_at_dev_null(tmp_path: object) -> None:
+def test_detach_points_descriptors_at_dev_null() -> None:
     read_end, write_end = os.pipe()
+    os.close(read_end)  # the other end went away, as a vanished terminal's does
     try:
+        with pytest.raises(BrokenPipeError):  # the control: writing fails before detach
+            os.write(write_end, b"fails")
         detach([write_end])
-        os.write(write_end, b"vanishes")  # no EPIPE, no block: /dev/null
+        assert os.write(write_end, b"vanishes") == len(b"vanishes")  # no EPIPE, no block
+        null, now = os.stat(os.devnull), os.fstat(write_end)
+        assert (now.st_dev, now.st_ino, now.st_rdev) == (null.st_dev, null.st_ino, null.st_rdev)
     finally:
-        os.close(read_end)
         os.close(write_end)
 
 

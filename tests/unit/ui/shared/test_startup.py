@@ -4,6 +4,7 @@ tests/tui/test_context.py), not only in /settings."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -46,4 +47,20 @@ def test_the_defaults_start_without_a_warning(
     runtime, _ = open_runtime(RunOptions(workspace=workspace, demo=True))
     assert runtime is not None
     assert "warning" not in capsys.readouterr().err
+    runtime.close()
+
+
+def test_a_hostile_settings_key_is_named_with_its_escapes_shown(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repository's .lull/settings.json may name keys with escape sequences: the warning
+    that names them shows the sequences, it does not send them (a window title here)."""
+    project = workspace / ".lull" / "settings.json"
+    project.parent.mkdir()
+    project.write_text(json.dumps({"x\x1b]0;owned\x07": 1}))
+    runtime, code = open_runtime(RunOptions(workspace=workspace, demo=True))
+    assert runtime is not None and code == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert "unknown setting x␛]0;owned␇" in err
     runtime.close()

@@ -138,3 +138,11 @@ def test_the_context_is_a_warning_from_the_watch_line() -> None:
     span = warning_span(at, narrow)
     assert span is None or narrow[span[0] : span[1]] in ("80k 40%", "ctx 80k/200k 40%")
     assert context_warning(facts(context_tokens=20_000, watch_fraction=0.1))
+
+
+def test_a_model_name_a_server_sent_shows_its_escapes() -> None:
+    """A local server picks the model name (the only one it lists): its escape sequences are
+    shown in the status line, never sent."""
+    line = status_line(facts(model="m\x1b]0;owned\x07"), NOW, 200)
+    assert "\x1b" not in line and "\x07" not in line
+    assert "m␛]0;owned␇" in line
