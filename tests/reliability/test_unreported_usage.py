@@ -56,12 +56,13 @@ def test_displays_say_not_reported(
     fake.script(Reply(text="hello"))
     assert run_print(RunOptions(workspace, model="local-model"), "hi", "json") == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["usage_reported"] is False and payload["cost_usd"] is None
+    # not reported, but an unpriced model on a local server costs nothing either way
+    assert payload["usage_reported"] is False and payload["cost_usd"] == 0.0
     fake.script(Reply(text="hello again"))
     assert run_print(RunOptions(workspace, model="local-model"), "hi", "stream-json") == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     [usage] = [line for line in lines if line["type"] == "usage"]
-    assert usage["usage_reported"] is False and usage["cost_usd"] is None
+    assert usage["usage_reported"] is False and usage["cost_usd"] == 0.0
 
 
 async def test_cost_status_and_line_summary_say_not_reported(

@@ -192,9 +192,10 @@ class EventPrinter:
             stream.finish()
 
     def interrupted(self) -> None:
-        """Say that the turn was interrupted and the session is still usable."""
+        """Say that the turn was interrupted and the session is still usable (the engine says
+        itself when it gave unfinished tool calls their 'cancelled' result)."""
         self.end_stream()
-        self.note("interrupted; unfinished tool calls got a 'cancelled' result, session saved")
+        self.note("interrupted; session saved")
 
     def _feed(self, kind: type, text: str, *, markdown: bool, style: str) -> None:
         stream = self._stream

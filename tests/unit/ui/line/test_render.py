@@ -96,6 +96,7 @@ def test_an_interrupt_keeps_the_partial_text_and_says_so() -> None:
     printer.interrupted()
     lines = _lines(out)
     assert lines[0] == "half an ans" and lines[1].startswith("· interrupted")
+    assert "tool call" not in lines[1]  # a plain text answer had none to cancel
 
 
 def test_usage_of_the_turn_is_summed() -> None:
