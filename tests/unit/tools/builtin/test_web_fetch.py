@@ -3,7 +3,6 @@ from __future__ import annotations
 import dataclasses
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -127,15 +126,15 @@ async def test_only_http_and_https_are_allowed(call: Call, url: str) -> None:
     assert out.is_error and "is not an http:// or https:// URL" in out.content
 
 
+@pytest.mark.timeout(30)  # a guard against hanging, not a measurement
 async def test_silent_server_times_out_as_unreachable(ctx: ToolContext) -> None:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/slow"
-        started = time.monotonic()
         with pytest.raises(ToolError) as info:
             await WebFetchTool(timeout=0.3).run({"url": url}, ctx)
-        assert time.monotonic() - started < 2
+    assert "timed out after 0.3 s" in str(info.value)  # the limit given, not the default
     assert str(info.value).startswith(f"web_fetch: could not reach {url}: ")
     assert str(info.value).endswith("(are you offline?)")
 
