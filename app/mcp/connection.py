@@ -6,7 +6,9 @@ SDK's transport and :class:`mcp.ClientSession` and stays inside them until the c
 dropped, so the SDK's task groups are entered and left in the same task; calls are made from
 the tool runner's tasks on the same event loop. A server that does not start within its
 ``timeoutSeconds``, dies, or does not answer a call in time becomes an :class:`McpFailure`
-with the tail of its stderr; the connection is dropped and the next use starts it again.
+with the tail of its stderr; the connection is dropped and the next use starts it again. A
+call the server answers with a JSON-RPC error is an :class:`McpCallError` for that call only:
+the server, its state and its other calls in flight are left alone.
 Every line a stdio server writes to stderr goes to the debug log (``lull.mcp``).
 
 The SDK is imported only here, and only when a server starts.
@@ -33,11 +35,18 @@ ServerState = Literal["stopped", "starting", "ready", "failed"]
 STDERR_LINES = 20
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_READ_SECONDS = 300.0
+_CONNECTION_CLOSED = -32000  # the SDK's code for a call whose connection ended (mcp.types)
+_REQUEST_TIMEOUT = -32001  # the SDK's code for a call past its read timeout
 
 
 class McpFailure(Exception):
     """The server could not be reached, crashed or timed out; the message is one line (plus
     the server's stderr tail when it has one)."""
+
+
+class McpCallError(Exception):
+    """One call failed while its server stays up: the server answered it with a JSON-RPC
+    error (its message is kept). Only that call gets an error result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,10 +262,14 @@ class McpConnection:
     # --- calling ----------------------------------------------------------------------
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
-        """Call ``tool`` and return the SDK's ``CallToolResult``; raises :class:`McpFailure`
-        when the server cannot be started, dies or does not answer within its timeout (the
-        connection is dropped, so the next call starts it again)."""
+        """Call ``tool`` and return the SDK's ``CallToolResult``.
+
+        Raises :class:`McpCallError` when the server answered this call with a JSON-RPC error
+        or the call timed out (the server keeps running, with its state and its other calls),
+        and :class:`McpFailure` when the server cannot be started or the connection ended (it
+        is dropped, so the next call starts it again)."""
         session = await self.connect()
+        generation = self.starts
         timeout = self.config.timeout_seconds
         try:
             return await asyncio.wait_for(
@@ -268,11 +281,25 @@ class McpConnection:
         except TimeoutError:
             reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
         except Exception as error:
+            timed_out = getattr(error, "code", None) == _REQUEST_TIMEOUT
+            if not timed_out and not connection_lost(error):
+                raise self._call_error(tool, error) from None
             reason = describe_error(error)
-            if "timed out" in reason.lower() or "timeout" in reason.lower():
+            if timed_out:
                 reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
-        await self._drop()
+        if generation == self.starts:  # not restarted meanwhile by a sibling call
+            await self._drop()
         raise self._failed(reason)
+
+    def _call_error(self, tool: str, error: BaseException) -> McpCallError:
+        """One call's error answer, in a line for the model (the server is left running)."""
+        code = getattr(error, "code", None)
+        message = getattr(error, "message", None) or describe_error(error)
+        number = f" ({code})" if isinstance(code, int) else ""
+        log.info("mcp %s: %s answered with an error%s: %s", self.name, tool, number, message)
+        return McpCallError(
+            f"MCP server {self.name}: {tool} answered with an error{number}: {message}"
+        )
 
     def _failed(self, reason: str) -> McpFailure:
         """Record ``reason`` as the last error; the failure carries the stderr tail."""
@@ -324,6 +351,21 @@ async def _list_tools(session: Any) -> list[RemoteTool]:
         cursor = getattr(page, "next_cursor", None)
         if not cursor:
             return tools
+
+
+def connection_lost(error: BaseException) -> bool:
+    """Whether a call's exception says the connection to the server ended (the SDK wakes
+    every waiting call with ``Connection closed`` when the transport closes), rather than
+    that the server answered the call with an error."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, OSError | EOFError):
+        return True
+    code = getattr(error, "code", None)
+    message = str(getattr(error, "message", ""))
+    if code == _CONNECTION_CLOSED and message == "Connection closed":
+        return True
+    return type(error).__name__ in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}
 
 
 def describe_error(error: BaseException) -> str:

@@ -2,9 +2,10 @@
 
 Calls go to the server's :class:`~lull.mcp.connection.McpConnection`; a failure of the server
 (it cannot start, crashed, hung past its timeout) is an error result with the server's stderr
-tail, never an exception in the turn loop. MCP tools are not ``read_only`` (``default`` mode
-asks before each call, "allow always" covers one tool for the session); a tool its server
-annotates ``readOnlyHint`` may run in ``plan`` mode.
+tail, and a JSON-RPC error answer is an error result with the server's message (that call
+only: the server keeps running), never an exception in the turn loop. MCP tools are not
+``read_only`` (``default`` mode asks before each call, "allow always" covers one tool for the
+session); a tool its server annotates ``readOnlyHint`` may run in ``plan`` mode.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lull.mcp.connection import McpConnection, McpFailure, RemoteTool
+from lull.mcp.connection import McpCallError, McpConnection, McpFailure, RemoteTool
 from lull.mcp.results import convert_result
 from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
@@ -47,7 +48,7 @@ class McpTool(Tool):
         the server's stderr tail)."""
         try:
             result = await self.connection.call(self.remote.name, args)
-        except McpFailure as failure:
+        except (McpFailure, McpCallError) as failure:
             raise ToolError(str(failure)) from None
         return convert_result(result, f"{self.name}'s result", ctx)
 

@@ -6,6 +6,11 @@ mid-call), ``hang`` (never answers). ``--odd-schema`` adds ``search.files`` whos
 top-level ``anyOf`` (both providers reject that) and a tool with a 70-character name;
 ``--fail-start`` writes a line to stderr and exits before speaking MCP; ``--http PORT`` serves
 streamable HTTP on 127.0.0.1 instead of stdio. ``--pid-file PATH`` records the process id.
+
+``--stateful`` adds ``count`` (a counter kept in the process: it shows whether the server was
+restarted), ``fail`` (answers with a JSON-RPC error, as a low-level server that raises does)
+and ``slow`` (sleeps ``seconds`` asynchronously, then answers). ``--hang-start`` never speaks
+MCP (it sleeps forever); ``--flood N`` writes N junk lines to stdout before it starts.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
 from mcp.types import ImageContent, ResourceLink, TextContent, ToolAnnotations
 
 # a 1x1 transparent PNG
@@ -29,9 +36,11 @@ PNG = base64.b64encode(
 ).decode()
 
 
-def build(odd_schema: bool) -> MCPServer:
+def build(odd_schema: bool, stateful: bool = False) -> MCPServer:
     """The server and its tools."""
     server = MCPServer("lull-test")
+    if stateful:
+        add_stateful(server)
 
     @server.tool()
     def echo(text: str) -> str:
@@ -98,6 +107,28 @@ def build(odd_schema: bool) -> MCPServer:
     return server
 
 
+def add_stateful(server: MCPServer) -> None:
+    """``count``, ``fail`` and ``slow``: state that a restart would lose, and errors."""
+    counter = [0]
+
+    @server.tool()
+    def count() -> str:
+        """Add one to the counter and say it."""
+        counter[0] += 1
+        return f"count {counter[0]}"
+
+    @server.tool()
+    def fail(reason: str = "the widget is jammed") -> str:
+        """Answer with a JSON-RPC error."""
+        raise MCPError(code=-32603, message=reason)
+
+    @server.tool()
+    async def slow(seconds: float) -> str:
+        """Sleep, then answer."""
+        await anyio.sleep(seconds)
+        return f"slept {seconds:g}"
+
+
 def main() -> None:
     """Run the server as the arguments say."""
     parser = argparse.ArgumentParser()
@@ -105,6 +136,9 @@ def main() -> None:
     parser.add_argument("--fail-start", action="store_true")
     parser.add_argument("--odd-schema", action="store_true")
     parser.add_argument("--pid-file")
+    parser.add_argument("--stateful", action="store_true")
+    parser.add_argument("--hang-start", action="store_true")
+    parser.add_argument("--flood", type=int, default=0)
     args = parser.parse_args()
     if args.pid_file:
         Path(args.pid_file).write_text(str(os.getpid()))
@@ -112,7 +146,13 @@ def main() -> None:
         print("fatal: the database is not there", file=sys.stderr, flush=True)
         sys.exit(2)
     print("test server starting", file=sys.stderr, flush=True)
-    server = build(args.odd_schema)
+    if args.hang_start:
+        while True:
+            time.sleep(1)
+    for n in range(args.flood):
+        sys.stdout.write(f"junk line {n}: this is not JSON-RPC at all\n")
+    sys.stdout.flush()
+    server = build(args.odd_schema, args.stateful)
     if args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:

@@ -4,12 +4,13 @@ tail, and the server starts again on the next use."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
 import pytest
 
-from lull.mcp.connection import McpConnection, McpFailure, expand
+from lull.mcp.connection import McpCallError, McpConnection, McpFailure, expand
 from lull.model.mcp import McpServerConfig
 from tests.unit.mcp.conftest import StdioServer
 
@@ -113,3 +114,36 @@ def test_variables_in_settings_are_expanded() -> None:
 
 def _fields(config: McpServerConfig) -> dict[str, object]:
     return {name: getattr(config, name) for name in config.__dataclass_fields__}
+
+
+async def test_a_json_rpc_error_is_that_calls_error_and_the_server_keeps_its_state(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    connection = McpConnection(stdio_server("s", "--stateful"), tmp_path)
+    try:
+        assert (await connection.call("count", {})).content[0].text == "count 1"
+        with pytest.raises(McpCallError, match="the widget is jammed") as failure:
+            await connection.call("fail", {})
+        assert str(failure.value).startswith("MCP server s: fail answered with an error")
+        assert (await connection.call("count", {})).content[0].text == "count 2"  # not restarted
+        assert connection.state == "ready" and connection.starts == 1
+    finally:
+        await connection.close()
+
+
+async def test_a_json_rpc_error_leaves_sibling_calls_in_flight_alone(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    connection = McpConnection(stdio_server("s", "--stateful"), tmp_path)
+    try:
+        await connection.call("count", {})
+        slow = [connection.call("slow", {"seconds": 0.4}) for _ in range(2)]
+        results = await asyncio.gather(
+            *slow, connection.call("fail", {"reason": "no"}), return_exceptions=True
+        )
+        assert [r.content[0].text for r in results[:2]] == ["slept 0.4", "slept 0.4"]  # type: ignore[union-attr]
+        assert isinstance(results[2], McpCallError)
+        assert (await connection.call("count", {})).content[0].text == "count 2"
+        assert connection.starts == 1
+    finally:
+        await connection.close()
