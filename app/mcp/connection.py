@@ -5,10 +5,13 @@ A connection is held by one background task (:meth:`McpConnection._hold`) that e
 SDK's transport and :class:`mcp.ClientSession` and stays inside them until the connection is
 dropped, so the SDK's task groups are entered and left in the same task; calls are made from
 the tool runner's tasks on the same event loop. A server that does not start within its
-``timeoutSeconds``, dies, or does not answer a call in time becomes an :class:`McpFailure`
-with the tail of its stderr; the connection is dropped and the next use starts it again. A
-call the server answers with a JSON-RPC error is an :class:`McpCallError` for that call only:
-the server, its state and its other calls in flight are left alone.
+start timeout (``timeoutSeconds``, ``mcp.startTimeoutSeconds``, ``MCP_TIMEOUT``) or dies
+becomes an :class:`McpFailure` with the tail of its stderr; the connection is dropped and the
+next use starts it again. A call the server answers with a JSON-RPC error, or that takes
+longer than the call timeout (``toolTimeoutSeconds``, ``mcp.toolTimeoutSeconds``,
+``MCP_TOOL_TIMEOUT``; the SDK then sends ``notifications/cancelled``), is an
+:class:`McpCallError` for that call only: the server, its state and its other calls in flight
+are left alone.
 Every line a stdio server writes to stderr goes to the debug log (``lull.mcp``).
 
 The SDK is imported only here, and only when a server starts.
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from lull.model.mcp import McpServerConfig
+from lull.model.mcp import McpServerConfig, McpTimeouts
 
 log = logging.getLogger("lull.mcp")
 
@@ -37,6 +40,7 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_READ_SECONDS = 300.0
 _CONNECTION_CLOSED = -32000  # the SDK's code for a call whose connection ended (mcp.types)
 _REQUEST_TIMEOUT = -32001  # the SDK's code for a call past its read timeout
+_CALL_GRACE_SECONDS = 5.0  # past a call's timeout, in case the SDK's own timeout never fires
 
 
 class McpFailure(Exception):
@@ -46,7 +50,8 @@ class McpFailure(Exception):
 
 class McpCallError(Exception):
     """One call failed while its server stays up: the server answered it with a JSON-RPC
-    error (its message is kept). Only that call gets an error result."""
+    error (its message is kept), or it timed out and was cancelled. Only that call gets an
+    error result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +112,14 @@ class McpConnection:
     """A server, its state and last error, and the calls to its tools."""
 
     def __init__(
-        self, config: McpServerConfig, workspace: Path, env: Mapping[str, str] | None = None
+        self,
+        config: McpServerConfig,
+        workspace: Path,
+        env: Mapping[str, str] | None = None,
+        timeouts: McpTimeouts | None = None,
     ) -> None:
         self.config = config
+        self.default_timeouts = timeouts or McpTimeouts()
         self.workspace = workspace
         self.env = dict(os.environ if env is None else env)
         self.state: ServerState = "stopped"
@@ -127,6 +137,16 @@ class McpConnection:
     def name(self) -> str:
         """The server's name in the settings."""
         return self.config.name
+
+    @property
+    def start_timeout(self) -> float:
+        """Seconds the server may take to start and list its tools."""
+        return self.config.timeouts(self.default_timeouts).start_seconds
+
+    @property
+    def call_timeout(self) -> float:
+        """Seconds one call may take before it is cancelled."""
+        return self.config.timeouts(self.default_timeouts).call_seconds
 
     # --- starting ---------------------------------------------------------------------
 
@@ -149,12 +169,13 @@ class McpConnection:
         stop = asyncio.Event()
         self._ready, self._stop = ready, stop
         self._holder = asyncio.create_task(self._hold(ready, stop), name=f"mcp {self.name}")
-        timeout = self.config.timeout_seconds
+        timeout = self.start_timeout
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
         except TimeoutError:
             await self._drop()
-            raise self._failed(f"did not start within {timeout:g} s (timeoutSeconds)") from None
+            reason = f"did not start within {timeout:g} s (timeoutSeconds, or MCP_TIMEOUT)"
+            raise self._failed(reason) from None
         except McpFailure as failure:
             await self._drop()
             raise self._failed(str(failure)) from None
@@ -208,9 +229,9 @@ class McpConnection:
                 import httpx2
                 from mcp.client.streamable_http import streamable_http_client
 
+                read = max(_HTTP_READ_SECONDS, self.call_timeout + _CALL_GRACE_SECONDS)
                 client = httpx2.AsyncClient(
-                    headers=headers,
-                    timeout=httpx2.Timeout(config.timeout_seconds, read=_HTTP_READ_SECONDS),
+                    headers=headers, timeout=httpx2.Timeout(self.start_timeout, read=read)
                 )
                 stack.push_async_callback(client.aclose)
                 return streamable_http_client(expand(config.url, self.env), http_client=client)
@@ -220,8 +241,8 @@ class McpConnection:
                 return sse_client(
                     expand(config.url, self.env),
                     headers=headers,
-                    timeout=config.timeout_seconds,
-                    sse_read_timeout=_HTTP_READ_SECONDS,
+                    timeout=self.start_timeout,
+                    sse_read_timeout=max(_HTTP_READ_SECONDS, self.call_timeout),
                 )
 
     @contextlib.asynccontextmanager
@@ -265,28 +286,32 @@ class McpConnection:
         """Call ``tool`` and return the SDK's ``CallToolResult``.
 
         Raises :class:`McpCallError` when the server answered this call with a JSON-RPC error
-        or the call timed out (the server keeps running, with its state and its other calls),
-        and :class:`McpFailure` when the server cannot be started or the connection ended (it
-        is dropped, so the next call starts it again)."""
+        or the call took longer than :attr:`call_timeout` (the SDK sends the server
+        ``notifications/cancelled``); the server keeps running, with its state and its other
+        calls. Raises :class:`McpFailure` when the server cannot be started or the connection
+        ended (it is dropped, so the next call starts it again)."""
         session = await self.connect()
         generation = self.starts
-        timeout = self.config.timeout_seconds
+        timeout = self.call_timeout
+        cancelled = McpCallError(
+            f"MCP server {self.name}: {tool}: no answer within {timeout:g} s "
+            "(toolTimeoutSeconds); the call was cancelled, the server keeps running"
+        )
         try:
             return await asyncio.wait_for(
                 session.call_tool(tool, dict(arguments), read_timeout_seconds=timeout),
-                timeout + 1,
+                timeout + _CALL_GRACE_SECONDS,
             )
         except asyncio.CancelledError:
             raise
-        except TimeoutError:
-            reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
+        except TimeoutError:  # the SDK did not end it: cancelling the call told the server
+            raise cancelled from None
         except Exception as error:
-            timed_out = getattr(error, "code", None) == _REQUEST_TIMEOUT
-            if not timed_out and not connection_lost(error):
+            if getattr(error, "code", None) == _REQUEST_TIMEOUT:
+                raise cancelled from None
+            if not connection_lost(error):
                 raise self._call_error(tool, error) from None
             reason = describe_error(error)
-            if timed_out:
-                reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
         if generation == self.starts:  # not restarted meanwhile by a sibling call
             await self._drop()
         raise self._failed(reason)

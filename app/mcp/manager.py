@@ -25,7 +25,7 @@ from typing import Literal
 from lull.mcp.connection import McpConnection, McpFailure
 from lull.mcp.naming import adapt_schema, tool_name
 from lull.mcp.tool import McpTool
-from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTransport
+from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTimeouts, McpTransport
 from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.tools.deferral import one_line, tool_spec
 from lull.tools.registry import ToolRegistry
@@ -53,7 +53,8 @@ class McpManager:
     """The MCP servers of one run (a :class:`lull.tools.sources.ToolSource`).
 
     ``provider`` is the API family the schemas are adapted for; ``trusted`` says whether the
-    workspace is trusted now; ``allow_project`` is ``--allow-project-mcp``.
+    workspace is trusted now; ``allow_project`` is ``--allow-project-mcp``; ``timeouts`` are
+    the start and call timeouts of servers whose entries name none (``mcp.*``).
     """
 
     def __init__(
@@ -66,13 +67,14 @@ class McpManager:
         trusted: Callable[[], bool],
         allow_project: bool = False,
         env: Mapping[str, str] | None = None,
+        timeouts: McpTimeouts | None = None,
     ) -> None:
         self.registry = registry
         self.provider = provider
         self.trusted = trusted
         self.allow_project = allow_project
         self.wait = False
-        self.connections = [McpConnection(s, workspace, env) for s in servers]
+        self.connections = [McpConnection(s, workspace, env, timeouts) for s in servers]
         self.added_tools: dict[str, str] = {}
         self._registered: set[str] = set()
         self._tasks: dict[str, asyncio.Task[None]] = {}

@@ -8,8 +8,9 @@ top-level ``anyOf`` (both providers reject that) and a tool with a 70-character 
 streamable HTTP on 127.0.0.1 instead of stdio. ``--pid-file PATH`` records the process id.
 
 ``--stateful`` adds ``count`` (a counter kept in the process: it shows whether the server was
-restarted), ``fail`` (answers with a JSON-RPC error, as a low-level server that raises does)
-and ``slow`` (sleeps ``seconds`` asynchronously, then answers). ``--hang-start`` never speaks
+restarted, and how many calls the client cancelled), ``fail`` (answers with a JSON-RPC error,
+as a low-level server that raises does) and ``slow`` (sleeps ``seconds`` asynchronously, then
+answers). ``--hang-start`` never speaks
 MCP (it sleeps forever); ``--flood N`` writes N junk lines to stdout before it starts.
 """
 
@@ -110,12 +111,13 @@ def build(odd_schema: bool, stateful: bool = False) -> MCPServer:
 def add_stateful(server: MCPServer) -> None:
     """``count``, ``fail`` and ``slow``: state that a restart would lose, and errors."""
     counter = [0]
+    cancelled = [0]
 
     @server.tool()
     def count() -> str:
-        """Add one to the counter and say it."""
+        """Add one to the counter and say it (and how many calls the client cancelled)."""
         counter[0] += 1
-        return f"count {counter[0]}"
+        return f"count {counter[0]}" + (f", {cancelled[0]} cancelled" if cancelled[0] else "")
 
     @server.tool()
     def fail(reason: str = "the widget is jammed") -> str:
@@ -124,8 +126,12 @@ def add_stateful(server: MCPServer) -> None:
 
     @server.tool()
     async def slow(seconds: float) -> str:
-        """Sleep, then answer."""
-        await anyio.sleep(seconds)
+        """Sleep, then answer (a client's notifications/cancelled ends the sleep)."""
+        try:
+            await anyio.sleep(seconds)
+        except anyio.get_cancelled_exc_class():
+            cancelled[0] += 1
+            raise
         return f"slept {seconds:g}"
 
 
