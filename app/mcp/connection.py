@@ -26,16 +26,18 @@ import os
 import re
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from lull.mcp.listing import ListingGuard, RemoteTool, SkippedTool, list_tools
 from lull.model.mcp import McpServerConfig, McpTimeouts
 
 log = logging.getLogger("lull.mcp")
 
 ServerState = Literal["stopped", "starting", "ready", "failed"]
 STDERR_LINES = 20
+STDERR_LINE_CHARS = 400  # a longer line is cut: the tail stays small whatever a server writes
+_STDERR_BUFFER = 64 * 1024  # bytes without a newline that are taken as one (cut) line
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_READ_SECONDS = 300.0
 _CONNECTION_CLOSED = -32000  # the SDK's code for a call whose connection ended (mcp.types)
@@ -54,16 +56,6 @@ class McpCallError(Exception):
     error result."""
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteTool:
-    """One tool as the server listed it."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    read_only_hint: bool = False
-
-
 def expand(text: str, env: Mapping[str, str]) -> str:
     """``${VAR}`` and ``${VAR:-default}`` replaced from ``env`` (as Claude Code's .mcp.json)."""
     return _VARIABLE.sub(lambda m: env.get(m.group(1), m.group(2) or ""), text)
@@ -77,8 +69,10 @@ class StderrTail:
         self.lines: deque[str] = deque(maxlen=STDERR_LINES)
 
     def add(self, line: str) -> None:
-        """Keep and log one line."""
+        """Keep and log one line (cut to :data:`STDERR_LINE_CHARS`)."""
         line = line.rstrip("\r\n")
+        if len(line) > STDERR_LINE_CHARS:
+            line = line[: STDERR_LINE_CHARS - 1] + "…"
         if line.strip():
             self.lines.append(line)
             log.debug("mcp %s stderr: %s", self.server, line)
@@ -86,6 +80,10 @@ class StderrTail:
     def text(self) -> str:
         """The kept lines, for an error result ("" when there are none)."""
         return "\n".join(self.lines)
+
+    def last(self, count: int) -> tuple[str, ...]:
+        """The last ``count`` lines."""
+        return tuple(self.lines)[-count:] if count > 0 else ()
 
 
 class _StderrProtocol(asyncio.Protocol):
@@ -98,6 +96,9 @@ class _StderrProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.buffer += data
         *lines, self.buffer = self.buffer.split(b"\n")
+        if len(self.buffer) > _STDERR_BUFFER:  # no newline for a long while: take it as a line
+            lines.append(self.buffer[: STDERR_LINE_CHARS * 4])
+            self.buffer = b""
         for line in lines:
             self.tail.add(line.decode("utf-8", "replace"))
 
@@ -125,6 +126,9 @@ class McpConnection:
         self.state: ServerState = "stopped"
         self.last_error = ""
         self.tools: list[RemoteTool] | None = None
+        self.skipped: list[SkippedTool] = []
+        """Tools of the first listing left out for a schema the protocol or JSON Schema
+        refuses."""
         self.stderr = StderrTail(config.name)
         self.starts = 0
         self._session: Any = None
@@ -174,7 +178,7 @@ class McpConnection:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
         except TimeoutError:
             await self._drop()
-            reason = f"did not start within {timeout:g} s (timeoutSeconds, or MCP_TIMEOUT)"
+            reason = f"no answer within {timeout:g} s of its start (timeoutSeconds, MCP_TIMEOUT)"
             raise self._failed(reason) from None
         except McpFailure as failure:
             await self._drop()
@@ -187,10 +191,13 @@ class McpConnection:
         """Enter the transport and the session, list the tools, then wait for the stop."""
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session = await self._open(stack)
-                listed = await _list_tools(session)
+                guard = ListingGuard()
+                session = await self._open(stack, guard)
+                skipped = guard.skipped
+                listed = await list_tools(session, skipped)
                 if self.tools is None:
                     self.tools = listed  # the first listing is kept: the prefix never changes
+                    self.skipped = skipped
                 self._session = session
                 if not ready.done():
                     ready.set_result(None)
@@ -203,18 +210,21 @@ class McpConnection:
             reason = describe_error(error)
             log.warning("mcp %s: connection ended: %s", self.name, reason)
             if not ready.done():
+                if connection_lost(error) and not isinstance(_innermost(error), OSError):
+                    reason = self._ended_while_starting()
                 ready.set_exception(McpFailure(reason))
             else:
                 self.state, self.last_error = "failed", reason
         finally:
             self._session = None
 
-    async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
-        """The transport for the configured kind, and an initialized session over it."""
+    async def _open(self, stack: contextlib.AsyncExitStack, guard: ListingGuard) -> Any:
+        """The transport for the configured kind, and an initialized session over it (its
+        messages pass ``guard``, which keeps a bad tool from failing the whole listing)."""
         from mcp import ClientSession
 
         streams = await stack.enter_async_context(self._transport(stack))
-        read, write = streams[0], streams[1]
+        read, write = guard.reading(streams[0]), guard.writing(streams[1])
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         return session
@@ -272,6 +282,12 @@ class McpConnection:
             errlog.close()
             await asyncio.sleep(0)  # let the last stderr bytes arrive
             transport.close()
+
+    def _ended_while_starting(self) -> str:
+        """Why a connection ended before the server answered (its stderr says the rest)."""
+        if self.config.transport == "stdio":
+            return "it exited (or closed its output) before it answered"
+        return "the connection closed before the server answered"
 
     def _cwd(self) -> Path:
         cwd = self.config.cwd
@@ -357,33 +373,18 @@ class McpConnection:
             self.state = "stopped"
 
 
-async def _list_tools(session: Any) -> list[RemoteTool]:
-    """Every tool the server lists (all pages), in its order."""
-    tools: list[RemoteTool] = []
-    cursor: str | None = None
-    while True:
-        if cursor is None:
-            page = await session.list_tools()
-        else:
-            from mcp.types import PaginatedRequestParams
-
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
-        for tool in page.tools:
-            annotations = getattr(tool, "annotations", None)
-            hint = bool(getattr(annotations, "read_only_hint", False))
-            schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-            tools.append(RemoteTool(tool.name, tool.description or "", schema, hint))
-        cursor = getattr(page, "next_cursor", None)
-        if not cursor:
-            return tools
+def _innermost(error: BaseException) -> BaseException:
+    """The first real exception inside exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
 
 
 def connection_lost(error: BaseException) -> bool:
     """Whether a call's exception says the connection to the server ended (the SDK wakes
     every waiting call with ``Connection closed`` when the transport closes), rather than
     that the server answered the call with an error."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
+    error = _innermost(error)
     if isinstance(error, OSError | EOFError):
         return True
     code = getattr(error, "code", None)
@@ -395,8 +396,7 @@ def connection_lost(error: BaseException) -> bool:
 
 def describe_error(error: BaseException) -> str:
     """One line for an exception, the first real one inside exception groups."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
+    error = _innermost(error)
     text = " ".join(str(error).split())
     if isinstance(error, FileNotFoundError):
         return f"command not found: {error.filename or text}"

@@ -10,10 +10,11 @@ session); a tool its server annotates ``readOnlyHint`` may run in ``plan`` mode.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from lull.mcp.connection import McpCallError, McpConnection, McpFailure, RemoteTool
+from lull.mcp.connection import McpCallError, McpConnection, McpFailure
+from lull.mcp.listing import RemoteTool
 from lull.mcp.results import convert_result
 from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
@@ -59,3 +60,21 @@ class McpTool(Tool):
                 text = str(value)
                 return text if len(text) <= 80 else text[:79] + "…"
         return f"{self.connection.name}: {self.remote.name}"
+
+
+class UnavailableTool(Tool):
+    """Stands in for a tool of a server that is not up (still starting, failed, waiting for
+    /trust): a call gets an error result saying why, instead of being rolled back as a call
+    to an unknown tool. It changes nothing, so it runs in every mode without asking."""
+
+    read_only = True
+    parameters: Mapping[str, Any] = {"type": "object"}
+
+    def __init__(self, name: str, why: Callable[[], Awaitable[str]]) -> None:
+        self.name = name
+        self.description = f"{name} (its MCP server is not up)"
+        self._why = why
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Why the tool cannot run, as an error."""
+        raise ToolError(await self._why())

@@ -11,7 +11,11 @@ streamable HTTP on 127.0.0.1 instead of stdio. ``--pid-file PATH`` records the p
 restarted, and how many calls the client cancelled), ``fail`` (answers with a JSON-RPC error,
 as a low-level server that raises does) and ``slow`` (sleeps ``seconds`` asynchronously, then
 answers). ``--hang-start`` never speaks
-MCP (it sleeps forever); ``--flood N`` writes N junk lines to stdout before it starts.
+MCP (it sleeps forever); ``--start-delay SECONDS`` sleeps before it starts; ``--flood N``
+writes N junk lines to stdout before it starts. ``--bad-schema`` adds ``broken`` (an input
+schema of type array, which the protocol refuses) and ``misspelled`` (a schema the protocol
+takes but JSON Schema does not: ``"type": "strin"``); the server's own check of what it sends
+is switched off for ``tools/list``, as a server that is not built on the SDK has none.
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import ImageContent, ResourceLink, TextContent, ToolAnnotations
+from mcp_types import methods
 
 # a 1x1 transparent PNG
 PNG = base64.b64encode(
@@ -37,7 +43,7 @@ PNG = base64.b64encode(
 ).decode()
 
 
-def build(odd_schema: bool, stateful: bool = False) -> MCPServer:
+def build(odd_schema: bool, stateful: bool = False, bad_schema: bool = False) -> MCPServer:
     """The server and its tools."""
     server = MCPServer("lull-test")
     if stateful:
@@ -83,6 +89,8 @@ def build(odd_schema: bool, stateful: bool = False) -> MCPServer:
         while True:
             time.sleep(1)
 
+    if bad_schema:
+        add_bad_schemas(server)
     if odd_schema:
 
         @server.tool(name="search.files")
@@ -106,6 +114,36 @@ def build(odd_schema: bool, stateful: bool = False) -> MCPServer:
             "$schema": "https://json-schema.org/draft/2020-12/schema",
         }
     return server
+
+
+def add_bad_schemas(server: MCPServer) -> None:
+    """``broken`` and ``misspelled``, and ``tools/list`` sent without the SDK's own check."""
+
+    @server.tool()
+    def broken(x: str) -> str:
+        """A tool whose schema the protocol refuses."""
+        return x
+
+    @server.tool()
+    def misspelled(x: str) -> str:
+        """A tool whose schema is no JSON Schema."""
+        return x
+
+    for name, schema in (
+        ("broken", {"type": "array", "items": {"type": "string"}}),
+        ("misspelled", {"type": "object", "properties": {"x": {"type": "strin"}}}),
+    ):
+        tool = server._tool_manager.get_tool(name)
+        assert tool is not None
+        tool.parameters = schema
+    checked = methods.serialize_server_result
+
+    def unchecked_listing(method: str, version: str, data: Any, **kwargs: Any) -> Any:
+        if method == "tools/list":
+            return data
+        return checked(method, version, data, **kwargs)
+
+    methods.serialize_server_result = unchecked_listing
 
 
 def add_stateful(server: MCPServer) -> None:
@@ -145,6 +183,8 @@ def main() -> None:
     parser.add_argument("--stateful", action="store_true")
     parser.add_argument("--hang-start", action="store_true")
     parser.add_argument("--flood", type=int, default=0)
+    parser.add_argument("--start-delay", type=float, default=0.0)
+    parser.add_argument("--bad-schema", action="store_true")
     args = parser.parse_args()
     if args.pid_file:
         Path(args.pid_file).write_text(str(os.getpid()))
@@ -155,10 +195,11 @@ def main() -> None:
     if args.hang_start:
         while True:
             time.sleep(1)
+    time.sleep(args.start_delay)
     for n in range(args.flood):
         sys.stdout.write(f"junk line {n}: this is not JSON-RPC at all\n")
     sys.stdout.flush()
-    server = build(args.odd_schema, args.stateful)
+    server = build(args.odd_schema, args.stateful, args.bad_schema)
     if args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:

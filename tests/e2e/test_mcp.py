@@ -1,0 +1,47 @@
+"""MCP servers under the real ``lull`` binary: a server that does not start is said on stderr,
+a server that floods its stdout does not flood lull's stderr, and a server outlives no
+``lull`` that was killed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from lull.settings.paths import user_settings_path
+from tests.e2e.conftest import Lull
+from tests.fakes import FakeServer, Reply
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _servers(**servers: list[str]) -> None:
+    """Name test servers (``tests/mcp/server.py`` with these flags) in the user settings."""
+    entries = {
+        name: {
+            "command": sys.executable,
+            "args": ["-m", "tests.mcp.server", *flags],
+            "cwd": str(ROOT),
+        }
+        for name, flags in servers.items()
+    }
+    path = user_settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": entries}))
+
+
+def test_a_server_that_does_not_start_is_said_on_stderr(lull: Lull, fake: FakeServer) -> None:
+    _servers(db=["--fail-start"], good=[])
+    fake.script(Reply(text="answered anyway"))
+    done = lull.run("-p", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "answered anyway"
+    [line] = [line for line in done.stderr.splitlines() if "MCP server db" in line]
+    assert line.startswith("lull: MCP server db did not start: it exited")
+    assert "fatal: the database is not there" in line
+    offered = [tool["name"] for tool in fake.requests[0]["tools"]]
+    assert "mcp__good__echo" in offered and not any("mcp__db__" in n for n in offered)
