@@ -45,3 +45,16 @@ def test_a_server_that_does_not_start_is_said_on_stderr(lull: Lull, fake: FakeSe
     assert "fatal: the database is not there" in line
     offered = [tool["name"] for tool in fake.requests[0]["tools"]]
     assert "mcp__good__echo" in offered and not any("mcp__db__" in n for n in offered)
+
+
+def test_a_server_flooding_its_stdout_does_not_flood_lulls_stderr(
+    lull: Lull, fake: FakeServer
+) -> None:
+    _servers(noisy=["--flood", "3000"])
+    fake.script(Reply(text="still here"))
+    done = lull.run("-p", "hello")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "still here"
+    assert len(done.stderr) < 10_000, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "mcp__noisy__echo" in [tool["name"] for tool in fake.requests[0]["tools"]]
