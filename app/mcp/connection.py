@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from lull.mcp.launch import with_parent_death_signal
 from lull.mcp.listing import ListingGuard, RemoteTool, SkippedTool, list_tools
 from lull.model.mcp import McpServerConfig, McpTimeouts
 
@@ -257,17 +258,22 @@ class McpConnection:
 
     @contextlib.asynccontextmanager
     async def _stdio(self, stack: contextlib.AsyncExitStack) -> Any:
-        """The stdio transport, its stderr read from a pipe into :attr:`stderr`."""
+        """The stdio transport, its stderr read from a pipe into :attr:`stderr`; the server
+        ends when lull does (:mod:`lull.mcp.launch`)."""
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
         config = self.config
+        env = {key: expand(value, self.env) for key, value in config.env} or None
+        cwd = self._cwd()
+        command, args = with_parent_death_signal(
+            expand(config.command, self.env),
+            [expand(arg, self.env) for arg in config.args],
+            env,
+            cwd,
+        )
         params = StdioServerParameters(
-            command=expand(config.command, self.env),
-            args=[expand(arg, self.env) for arg in config.args],
-            env={key: expand(value, self.env) for key, value in config.env} or None,
-            cwd=self._cwd(),
-            encoding_error_handler="replace",
+            command=command, args=args, env=env, cwd=cwd, encoding_error_handler="replace"
         )
         read_fd, write_fd = os.pipe()
         reader = os.fdopen(read_fd, "rb", buffering=0)

@@ -5,8 +5,13 @@ a server that floods its stdout does not flood lull's stderr, and a server outli
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,3 +63,43 @@ def test_a_server_flooding_its_stdout_does_not_flood_lulls_stderr(
     assert len(done.stderr) < 10_000, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     assert "mcp__noisy__echo" in [tool["name"] for tool in fake.requests[0]["tools"]]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a parent-death signal")
+def test_a_hung_server_does_not_outlive_a_killed_lull(
+    lull: Lull, fake: FakeServer, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "server.pid"
+    _servers(stuck=["--hang-start", "--pid-file", str(pid_file)])
+    fake.script(Reply(text="never asked"))
+    process = lull.popen("-p", "hello")  # -p waits for the server to start: it never does
+    server = 0
+    try:
+        server = int(_eventually(lambda: pid_file.exists() and pid_file.read_text(), 30))
+        assert _alive(server)
+        process.kill()  # SIGKILL: lull cannot stop its servers itself
+        process.wait(timeout=10)
+        assert _eventually(lambda: not _alive(server), 10), "the server outlived lull"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+        if server and _alive(server):
+            os.kill(server, signal.SIGKILL)
+
+
+def _eventually(check: Callable[[], Any], seconds: float) -> Any:
+    """``check()`` once it is true, polling every 50 ms for at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not (value := check()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return value
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie that only waits to be reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
