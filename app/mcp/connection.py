@@ -331,7 +331,9 @@ class McpConnection:
         except Exception as error:
             if getattr(error, "code", None) == _REQUEST_TIMEOUT:
                 raise cancelled from None
-            if not connection_lost(error):
+            holder = self._holder
+            ended = holder is None or holder.done()  # the connection ended under the call
+            if not connection_lost(error) and not ended:
                 raise self._call_error(tool, error) from None
             reason = describe_error(error)
         if generation == self.starts:  # not restarted meanwhile by a sibling call
