@@ -11,10 +11,11 @@ streamable HTTP on 127.0.0.1 instead of stdio. ``--pid-file PATH`` records the p
 restarted, and how many calls the client cancelled), ``fail`` (answers with a JSON-RPC error,
 as a low-level server that raises does) and ``slow`` (sleeps ``seconds`` asynchronously, then
 answers). ``--hang-start`` never speaks MCP (it sleeps forever); ``--start-delay SECONDS``
-sleeps before it starts; ``--flood N`` writes N junk lines to stdout before it starts. ``--bad-schema`` adds ``broken`` (an input
-schema of type array, which the protocol refuses) and ``misspelled`` (a schema the protocol
-takes but JSON Schema does not: ``"type": "strin"``); the server's own check of what it sends
-is switched off for ``tools/list``, as a server that is not built on the SDK has none.
+sleeps before it starts; ``--flood N`` writes N junk lines to stdout before it starts.
+``--bad-schema`` adds ``broken`` (an input schema of type array, which the protocol refuses)
+and ``misspelled`` (a schema the protocol takes but JSON Schema does not: ``"type":
+"strin"``); the server's own check of what it sends is switched off for ``tools/list``, as a
+server that is not built on the SDK has none.
 """
 
 from __future__ import annotations
