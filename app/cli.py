@@ -29,7 +29,7 @@ lull: a terminal coding assistant whose context tidies itself while you are away
 
 Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,
 or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).
-`lull mcp list|add|remove|get` manages your MCP servers (`lull mcp --help`).
+`lull mcp list|add|add-json|remove|get` manages your MCP servers (`lull mcp --help`).
 """
 
 EPILOG = """\

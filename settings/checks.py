@@ -263,6 +263,28 @@ class Number(Check):
 
 
 @dataclass(frozen=True)
+class Seconds(Number):
+    """Seconds (> 0) in a settings file; an environment variable gives milliseconds, as
+    Claude Code's ``MCP_TIMEOUT`` and ``MCP_TOOL_TIMEOUT`` do."""
+
+    minimum: float | None = 0
+    exclusive_minimum: bool = True
+
+    def parse_value(self, text: str) -> object:
+        """Milliseconds from the environment, as seconds."""
+        value = super().parse_value(text)
+        assert isinstance(value, float)
+        return value / 1000
+
+    def parse(self, text: str) -> object:
+        """Validate milliseconds from an environment variable (the message says so)."""
+        try:
+            return super().parse(text)
+        except Invalid:
+            raise Invalid(f"{self.expected} (milliseconds)") from None
+
+
+@dataclass(frozen=True)
 class Thinking(Check):
     """``false`` (off), ``true`` (provider default budget) or a budget in tokens."""
 

@@ -24,6 +24,7 @@ from lull.settings.checks import (
     Number,
     PathList,
     PriceList,
+    Seconds,
     Text,
     TextList,
     Thinking,
@@ -95,6 +96,10 @@ GROUPS: dict[str, str] = {
         "pointer, stop loops and repeating answers, repair arguments, continue cut answers, "
         "retry transient tool failures and, with -p, retry the task. A project may make them "
         "stricter, never switch one off."
+    ),
+    "mcp": (
+        "What every MCP server gets unless its mcpServers entry says otherwise "
+        "(timeoutSeconds, toolTimeoutSeconds)."
     ),
     "permissions": (
         "Saved permission rules, TOOL or TOOL(PATTERN) (run_shell_command(npm test*), "
@@ -301,9 +306,19 @@ _TABLE = (
     Field("mcpServers", McpServers(),
           "MCP servers by name: {\"command\", \"args\", \"env\", \"cwd\"} for a local (stdio) "
           "server, {\"url\", \"headers\"} for streamable HTTP (\"type\": \"sse\" for legacy "
-          "SSE); each may set enabled, timeoutSeconds, includeTools, excludeTools, "
+          "SSE); each may set enabled, timeoutSeconds (starting it), toolTimeoutSeconds (each "
+          "call), includeTools, excludeTools, "
           "compactable and alwaysLoad (never deferred by tools.toolSearch). Their tools appear "
           "as mcp__<server>__<tool>.", project="trusted"),
+    Field("mcp.startTimeoutSeconds", Seconds(),
+          "Seconds an MCP server may take to start and list its tools (an entry's "
+          "timeoutSeconds wins); the environment variable MCP_TIMEOUT (Claude Code's) gives "
+          "milliseconds.", env="MCP_TIMEOUT", project="yes"),
+    Field("mcp.toolTimeoutSeconds", Seconds(),
+          "Seconds one call of an MCP tool may take before it is cancelled (the server keeps "
+          "running; an entry's toolTimeoutSeconds wins); the environment variable "
+          "MCP_TOOL_TIMEOUT (Claude Code's) gives milliseconds.",
+          env="MCP_TOOL_TIMEOUT", project="yes"),
     Field("permissions.allow", RuleList(effect="allow"),
           "Rules for calls that run without asking (a shell rule must match every command of "
           "a compound line).", project="adds", project_note=_ONCE_TRUSTED),

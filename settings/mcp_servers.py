@@ -3,7 +3,8 @@
 ``{"name": {"command": "npx", "args": [...], "env": {...}, "cwd": "..."}}`` runs a local
 server over stdio; ``{"name": {"url": "https://...", "headers": {...}}}`` reaches one over
 streamable HTTP (``"type": "sse"`` for the legacy SSE transport; Gemini CLI's ``httpUrl`` is
-read as a streamable-HTTP ``url``). Every entry may also set ``enabled``, ``timeoutSeconds``,
+read as a streamable-HTTP ``url``). Every entry may also set ``enabled``, ``timeoutSeconds``
+(starting it), ``toolTimeoutSeconds`` (each call; both default to the global ``mcp.*`` keys),
 ``includeTools`` / ``excludeTools``, ``compactable`` and ``alwaysLoad`` (Claude Code's: the
 server's tools are never deferred, whatever ``tools.toolSearch`` says). A project's
 ``.mcp.json`` holds the same object under ``mcpServers``.
@@ -17,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lull.model import defaults
 from lull.model.mcp import MCP_TRANSPORTS, McpServerConfig, McpTransport
 from lull.settings.checks import Check, Invalid
 
@@ -33,6 +33,7 @@ _KEYS = frozenset(
         "headers",
         "enabled",
         "timeoutSeconds",
+        "toolTimeoutSeconds",
         "includeTools",
         "excludeTools",
         "compactable",
@@ -69,6 +70,7 @@ _SERVER_SCHEMA: dict[str, Any] = {
         "headers": {"type": "object", "additionalProperties": {"type": "string"}},
         "enabled": {"type": "boolean"},
         "timeoutSeconds": {"type": "number", "exclusiveMinimum": 0},
+        "toolTimeoutSeconds": {"type": "number", "exclusiveMinimum": 0},
         "includeTools": {"type": "array", "items": {"type": "string"}},
         "excludeTools": {"type": "array", "items": {"type": "string"}},
         "compactable": {"type": "boolean"},
@@ -127,7 +129,8 @@ def parse_server(name: str, entry: object) -> McpServerConfig:
         name=name,
         transport=transport,
         enabled=reader.boolean("enabled", True),
-        timeout_seconds=reader.seconds(),
+        timeout_seconds=reader.seconds("timeoutSeconds"),
+        tool_timeout_seconds=reader.seconds("toolTimeoutSeconds"),
         include_tools=reader.strings("includeTools") if "includeTools" in entry else None,
         exclude_tools=reader.strings("excludeTools"),
         compactable=reader.boolean("compactable", False),
@@ -186,11 +189,13 @@ class _Entry:
             raise self._bad(key, "true or false")
         return value
 
-    def seconds(self) -> float:
-        value = self.entry.get("timeoutSeconds", defaults.MCP_TIMEOUT_SECONDS)
+    def seconds(self, key: str) -> float | None:
+        if key not in self.entry:
+            return None
+        value = self.entry[key]
         number = float(value) if isinstance(value, int | float) else math.nan
         if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
-            raise self._bad("timeoutSeconds", "a number > 0")
+            raise self._bad(key, "a number > 0")
         return number
 
     def strings(self, key: str) -> tuple[str, ...]:

@@ -153,6 +153,14 @@ class GuardrailSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class McpSettings:
+    """What every MCP server gets unless its entry says otherwise (``mcp.*``)."""
+
+    start_timeout_seconds: float = defaults.MCP_TIMEOUT_SECONDS
+    tool_timeout_seconds: float = defaults.MCP_TOOL_TIMEOUT_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """All of lull's settings after merging defaults, files, env and CLI flags."""
 
@@ -163,5 +171,6 @@ class Settings:
     max_turns: int = defaults.MAX_TURNS
     pricing: tuple[str, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    mcp: McpSettings = field(default_factory=McpSettings)
     permissions: PermissionsSettings = field(default_factory=PermissionsSettings)
     hooks: tuple[HookCommand, ...] = ()

@@ -4,7 +4,10 @@ Execution repairs known argument mistakes first (:mod:`lull.tools.repair`), vali
 tries a call again after a transient failure (:class:`lull.tools.base.TransientToolError`: 1 s,
 2 s, 4 s by default) before it becomes an error result. Excluded tools (``tools.exclude``)
 are never offered to the model and cannot be called. Deferred tools (:mod:`lull.tools.deferral`)
-are offered by name only until loaded; a call to one loads it and runs it like any other.
+are offered by name only until loaded; a call to one loads it and runs it like any other. A
+source may claim a name prefix (:meth:`ToolRegistry.claim`): a call to a name under it that is
+no registered tool gets the source's stand-in (an MCP server still starting or failed says
+so), not an unknown-tool answer.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ from lull.tools.validation import validate_arguments
 log = logging.getLogger("lull.tools")
 
 Sleep = Callable[[float], Awaitable[None]]
+Claimant = Callable[[str], Tool | None]
+"""Answers for the unregistered tool names under a claimed prefix (:meth:`ToolRegistry.claim`):
+a stand-in tool, or None (no such tool)."""
 RETRIES_KEY = "retries"
 """``ToolOutput.metadata`` key: how many times a transient failure made the call run again."""
 
@@ -78,6 +84,7 @@ class ToolRegistry:
         self.retry_delays = retry_delays
         self.sleep = sleep
         self.deferred = DeferredTools()
+        self._claims: dict[str, Claimant] = {}
         for tool in tools:
             self.add(tool)
 
@@ -111,9 +118,25 @@ class ToolRegistry:
         """The tools the model is never offered."""
         return frozenset(self._excluded)
 
+    def claim(self, prefix: str, claimant: Claimant) -> None:
+        """Names starting with ``prefix`` that are no registered tool belong to ``claimant``
+        (an MCP server whose tools are not listed yet: it is starting, failed or waits for
+        trust): :meth:`get` asks it for a stand-in that answers a call with why the tool
+        cannot run, instead of the call being an unknown tool. Stand-ins are never offered."""
+        self._claims[prefix] = claimant
+
     def get(self, name: str) -> Tool | None:
-        """The tool called ``name``, or None (also for an excluded tool)."""
-        return None if name in self._excluded else self._tools.get(name)
+        """The tool called ``name``, or None (also for an excluded tool); an unregistered
+        name under a claimed prefix gets the claimant's stand-in (the longest prefix's)."""
+        if name in self._excluded:
+            return None
+        tool = self._tools.get(name)
+        if tool is not None or not self._claims:
+            return tool
+        prefixes = [p for p in self._claims if name.startswith(p)]
+        if not prefixes:
+            return None
+        return self._claims[max(prefixes, key=len)](name)
 
     def names(self) -> list[str]:
         """Tool names in registration order (excluded tools left out)."""

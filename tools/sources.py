@@ -4,11 +4,15 @@ The runtime creates the sources; the tool runner (``app/engine/calls/runner.py``
 :meth:`ToolSource.settle` before each model request, which waits only where the run wants
 every tool in the first request (``lull -p``); interactive front ends never wait, and a
 source that comes up late appends its tools, so an existing prefix of tools never changes.
+What a source has to say (:meth:`ToolSource.take_notices`) goes to the runner's progress
+queue as it settles, and the turn shows it before its next request.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
+
+from lull.model.events import Notice
 
 
 class ToolSource(Protocol):
@@ -22,6 +26,11 @@ class ToolSource(Protocol):
     async def settle(self) -> None:
         """Return once what this run waits for has started (or failed); at once when the
         run does not wait (the interactive front ends)."""
+        ...
+
+    def take_notices(self) -> list[Notice]:
+        """What the user should hear since the last call (a server that did not start, a
+        tool left out); each notice is given once."""
         ...
 
     async def aclose(self) -> None:

@@ -1,5 +1,6 @@
-"""/mcp: the MCP servers, their status, how many tools each offers and the last error, and
-which tools are deferred (``tools.toolSearch``) with what that keeps out of each request."""
+"""/mcp: the MCP servers, their status, how many tools each offers, the last error with the
+server's last stderr lines, and which tools are deferred (``tools.toolSearch``) with what
+that keeps out of each request."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ NONE_CONFIGURED = (
 
 def mcp_command(runtime: Runtime, arg: str) -> CommandResult:
     """/mcp: one line per server (name, state, tools, where it comes from), then its last
-    error indented below it."""
+    error and the last lines of its stderr indented below it."""
     if (problem := no_argument("mcp", arg)) is not None:
         return problem
     if runtime.mcp is None:
@@ -46,6 +47,9 @@ def mcp_command(runtime: Runtime, arg: str) -> CommandResult:
             lines.append("  runs a command from this repository; /trust starts it")
         if status.last_error:
             lines.append(f"  last error: {status.last_error}")
+            if status.stderr:
+                lines.append("  its stderr ends:")
+                lines.extend(f"    {line}" for line in status.stderr)
         if hidden:
             lines.append(f"  deferred (tool_search loads them): {', '.join(hidden)}")
         loaded = [n.removeprefix(prefix) for n in deferred.loaded_names if n.startswith(prefix)]

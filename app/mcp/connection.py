@@ -5,8 +5,13 @@ A connection is held by one background task (:meth:`McpConnection._hold`) that e
 SDK's transport and :class:`mcp.ClientSession` and stays inside them until the connection is
 dropped, so the SDK's task groups are entered and left in the same task; calls are made from
 the tool runner's tasks on the same event loop. A server that does not start within its
-``timeoutSeconds``, dies, or does not answer a call in time becomes an :class:`McpFailure`
-with the tail of its stderr; the connection is dropped and the next use starts it again.
+start timeout (``timeoutSeconds``, ``mcp.startTimeoutSeconds``, ``MCP_TIMEOUT``) or dies
+becomes an :class:`McpFailure` with the tail of its stderr; the connection is dropped and the
+next use starts it again. A call the server answers with a JSON-RPC error, or that takes
+longer than the call timeout (``toolTimeoutSeconds``, ``mcp.toolTimeoutSeconds``,
+``MCP_TOOL_TIMEOUT``; the SDK then sends ``notifications/cancelled``), is an
+:class:`McpCallError` for that call only: the server, its state and its other calls in flight
+are left alone.
 Every line a stdio server writes to stderr goes to the debug log (``lull.mcp``).
 
 The SDK is imported only here, and only when a server starts.
@@ -21,18 +26,24 @@ import os
 import re
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from lull.model.mcp import McpServerConfig
+from lull.mcp.launch import with_parent_death_signal
+from lull.mcp.listing import ListingGuard, RemoteTool, SkippedTool, list_tools
+from lull.model.mcp import McpServerConfig, McpTimeouts
 
 log = logging.getLogger("lull.mcp")
 
 ServerState = Literal["stopped", "starting", "ready", "failed"]
 STDERR_LINES = 20
+STDERR_LINE_CHARS = 400  # a longer line is cut: the tail stays small whatever a server writes
+_STDERR_BUFFER = 64 * 1024  # bytes without a newline that are taken as one (cut) line
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_READ_SECONDS = 300.0
+_CONNECTION_CLOSED = -32000  # the SDK's code for a call whose connection ended (mcp.types)
+_REQUEST_TIMEOUT = -32001  # the SDK's code for a call past its read timeout
+_CALL_GRACE_SECONDS = 5.0  # past a call's timeout, in case the SDK's own timeout never fires
 
 
 class McpFailure(Exception):
@@ -40,14 +51,10 @@ class McpFailure(Exception):
     the server's stderr tail when it has one)."""
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteTool:
-    """One tool as the server listed it."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    read_only_hint: bool = False
+class McpCallError(Exception):
+    """One call failed while its server stays up: the server answered it with a JSON-RPC
+    error (its message is kept), or it timed out and was cancelled. Only that call gets an
+    error result."""
 
 
 def expand(text: str, env: Mapping[str, str]) -> str:
@@ -63,8 +70,10 @@ class StderrTail:
         self.lines: deque[str] = deque(maxlen=STDERR_LINES)
 
     def add(self, line: str) -> None:
-        """Keep and log one line."""
+        """Keep and log one line (cut to :data:`STDERR_LINE_CHARS`)."""
         line = line.rstrip("\r\n")
+        if len(line) > STDERR_LINE_CHARS:
+            line = line[: STDERR_LINE_CHARS - 1] + "…"
         if line.strip():
             self.lines.append(line)
             log.debug("mcp %s stderr: %s", self.server, line)
@@ -72,6 +81,10 @@ class StderrTail:
     def text(self) -> str:
         """The kept lines, for an error result ("" when there are none)."""
         return "\n".join(self.lines)
+
+    def last(self, count: int) -> tuple[str, ...]:
+        """The last ``count`` lines."""
+        return tuple(self.lines)[-count:] if count > 0 else ()
 
 
 class _StderrProtocol(asyncio.Protocol):
@@ -84,6 +97,9 @@ class _StderrProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.buffer += data
         *lines, self.buffer = self.buffer.split(b"\n")
+        if len(self.buffer) > _STDERR_BUFFER:  # no newline for a long while: take it as a line
+            lines.append(self.buffer[: STDERR_LINE_CHARS * 4])
+            self.buffer = b""
         for line in lines:
             self.tail.add(line.decode("utf-8", "replace"))
 
@@ -98,14 +114,22 @@ class McpConnection:
     """A server, its state and last error, and the calls to its tools."""
 
     def __init__(
-        self, config: McpServerConfig, workspace: Path, env: Mapping[str, str] | None = None
+        self,
+        config: McpServerConfig,
+        workspace: Path,
+        env: Mapping[str, str] | None = None,
+        timeouts: McpTimeouts | None = None,
     ) -> None:
         self.config = config
+        self.default_timeouts = timeouts or McpTimeouts()
         self.workspace = workspace
         self.env = dict(os.environ if env is None else env)
         self.state: ServerState = "stopped"
         self.last_error = ""
         self.tools: list[RemoteTool] | None = None
+        self.skipped: list[SkippedTool] = []
+        """Tools of the first listing left out for a schema the protocol or JSON Schema
+        refuses."""
         self.stderr = StderrTail(config.name)
         self.starts = 0
         self._session: Any = None
@@ -118,6 +142,16 @@ class McpConnection:
     def name(self) -> str:
         """The server's name in the settings."""
         return self.config.name
+
+    @property
+    def start_timeout(self) -> float:
+        """Seconds the server may take to start and list its tools."""
+        return self.config.timeouts(self.default_timeouts).start_seconds
+
+    @property
+    def call_timeout(self) -> float:
+        """Seconds one call may take before it is cancelled."""
+        return self.config.timeouts(self.default_timeouts).call_seconds
 
     # --- starting ---------------------------------------------------------------------
 
@@ -140,12 +174,13 @@ class McpConnection:
         stop = asyncio.Event()
         self._ready, self._stop = ready, stop
         self._holder = asyncio.create_task(self._hold(ready, stop), name=f"mcp {self.name}")
-        timeout = self.config.timeout_seconds
+        timeout = self.start_timeout
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
         except TimeoutError:
             await self._drop()
-            raise self._failed(f"did not start within {timeout:g} s (timeoutSeconds)") from None
+            reason = f"no answer within {timeout:g} s of its start (timeoutSeconds, MCP_TIMEOUT)"
+            raise self._failed(reason) from None
         except McpFailure as failure:
             await self._drop()
             raise self._failed(str(failure)) from None
@@ -157,10 +192,13 @@ class McpConnection:
         """Enter the transport and the session, list the tools, then wait for the stop."""
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session = await self._open(stack)
-                listed = await _list_tools(session)
+                guard = ListingGuard()
+                session = await self._open(stack, guard)
+                skipped = guard.skipped
+                listed = await list_tools(session, skipped)
                 if self.tools is None:
                     self.tools = listed  # the first listing is kept: the prefix never changes
+                    self.skipped = skipped
                 self._session = session
                 if not ready.done():
                     ready.set_result(None)
@@ -173,18 +211,21 @@ class McpConnection:
             reason = describe_error(error)
             log.warning("mcp %s: connection ended: %s", self.name, reason)
             if not ready.done():
+                if connection_lost(error) and not isinstance(_innermost(error), OSError):
+                    reason = self._ended_while_starting()
                 ready.set_exception(McpFailure(reason))
             else:
                 self.state, self.last_error = "failed", reason
         finally:
             self._session = None
 
-    async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
-        """The transport for the configured kind, and an initialized session over it."""
+    async def _open(self, stack: contextlib.AsyncExitStack, guard: ListingGuard) -> Any:
+        """The transport for the configured kind, and an initialized session over it (its
+        messages pass ``guard``, which keeps a bad tool from failing the whole listing)."""
         from mcp import ClientSession
 
         streams = await stack.enter_async_context(self._transport(stack))
-        read, write = streams[0], streams[1]
+        read, write = guard.reading(streams[0]), guard.writing(streams[1])
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         return session
@@ -199,9 +240,9 @@ class McpConnection:
                 import httpx2
                 from mcp.client.streamable_http import streamable_http_client
 
+                read = max(_HTTP_READ_SECONDS, self.call_timeout + _CALL_GRACE_SECONDS)
                 client = httpx2.AsyncClient(
-                    headers=headers,
-                    timeout=httpx2.Timeout(config.timeout_seconds, read=_HTTP_READ_SECONDS),
+                    headers=headers, timeout=httpx2.Timeout(self.start_timeout, read=read)
                 )
                 stack.push_async_callback(client.aclose)
                 return streamable_http_client(expand(config.url, self.env), http_client=client)
@@ -211,23 +252,28 @@ class McpConnection:
                 return sse_client(
                     expand(config.url, self.env),
                     headers=headers,
-                    timeout=config.timeout_seconds,
-                    sse_read_timeout=_HTTP_READ_SECONDS,
+                    timeout=self.start_timeout,
+                    sse_read_timeout=max(_HTTP_READ_SECONDS, self.call_timeout),
                 )
 
     @contextlib.asynccontextmanager
     async def _stdio(self, stack: contextlib.AsyncExitStack) -> Any:
-        """The stdio transport, its stderr read from a pipe into :attr:`stderr`."""
+        """The stdio transport, its stderr read from a pipe into :attr:`stderr`; the server
+        ends when lull does (:mod:`lull.mcp.launch`)."""
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
         config = self.config
+        env = {key: expand(value, self.env) for key, value in config.env} or None
+        cwd = self._cwd()
+        command, args = with_parent_death_signal(
+            expand(config.command, self.env),
+            [expand(arg, self.env) for arg in config.args],
+            env,
+            cwd,
+        )
         params = StdioServerParameters(
-            command=expand(config.command, self.env),
-            args=[expand(arg, self.env) for arg in config.args],
-            env={key: expand(value, self.env) for key, value in config.env} or None,
-            cwd=self._cwd(),
-            encoding_error_handler="replace",
+            command=command, args=args, env=env, cwd=cwd, encoding_error_handler="replace"
         )
         read_fd, write_fd = os.pipe()
         reader = os.fdopen(read_fd, "rb", buffering=0)
@@ -243,6 +289,12 @@ class McpConnection:
             await asyncio.sleep(0)  # let the last stderr bytes arrive
             transport.close()
 
+    def _ended_while_starting(self) -> str:
+        """Why a connection ended before the server answered (its stderr says the rest)."""
+        if self.config.transport == "stdio":
+            return "it exited (or closed its output) before it answered"
+        return "the connection closed before the server answered"
+
     def _cwd(self) -> Path:
         cwd = self.config.cwd
         if not cwd:
@@ -253,26 +305,50 @@ class McpConnection:
     # --- calling ----------------------------------------------------------------------
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
-        """Call ``tool`` and return the SDK's ``CallToolResult``; raises :class:`McpFailure`
-        when the server cannot be started, dies or does not answer within its timeout (the
-        connection is dropped, so the next call starts it again)."""
+        """Call ``tool`` and return the SDK's ``CallToolResult``.
+
+        Raises :class:`McpCallError` when the server answered this call with a JSON-RPC error
+        or the call took longer than :attr:`call_timeout` (the SDK sends the server
+        ``notifications/cancelled``); the server keeps running, with its state and its other
+        calls. Raises :class:`McpFailure` when the server cannot be started or the connection
+        ended (it is dropped, so the next call starts it again)."""
         session = await self.connect()
-        timeout = self.config.timeout_seconds
+        generation = self.starts
+        timeout = self.call_timeout
+        cancelled = McpCallError(
+            f"MCP server {self.name}: {tool}: no answer within {timeout:g} s "
+            "(toolTimeoutSeconds); the call was cancelled, the server keeps running"
+        )
         try:
             return await asyncio.wait_for(
                 session.call_tool(tool, dict(arguments), read_timeout_seconds=timeout),
-                timeout + 1,
+                timeout + _CALL_GRACE_SECONDS,
             )
         except asyncio.CancelledError:
             raise
-        except TimeoutError:
-            reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
+        except TimeoutError:  # the SDK did not end it: cancelling the call told the server
+            raise cancelled from None
         except Exception as error:
+            if getattr(error, "code", None) == _REQUEST_TIMEOUT:
+                raise cancelled from None
+            holder = self._holder
+            ended = holder is None or holder.done()  # the connection ended under the call
+            if not connection_lost(error) and not ended:
+                raise self._call_error(tool, error) from None
             reason = describe_error(error)
-            if "timed out" in reason.lower() or "timeout" in reason.lower():
-                reason = f"no answer within {timeout:g} s (timeoutSeconds); the server was stopped"
-        await self._drop()
+        if generation == self.starts:  # not restarted meanwhile by a sibling call
+            await self._drop()
         raise self._failed(reason)
+
+    def _call_error(self, tool: str, error: BaseException) -> McpCallError:
+        """One call's error answer, in a line for the model (the server is left running)."""
+        code = getattr(error, "code", None)
+        message = getattr(error, "message", None) or describe_error(error)
+        number = f" ({code})" if isinstance(code, int) else ""
+        log.info("mcp %s: %s answered with an error%s: %s", self.name, tool, number, message)
+        return McpCallError(
+            f"MCP server {self.name}: {tool} answered with an error{number}: {message}"
+        )
 
     def _failed(self, reason: str) -> McpFailure:
         """Record ``reason`` as the last error; the failure carries the stderr tail."""
@@ -305,31 +381,30 @@ class McpConnection:
             self.state = "stopped"
 
 
-async def _list_tools(session: Any) -> list[RemoteTool]:
-    """Every tool the server lists (all pages), in its order."""
-    tools: list[RemoteTool] = []
-    cursor: str | None = None
-    while True:
-        if cursor is None:
-            page = await session.list_tools()
-        else:
-            from mcp.types import PaginatedRequestParams
+def _innermost(error: BaseException) -> BaseException:
+    """The first real exception inside exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
 
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
-        for tool in page.tools:
-            annotations = getattr(tool, "annotations", None)
-            hint = bool(getattr(annotations, "read_only_hint", False))
-            schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-            tools.append(RemoteTool(tool.name, tool.description or "", schema, hint))
-        cursor = getattr(page, "next_cursor", None)
-        if not cursor:
-            return tools
+
+def connection_lost(error: BaseException) -> bool:
+    """Whether a call's exception says the connection to the server ended (the SDK wakes
+    every waiting call with ``Connection closed`` when the transport closes), rather than
+    that the server answered the call with an error."""
+    error = _innermost(error)
+    if isinstance(error, OSError | EOFError):
+        return True
+    code = getattr(error, "code", None)
+    message = str(getattr(error, "message", ""))
+    if code == _CONNECTION_CLOSED and message == "Connection closed":
+        return True
+    return type(error).__name__ in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}
 
 
 def describe_error(error: BaseException) -> str:
     """One line for an exception, the first real one inside exception groups."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
+    error = _innermost(error)
     text = " ".join(str(error).split())
     if isinstance(error, FileNotFoundError):
         return f"command not found: {error.filename or text}"

@@ -20,19 +20,25 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, assert_never
 
 from lull.mcp.connection import McpConnection, McpFailure
-from lull.mcp.naming import adapt_schema, tool_name
-from lull.mcp.tool import McpTool
-from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTransport
+from lull.mcp.naming import adapt_schema, tool_name, tool_prefix
+from lull.mcp.tool import McpTool, UnavailableTool
+from lull.model.events import Notice
+from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTimeouts, McpTransport
 from lull.model.tool_search import TOOL_SEARCH_TOOL
+from lull.tools.base import Tool
 from lull.tools.deferral import one_line, tool_spec
 from lull.tools.registry import ToolRegistry
 
 log = logging.getLogger("lull.mcp")
 
 StatusWord = Literal["stopped", "starting", "ready", "failed", "disabled", "needs trust"]
+NOTICE_STDERR_LINES = 3
+"""How many of a server's last stderr lines a start failure's notice quotes (/mcp shows more)."""
+STATUS_STDERR_LINES = 10
+"""How many of them ``/mcp`` shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,13 +53,16 @@ class ServerStatus:
     last_error: str
     source: str
     starts: int
+    stderr: tuple[str, ...] = ()
+    """The last lines the server wrote to stderr (stdio servers)."""
 
 
 class McpManager:
     """The MCP servers of one run (a :class:`lull.tools.sources.ToolSource`).
 
     ``provider`` is the API family the schemas are adapted for; ``trusted`` says whether the
-    workspace is trusted now; ``allow_project`` is ``--allow-project-mcp``.
+    workspace is trusted now; ``allow_project`` is ``--allow-project-mcp``; ``timeouts`` are
+    the start and call timeouts of servers whose entries name none (``mcp.*``).
     """
 
     def __init__(
@@ -66,16 +75,21 @@ class McpManager:
         trusted: Callable[[], bool],
         allow_project: bool = False,
         env: Mapping[str, str] | None = None,
+        timeouts: McpTimeouts | None = None,
     ) -> None:
         self.registry = registry
         self.provider = provider
         self.trusted = trusted
         self.allow_project = allow_project
         self.wait = False
-        self.connections = [McpConnection(s, workspace, env) for s in servers]
+        self.connections = [McpConnection(s, workspace, env, timeouts) for s in servers]
         self.added_tools: dict[str, str] = {}
         self._registered: set[str] = set()
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._notices: list[Notice] = []
+        for connection in self.connections:
+            if connection.config.enabled:
+                registry.claim(tool_prefix(connection.name), self._stand_in)
 
     # --- which servers ------------------------------------------------------------------
 
@@ -104,6 +118,7 @@ class McpManager:
             return
         for connection in self.connections:
             if connection.name not in self._tasks and self.may_start(connection):
+                connection.state = "starting"
                 task = asyncio.create_task(self._bring_up(connection))
                 self._tasks[connection.name] = task
 
@@ -114,6 +129,12 @@ class McpManager:
             return
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         self._register(self.connections)
+
+    def take_notices(self) -> list[Notice]:
+        """What the user should hear since the last call: servers that did not start, tools
+        left out for a bad schema (each said once)."""
+        notices, self._notices = self._notices, []
+        return notices
 
     async def aclose(self) -> None:
         """Stop every server and background start."""
@@ -137,9 +158,77 @@ class McpManager:
             await connection.connect()
         except McpFailure as failure:
             log.warning("%s", str(failure).splitlines()[0])
+            self._notices.append(Notice("warning", self._start_failure(connection)))
             return
+        for skipped in connection.skipped:
+            text = f"MCP server {connection.name}: tool {skipped.name} skipped: {skipped.reason}"
+            log.warning("%s", text)
+            self._notices.append(Notice("warning", text))
         if not self.wait:
             self._register([connection])
+
+    def _start_failure(self, connection: McpConnection) -> str:
+        """The notice of a server that did not start: why, and its last stderr lines."""
+        text = f"MCP server {connection.name} did not start: {connection.last_error}"
+        tail = connection.stderr.last(NOTICE_STDERR_LINES)
+        if tail:
+            text += f"; its stderr ends: {' | '.join(tail)}"
+        return text + " (/mcp shows it)"
+
+    # --- calls to tools of servers that are not up -----------------------------------------
+
+    def _owner(self, name: str) -> McpConnection | None:
+        """The enabled server whose tool ``name`` would be (the longest prefix)."""
+        owners = [
+            c for c in self.connections if c.config.enabled and name.startswith(tool_prefix(c.name))
+        ]
+        return max(owners, key=lambda c: len(c.name), default=None)
+
+    def _stand_in(self, name: str) -> Tool | None:
+        """What answers a call to ``name``, a tool of a server whose tools are not listed
+        (starting, failed, waiting for trust); None once the server is up (its listing says
+        which tools there are)."""
+        connection = self._owner(name)
+        if connection is None or self._status_word(connection) in ("ready", "disabled"):
+            return None
+        return UnavailableTool(name, lambda: self.unavailable(connection, name))
+
+    async def unavailable(self, connection: McpConnection, name: str) -> str:
+        """Why ``name`` of ``connection`` cannot run (the result of a call to it). A server
+        still starting is waited for (at most its start timeout) first."""
+        task = self._tasks.get(connection.name)
+        started = connection.state == "starting" and task is not None and not task.done()
+        if started and task is not None:
+            await asyncio.wait({task}, timeout=connection.start_timeout + 1)
+        state = self._status_word(connection)
+        match state:
+            case "needs trust":
+                return (
+                    f"MCP server {connection.name} is named by this project's files and waits "
+                    f"for /trust (or --allow-project-mcp); {name} cannot run until the user "
+                    "trusts the workspace"
+                )
+            case "ready" | "disabled":
+                if self.registry.get(name) is None:
+                    return f"MCP server {connection.name} has no tool {name}"
+                return (
+                    f"MCP server {connection.name} was still starting when {name} was called; "
+                    f"it is ready now: call {name} again"
+                )
+            case "starting":
+                return (
+                    f"MCP server {connection.name} is still starting; {name} is not available "
+                    "yet: call it again in a moment"
+                )
+            case "failed" | "stopped":
+                text = f"MCP server {connection.name} did not start, so {name} cannot run"
+                if connection.last_error:
+                    text += f": {connection.last_error}"
+                if tail := connection.stderr.text():
+                    text += f"\nserver stderr (last lines):\n{tail}"
+                return text
+            case _:
+                assert_never(state)
 
     def _register(self, connections: list[McpConnection]) -> None:
         """Add the servers' offered tools to the registry, once each, after the existing
@@ -193,15 +282,16 @@ class McpManager:
         """Every configured server, in the settings' order."""
         return [self._status(c) for c in self.connections]
 
+    def _status_word(self, connection: McpConnection) -> StatusWord:
+        if not connection.config.enabled:
+            return "disabled"
+        if not self.may_start(connection):
+            return "needs trust"
+        return connection.state
+
     def _status(self, connection: McpConnection) -> ServerStatus:
         config = connection.config
-        state: StatusWord
-        if not config.enabled:
-            state = "disabled"
-        elif not self.may_start(connection):
-            state = "needs trust"
-        else:
-            state = connection.state
+        state = self._status_word(connection)
         prefix = f"{TOOL_PREFIX}{connection.name}__"
         tools = sum(1 for name in self.registry.names() if name.startswith(prefix))
         if not tools and connection.tools is not None:
@@ -215,6 +305,7 @@ class McpManager:
             connection.last_error,
             config.source,
             connection.starts,
+            connection.stderr.last(STATUS_STDERR_LINES),
         )
 
     def compactable_patterns(self) -> frozenset[str]:

@@ -44,6 +44,11 @@ def tool_name(server: str, tool: str, taken: set[str] | None = None) -> str:
     return name
 
 
+def tool_prefix(server: str) -> str:
+    """What every tool name of ``server`` starts with (``mcp__<server>__``, made safe)."""
+    return _UNSAFE.sub("_", f"{TOOL_PREFIX}{server}__")
+
+
 def adapt_schema(schema: Mapping[str, Any] | None, provider: str) -> dict[str, Any]:
     """``schema`` as ``provider`` accepts it for a tool's parameters (a copy)."""
     if not isinstance(schema, Mapping):

@@ -2,17 +2,19 @@
 
 Calls go to the server's :class:`~lull.mcp.connection.McpConnection`; a failure of the server
 (it cannot start, crashed, hung past its timeout) is an error result with the server's stderr
-tail, never an exception in the turn loop. MCP tools are not ``read_only`` (``default`` mode
-asks before each call, "allow always" covers one tool for the session); a tool its server
-annotates ``readOnlyHint`` may run in ``plan`` mode.
+tail, and a JSON-RPC error answer is an error result with the server's message (that call
+only: the server keeps running), never an exception in the turn loop. MCP tools are not
+``read_only`` (``default`` mode asks before each call, "allow always" covers one tool for the
+session); a tool its server annotates ``readOnlyHint`` may run in ``plan`` mode.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from lull.mcp.connection import McpConnection, McpFailure, RemoteTool
+from lull.mcp.connection import McpCallError, McpConnection, McpFailure
+from lull.mcp.listing import RemoteTool
 from lull.mcp.results import convert_result
 from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
@@ -47,7 +49,7 @@ class McpTool(Tool):
         the server's stderr tail)."""
         try:
             result = await self.connection.call(self.remote.name, args)
-        except McpFailure as failure:
+        except (McpFailure, McpCallError) as failure:
             raise ToolError(str(failure)) from None
         return convert_result(result, f"{self.name}'s result", ctx)
 
@@ -58,3 +60,21 @@ class McpTool(Tool):
                 text = str(value)
                 return text if len(text) <= 80 else text[:79] + "…"
         return f"{self.connection.name}: {self.remote.name}"
+
+
+class UnavailableTool(Tool):
+    """Stands in for a tool of a server that is not up (still starting, failed, waiting for
+    /trust): a call gets an error result saying why, instead of being rolled back as a call
+    to an unknown tool. It changes nothing, so it runs in every mode without asking."""
+
+    read_only = True
+    parameters: Mapping[str, Any] = {"type": "object"}
+
+    def __init__(self, name: str, why: Callable[[], Awaitable[str]]) -> None:
+        self.name = name
+        self.description = f"{name} (its MCP server is not up)"
+        self._why = why
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Why the tool cannot run, as an error."""
+        raise ToolError(await self._why())

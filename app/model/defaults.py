@@ -66,7 +66,10 @@ PROMPT_CACHING: Final = True
 CACHE_TTL: Final[CacheLifetime] = "5m"
 PROMPT_CACHE_KEY: Final = True
 # mcpServers.<name>.*
-MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server, and each call of one of its tools
+MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server (mcp.startTimeoutSeconds, MCP_TIMEOUT)
+# one call of a server's tool (mcp.toolTimeoutSeconds, MCP_TOOL_TIMEOUT): long, since a tool may
+# build, search or generate for minutes (Claude Code's own default is longer still)
+MCP_TOOL_TIMEOUT_SECONDS: Final = 600.0
 HOOK_TIMEOUT_SECONDS: Final = 60.0  # a hook command without its own "timeout" (Claude Code's)
 # the task tool (sub-agents)
 SUBAGENT_MAX_TURNS: Final = 30

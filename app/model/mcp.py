@@ -24,13 +24,25 @@ TOOL_PREFIX = "mcp__"
 
 
 @dataclass(frozen=True, slots=True)
+class McpTimeouts:
+    """How long a server may take to start, and one call of one of its tools (the ``mcp.*``
+    settings, or Claude Code's ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT``); a server entry's own
+    ``timeoutSeconds`` / ``toolTimeoutSeconds`` win."""
+
+    start_seconds: float = defaults.MCP_TIMEOUT_SECONDS
+    call_seconds: float = defaults.MCP_TOOL_TIMEOUT_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
 class McpServerConfig:
     """One MCP server: how to reach it and which of its tools to offer.
 
     ``include_tools`` None offers every tool (minus ``exclude_tools``); ``compactable`` lets
     idle cleanup clear this server's old results; ``always_load`` (``alwaysLoad``) offers its
     tools with their schemas whatever ``tools.toolSearch`` says (never deferred). ``source``
-    is the file that named it.
+    is the file that named it. ``timeout_seconds`` (``timeoutSeconds``) bounds starting the
+    server and ``tool_timeout_seconds`` (``toolTimeoutSeconds``) each call; None takes the
+    global :class:`McpTimeouts`.
     """
 
     name: str
@@ -42,7 +54,8 @@ class McpServerConfig:
     url: str = ""
     headers: tuple[tuple[str, str], ...] = ()
     enabled: bool = True
-    timeout_seconds: float = defaults.MCP_TIMEOUT_SECONDS
+    timeout_seconds: float | None = None
+    tool_timeout_seconds: float | None = None
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
     compactable: bool = False
@@ -55,6 +68,15 @@ class McpServerConfig:
         if tool in self.exclude_tools:
             return False
         return self.include_tools is None or tool in self.include_tools
+
+    def timeouts(self, fallback: McpTimeouts) -> McpTimeouts:
+        """This server's start and call timeouts: its own, else ``fallback``'s."""
+        return McpTimeouts(
+            fallback.start_seconds if self.timeout_seconds is None else self.timeout_seconds,
+            fallback.call_seconds
+            if self.tool_timeout_seconds is None
+            else self.tool_timeout_seconds,
+        )
 
     def to_json(self) -> dict[str, object]:
         """The entry as a settings file writes it (``lull mcp add`` / ``get``)."""
@@ -75,8 +97,10 @@ class McpServerConfig:
                 data["headers"] = dict(self.headers)
         if not self.enabled:
             data["enabled"] = False
-        if self.timeout_seconds != defaults.MCP_TIMEOUT_SECONDS:
+        if self.timeout_seconds is not None:
             data["timeoutSeconds"] = self.timeout_seconds
+        if self.tool_timeout_seconds is not None:
+            data["toolTimeoutSeconds"] = self.tool_timeout_seconds
         if self.include_tools is not None:
             data["includeTools"] = list(self.include_tools)
         if self.exclude_tools:

@@ -78,6 +78,7 @@ def mcp_manager(
     if not settings.mcp_servers:
         return None
     from lull.mcp.manager import McpManager
+    from lull.model.mcp import McpTimeouts
     from lull.settings.workspaces import is_trusted
 
     workspace = options.workspace.resolve()
@@ -89,6 +90,7 @@ def mcp_manager(
         trusted=lambda: is_trusted(workspace),
         allow_project=options.allow_project_mcp,
         env=env,
+        timeouts=McpTimeouts(settings.mcp.start_timeout_seconds, settings.mcp.tool_timeout_seconds),
     )
 
 

@@ -103,10 +103,13 @@ class ToolRunner:
         return self.registry.specs()
 
     async def settle(self) -> None:
-        """Let the tool sources finish starting where the run waits for them (``-p``)."""
+        """Let the tool sources finish starting where the run waits for them (``-p``); what
+        they have to say (a server that did not start) goes to :attr:`progress`."""
         for source in self.sources:
             source.start()
             await source.settle()
+            for notice in source.take_notices():
+                self.progress.put_nowait(notice)
 
     async def run_calls(
         self,

@@ -352,6 +352,8 @@ class Agent:
         overflow = plan.compress
         index = turn.requests
         await self.tools.settle()  # tool sources still starting (lull -p waits for them)
+        while not self.tools.progress.empty():  # what they said (an MCP server did not start)
+            yield self.tools.progress.get_nowait()
         shape = self.shape()
         if plan.output_limit is not None:
             shape = replace(shape, max_output_tokens=plan.output_limit)

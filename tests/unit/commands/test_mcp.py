@@ -44,7 +44,9 @@ async def test_status_tools_errors_and_trust(runtime: Runtime) -> None:
         lines = run_command(runtime, "/mcp").lines
         assert lines[0] == "good: ready · 7 tools · stdio (user)"
         assert lines[1].startswith("bad: failed · 0 tools") and "last error" in lines[2]
-        assert "proj: needs trust" in lines[3] and "/trust starts it" in lines[4]
+        assert "it exited" in lines[2] and "Connection closed" not in lines[2]
+        assert lines[3:5] == ("  its stderr ends:", "    fatal: the database is not there")
+        assert "proj: needs trust" in lines[5] and "/trust starts it" in lines[6]
         granted = run_command(runtime, "/trust").lines[0]
         assert "starting its MCP servers now: proj" in granted
         await manager.settle()

@@ -11,7 +11,7 @@ from lull.engine.loop.config import AgentConfig
 from lull.engine.sessions.session import Session
 from lull.mcp.manager import McpManager
 from lull.model.approvals import Approval, ApprovalMode
-from lull.model.events import ToolFinished, TurnFinished
+from lull.model.events import GuardrailTriggered, Notice, ToolFinished, TurnFinished
 from lull.model.messages import Image, ToolCall, ToolResult
 from lull.providers.scripted import ScriptedCall, ScriptedProvider, ScriptedReply
 from lull.tools.base import ToolContext
@@ -32,11 +32,15 @@ class Recorder:
 
 
 async def _agent(
-    stdio_server: StdioServer, tmp_path: Path, mode: ApprovalMode, provider: ScriptedProvider
+    stdio_server: StdioServer,
+    tmp_path: Path,
+    mode: ApprovalMode,
+    provider: ScriptedProvider,
+    *flags: str,
 ) -> tuple[Agent, McpManager]:
     registry = default_registry()
     manager = McpManager(
-        (stdio_server("srv"),), registry, tmp_path, "anthropic", trusted=lambda: True
+        (stdio_server("srv", *flags),), registry, tmp_path, "anthropic", trusted=lambda: True
     )
     manager.wait = True
     context = ToolContext(workspace=tmp_path, output_dir=tmp_path / "out")
@@ -128,4 +132,54 @@ async def test_images_go_to_models_that_take_them_and_a_crash_is_an_error_result
     assert crashed.is_error and "out of cheese" in crashed.content
     assert _results(agent)[2].content.startswith("here it is")  # restarted on next use
     assert "left out: the current model does not accept images" in _results(agent)[3].content
+    assert isinstance(events[-1], TurnFinished)
+
+
+async def test_an_error_answer_fails_that_call_only_and_the_server_keeps_its_state(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider()
+    provider.script(
+        ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__count")]),
+        ScriptedReply(
+            tool_calls=[
+                ScriptedCall("mcp__srv__slow", {"seconds": 0.3}),
+                ScriptedCall("mcp__srv__fail", {"reason": "quota exceeded"}),
+                ScriptedCall("mcp__srv__slow", {"seconds": 0.3}),
+            ]
+        ),
+        ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__count")]),
+        ScriptedReply(text="done"),
+    )
+    agent, manager = await _agent(stdio_server, tmp_path, "yolo", provider, "--stateful")
+    try:
+        [e async for e in agent.run_turn("go")]
+    finally:
+        await manager.aclose()
+    first, slow, failed, slow_too, second = _results(agent)
+    assert first.content == "count 1"
+    assert not slow.is_error and not slow_too.is_error and slow.content == "slept 0.3"
+    assert failed.is_error and "quota exceeded" in failed.content
+    assert second.content == "count 2"  # the same process: nothing was restarted
+    assert manager.connections[0].starts == 1
+
+
+async def test_a_server_that_did_not_start_is_said_and_its_tool_gets_an_error_result(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider()
+    provider.script(
+        ScriptedReply(tool_calls=[ScriptedCall("mcp__srv__query", {"q": "x"})]),
+        ScriptedReply(text="the database server is down"),
+    )
+    agent, manager = await _agent(stdio_server, tmp_path, "default", provider, "--fail-start")
+    try:
+        events = [e async for e in agent.run_turn("look it up")]
+    finally:
+        await manager.aclose()
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any(n.startswith("MCP server srv did not start") for n in notices)
+    assert not [e for e in events if isinstance(e, GuardrailTriggered)]  # no unknown-tool rollback
+    [result] = _results(agent)
+    assert result.is_error and "fatal: the database is not there" in result.content
     assert isinstance(events[-1], TurnFinished)

@@ -4,13 +4,17 @@ tail, and the server starts again on the next use."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from lull.mcp.connection import McpConnection, McpFailure, expand
-from lull.model.mcp import McpServerConfig
+from lull.mcp.connection import McpCallError, McpConnection, McpFailure, expand
+from lull.model import defaults
+from lull.model.mcp import McpServerConfig, McpTimeouts
 from tests.unit.mcp.conftest import StdioServer
 
 
@@ -43,22 +47,50 @@ async def test_a_crash_mid_call_is_a_failure_with_stderr_and_the_next_call_resta
         await connection.close()
 
 
-async def test_a_hang_past_the_timeout_fails_and_the_server_restarts(
+async def test_a_call_past_its_timeout_is_cancelled_and_the_server_keeps_running(
     stdio_server: StdioServer, tmp_path: Path
 ) -> None:
-    connection = McpConnection(stdio_server(timeout=15.0), tmp_path)
+    config = stdio_server("s", "--stateful", tool_timeout_seconds=0.5)
+    connection = McpConnection(config, tmp_path)
     try:
-        await connection.connect()
-        connection.config = McpServerConfig(
-            **{**_fields(connection.config), "timeout_seconds": 0.5}
-        )
-        with pytest.raises(McpFailure, match=r"no answer within 0.5 s \(timeoutSeconds\)"):
-            await connection.call("hang", {})
-        connection.config = McpServerConfig(**{**_fields(connection.config), "timeout_seconds": 15})
-        result = await connection.call("echo", {"text": "back"})
-        assert result.content[0].text == "echo: back" and connection.starts == 2
+        assert (await connection.call("count", {})).content[0].text == "count 1"
+        calls = [connection.call("slow", {"seconds": s}) for s in (30, 0.05, 0.1)]
+        late, *quick = await asyncio.gather(*calls, return_exceptions=True)
+        assert isinstance(late, McpCallError)
+        assert "no answer within 0.5 s (toolTimeoutSeconds); the call was cancelled" in str(late)
+        assert [r.content[0].text for r in quick] == ["slept 0.05", "slept 0.1"]  # type: ignore[union-attr]
+        counted = await _eventually(connection, lambda text: "1 cancelled" in text)
+        assert counted.endswith(", 1 cancelled")  # notifications/cancelled reached the server
+        assert connection.state == "ready" and connection.starts == 1
     finally:
         await connection.close()
+
+
+async def test_starting_has_its_own_timeout_from_the_entry_or_the_global_setting(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    own = McpConnection(stdio_server("a", "--hang-start", timeout=0.5), tmp_path)
+    with pytest.raises(McpFailure, match=r"no answer within 0.5 s of its start"):
+        await own.connect()
+    await own.close()
+    config = dataclasses.replace(stdio_server("b", "--hang-start"), timeout_seconds=None)
+    shared = McpConnection(config, tmp_path, timeouts=McpTimeouts(start_seconds=0.4))
+    with pytest.raises(McpFailure, match=r"no answer within 0.4 s of its start") as failure:
+        await shared.connect()
+    assert "test server starting" in str(failure.value)  # its stderr so far
+    await shared.close()
+    assert McpConnection(config, tmp_path).call_timeout == defaults.MCP_TOOL_TIMEOUT_SECONDS
+
+
+async def _eventually(connection: McpConnection, done: Callable[[str], bool]) -> str:
+    """``count``'s answer once ``done`` says so (the server notes a cancel a moment after the
+    client sent it); at most 50 tries."""
+    for _ in range(50):
+        text = str((await connection.call("count", {})).content[0].text)
+        if done(text):
+            return text
+        await asyncio.sleep(0.05)
+    return text
 
 
 async def test_a_server_that_never_starts_fails_with_its_stderr(
@@ -111,5 +143,34 @@ def test_variables_in_settings_are_expanded() -> None:
     assert expand("${MISSING:-none}/${MISSING}", env) == "none/"
 
 
-def _fields(config: McpServerConfig) -> dict[str, object]:
-    return {name: getattr(config, name) for name in config.__dataclass_fields__}
+async def test_a_json_rpc_error_is_that_calls_error_and_the_server_keeps_its_state(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    connection = McpConnection(stdio_server("s", "--stateful"), tmp_path)
+    try:
+        assert (await connection.call("count", {})).content[0].text == "count 1"
+        with pytest.raises(McpCallError, match="the widget is jammed") as failure:
+            await connection.call("fail", {})
+        assert str(failure.value).startswith("MCP server s: fail answered with an error")
+        assert (await connection.call("count", {})).content[0].text == "count 2"  # not restarted
+        assert connection.state == "ready" and connection.starts == 1
+    finally:
+        await connection.close()
+
+
+async def test_a_json_rpc_error_leaves_sibling_calls_in_flight_alone(
+    stdio_server: StdioServer, tmp_path: Path
+) -> None:
+    connection = McpConnection(stdio_server("s", "--stateful"), tmp_path)
+    try:
+        await connection.call("count", {})
+        slow = [connection.call("slow", {"seconds": 0.4}) for _ in range(2)]
+        results = await asyncio.gather(
+            *slow, connection.call("fail", {"reason": "no"}), return_exceptions=True
+        )
+        assert [r.content[0].text for r in results[:2]] == ["slept 0.4", "slept 0.4"]  # type: ignore[union-attr]
+        assert isinstance(results[2], McpCallError)
+        assert (await connection.call("count", {})).content[0].text == "count 2"
+        assert connection.starts == 1
+    finally:
+        await connection.close()

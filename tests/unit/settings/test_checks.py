@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from lull.settings.checks import Choice, Integer, Invalid, Number, Text, TextList, Thinking
+from lull.settings.checks import (
+    Choice,
+    Integer,
+    Invalid,
+    Number,
+    Seconds,
+    Text,
+    TextList,
+    Thinking,
+)
 
 
 def _rejects(check: object, text: str) -> str:
@@ -64,3 +73,13 @@ def test_text_list_from_json_and_text() -> None:
     assert paths.parse("/a, /b,") == ("/a", "/b")
     with pytest.raises(Invalid, match="a list of non-empty strings"):
         paths.check("/a")
+
+
+def test_seconds_come_from_files_and_milliseconds_from_the_environment() -> None:
+    check = Seconds()
+    assert check.check(2) == 2.0 and check.parse("2500") == 2.5
+    for bad in ("0", "-5", "soon"):
+        with pytest.raises(Invalid, match=r"a number > 0 \(milliseconds\)"):
+            check.parse(bad)
+    with pytest.raises(Invalid):
+        check.check(0)

@@ -24,6 +24,8 @@ def test_catalogue_env_vars_are_the_documented_ones() -> None:
         "LULL_TIMEOUT_SECONDS": "model.timeoutSeconds",
         "LULL_MEDIA_KEEP": "context.media.keep",
         "ENABLE_TOOL_SEARCH": "tools.toolSearch",  # Claude Code's name, with its values
+        "MCP_TIMEOUT": "mcp.startTimeoutSeconds",  # Claude Code's, in milliseconds
+        "MCP_TOOL_TIMEOUT": "mcp.toolTimeoutSeconds",  # Claude Code's, in milliseconds
     }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lull.model.mcp import McpTimeouts
 from lull.settings.checks import Invalid
 from lull.settings.loader import load_settings
 from lull.settings.mcp_servers import parse_server
@@ -36,11 +37,31 @@ def test_stdio_http_and_sse_entries() -> None:
         ({}, "a command (stdio) or a url (HTTP) for server 'gh'"),
         ({"command": "x", "timeoutSeconds": 0}, "a number > 0 in gh.timeoutSeconds"),
         ({"command": "x", "alwaysLoad": "yes"}, "true or false in gh.alwaysLoad"),
+        ({"command": "x", "toolTimeoutSeconds": -1}, "a number > 0 in gh.toolTimeoutSeconds"),
     ],
 )
 def test_bad_entries_name_the_server_and_key(entry: dict[str, object], message: str) -> None:
     with pytest.raises(Invalid, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_server("gh", entry)
+
+
+def test_start_and_call_timeouts_per_server_and_for_all(workspace: Path) -> None:
+    entry = parse_server("s", {"command": "x", "timeoutSeconds": 5, "toolTimeoutSeconds": 90})
+    assert (entry.timeout_seconds, entry.tool_timeout_seconds) == (5.0, 90.0)
+    assert entry.to_json() == {"command": "x", "timeoutSeconds": 5.0, "toolTimeoutSeconds": 90.0}
+    plain = parse_server("p", {"command": "x"})
+    assert (plain.timeout_seconds, plain.tool_timeout_seconds) == (None, None)
+    assert plain.to_json() == {"command": "x"}
+    settings = load_settings(workspace, env={}).settings.mcp
+    assert (settings.start_timeout_seconds, settings.tool_timeout_seconds) == (60.0, 600.0)
+    env = {"MCP_TIMEOUT": "1500", "MCP_TOOL_TIMEOUT": "120000"}  # Claude Code's, milliseconds
+    settings = load_settings(workspace, env=env).settings.mcp
+    assert (settings.start_timeout_seconds, settings.tool_timeout_seconds) == (1.5, 120.0)
+    loaded = load_settings(workspace, env={"MCP_TIMEOUT": "soon"})
+    assert "env MCP_TIMEOUT: expected a number > 0 (milliseconds)" in loaded.diagnostics[0].message
+    timeouts = plain.timeouts(McpTimeouts(2.0, 30.0))
+    assert (timeouts.start_seconds, timeouts.call_seconds) == (2.0, 30.0)
+    assert entry.timeouts(McpTimeouts(2.0, 30.0)) == McpTimeouts(5.0, 90.0)
 
 
 def test_project_servers_are_marked_and_never_replace_the_users(workspace: Path) -> None:

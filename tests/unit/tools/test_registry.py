@@ -105,6 +105,25 @@ async def test_unknown_tool_names_the_available_ones(ctx: ToolContext) -> None:
     assert out.content == "unknown tool 'rm_rf'; available tools: " + ", ".join(ALL_TOOLS)
 
 
+async def test_a_claimed_prefix_answers_names_that_are_no_tool_yet(ctx: ToolContext) -> None:
+    registry = ToolRegistry([Behaving()])
+    asked: list[str] = []
+
+    def stand_in(name: str) -> Tool | None:
+        asked.append(name)
+        return None if name.endswith("gone") else Behaving()
+
+    registry.claim("srv__", stand_in)
+    registry.claim("srv__deep__", lambda name: None)
+    assert registry.get("behave") is not None and asked == []  # a registered tool comes first
+    assert registry.get("srv__search") is not None and asked == ["srv__search"]
+    assert registry.get("srv__gone") is None
+    assert registry.get("srv__deep__x") is None and asked == ["srv__search", "srv__gone"]
+    assert registry.get("other") is None and registry.names() == ["behave"]  # never offered
+    out = await registry.execute("srv__search", {"mode": "tool-error"}, ctx)
+    assert out.is_error and "the thing was wrong" in out.content
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
