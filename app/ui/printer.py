@@ -163,8 +163,10 @@ async def _consume(
                     _say(event.text)
                 elif isinstance(event, ContextEdited):
                     _say(event.description)
-            case "json":
-                if isinstance(event, PromptOffloaded):  # a script should know: said on stderr
+            case "json":  # stdout is the result alone; what went wrong is said on stderr
+                if isinstance(event, PromptOffloaded):
+                    _say(event.text)
+                elif isinstance(event, Notice) and event.level != "info":
                     _say(event.text)
             case _:
                 assert_never(output_format)

@@ -52,6 +52,19 @@ def test_a_server_that_does_not_start_is_said_on_stderr(lull: Lull, fake: FakeSe
     assert "mcp__good__echo" in offered and not any("mcp__db__" in n for n in offered)
 
 
+def test_with_json_output_a_start_failure_is_said_on_stderr_too(
+    lull: Lull, fake: FakeServer
+) -> None:
+    _servers(db=["--fail-start"])
+    fake.script(Reply(text="answered anyway"))
+    done = lull.run("-p", "hello", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "answered anyway"
+    assert any(
+        line.startswith("lull: MCP server db did not start") for line in done.stderr.splitlines()
+    )
+
+
 def test_a_server_flooding_its_stdout_does_not_flood_lulls_stderr(
     lull: Lull, fake: FakeServer
 ) -> None:
