@@ -164,9 +164,8 @@ async def _consume(
                 elif isinstance(event, ContextEdited):
                     _say(event.description)
             case "json":  # stdout is the result alone; what went wrong is said on stderr
-                if isinstance(event, PromptOffloaded):
-                    _say(event.text)
-                elif isinstance(event, Notice) and event.level != "info":
+                warning = isinstance(event, Notice) and event.level != "info"
+                if isinstance(event, PromptOffloaded) or (isinstance(event, Notice) and warning):
                     _say(event.text)
             case _:
                 assert_never(output_format)
