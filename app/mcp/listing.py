@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 log = logging.getLogger("lull.mcp")
 
@@ -162,60 +162,19 @@ async def list_tools(session: Any, skipped: list[SkippedTool]) -> list[RemoteToo
             return tools
 
 
-class _Reading:
-    """A read stream that passes what it reads through :meth:`ListingGuard.received`."""
+class _Wrapped:
+    """A transport stream seen through a :class:`ListingGuard`: closing, entering and leaving,
+    and any other attribute (``last_context`` and the like) go to the stream itself."""
 
     def __init__(self, inner: Any, guard: ListingGuard) -> None:
         self._inner = inner
         self._guard = guard
 
-    async def receive(self) -> Any:
-        """The next message, checked."""
-        return self._guard.received(await self._inner.receive())
-
-    def __aiter__(self) -> _Reading:
-        return self
-
-    async def __anext__(self) -> Any:
-        return self._guard.received(await self._inner.__anext__())
-
     async def aclose(self) -> None:
         """Close the transport's stream."""
         await self._inner.aclose()
 
-    async def __aenter__(self) -> _Reading:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> bool | None:
-        return bool(await self._inner.__aexit__(exc_type, exc, tb))
-
-    def __getattr__(self, name: str) -> Any:  # ``last_context`` and the like
-        return getattr(self._inner, name)
-
-
-class _Writing:
-    """A write stream that shows what it sends to :meth:`ListingGuard.sent`."""
-
-    def __init__(self, inner: Any, guard: ListingGuard) -> None:
-        self._inner = inner
-        self._guard = guard
-
-    async def send(self, item: Any, /) -> None:
-        """Note the request, then send it."""
-        self._guard.sent(item)
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        """Close the transport's stream."""
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Writing:
+    async def __aenter__(self) -> Self:
         await self._inner.__aenter__()
         return self
 
@@ -229,3 +188,26 @@ class _Writing:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+class _Reading(_Wrapped):
+    """A read stream that passes what it reads through :meth:`ListingGuard.received`."""
+
+    async def receive(self) -> Any:
+        """The next message, checked."""
+        return self._guard.received(await self._inner.receive())
+
+    def __aiter__(self) -> _Reading:
+        return self
+
+    async def __anext__(self) -> Any:
+        return self._guard.received(await self._inner.__anext__())
+
+
+class _Writing(_Wrapped):
+    """A write stream that shows what it sends to :meth:`ListingGuard.sent`."""
+
+    async def send(self, item: Any, /) -> None:
+        """Note the request, then send it."""
+        self._guard.sent(item)
+        await self._inner.send(item)
