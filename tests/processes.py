@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 CANCEL_DEADLINE = 20.0
 """Seconds a cancelled command may take to stop: far more than a busy machine needs to kill it,
 far less than the 120 s the tests' commands would run on their own."""
@@ -82,3 +84,18 @@ def sigkill_group(pgid: int) -> None:
     """Clean up after a failed test: SIGKILL whatever is left of group ``pgid``."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+async def cancel_and_see_the_group_gone(task: asyncio.Task[object], pgid: int, what: str) -> None:
+    """Cancel ``task`` (which started the group ``pgid``), check the cancel returned promptly
+    instead of waiting for ``what`` to end, and that the whole group is gone; the group is
+    killed in any case."""
+    try:
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
+        assert done, f"the cancel waited for the {what} to end instead of stopping it"
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_gone(pgid)
+    finally:
+        sigkill_group(pgid)

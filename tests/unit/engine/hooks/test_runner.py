@@ -19,12 +19,10 @@ import pytest
 from lull.engine.hooks.runner import HookRunner, describe, input_from_hook
 from lull.model.hooks import HookCommand, HookEvent
 from tests.processes import (
-    CANCEL_DEADLINE,
     block_until_written,
+    cancel_and_see_the_group_gone,
     child_pids,
-    sigkill_group,
     step_until_a_child_starts,
-    wait_until_gone,
 )
 
 
@@ -162,15 +160,7 @@ async def test_a_cancel_while_the_hook_starts_stops_its_whole_group(tmp_path: Pa
     task = asyncio.create_task(runner.run("PreToolUse", {}, target="edit"))
     await step_until_a_child_starts(before)
     pgid = int(block_until_written(tmp_path / "pgid"))
-    try:
-        task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
-        assert done, "the cancel waited for the hook to end instead of stopping it"
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await wait_until_gone(pgid)
-    finally:
-        sigkill_group(pgid)
+    await cancel_and_see_the_group_gone(task, pgid, "hook")
 
 
 def _exists(pid: int) -> bool:

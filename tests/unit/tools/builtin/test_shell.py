@@ -12,6 +12,7 @@ from lull.tools.builtin.shell import ShellTool
 from tests.processes import (
     CANCEL_DEADLINE,
     block_until_written,
+    cancel_and_see_the_group_gone,
     child_pids,
     live_pids_in_group,
     sigkill_group,
@@ -83,16 +84,8 @@ async def test_a_cancel_while_bash_is_starting_kills_the_whole_group(
     task = asyncio.create_task(tool.run({"command": command}, ctx))
     await step_until_a_child_starts(before)
     pgid = int(block_until_written(workspace / "pgid"))  # the tool has not seen the process
-    try:
-        assert not task.done()
-        task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
-        assert done, "the cancel waited for the command to end instead of stopping it"
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await wait_until_gone(pgid)
-    finally:
-        sigkill_group(pgid)
+    assert not task.done()
+    await cancel_and_see_the_group_gone(task, pgid, "command")
 
 
 async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(

@@ -11,10 +11,10 @@ from lull.tools.process.group import group_alive, start_group, stop_group
 from tests.processes import (
     CANCEL_DEADLINE,
     block_until_written,
+    cancel_and_see_the_group_gone,
     child_pids,
     sigkill_group,
     step_until_a_child_starts,
-    wait_until_gone,
 )
 
 COMMAND = "sleep 120 & echo $$ > pgid; sleep 120"
@@ -29,15 +29,7 @@ async def test_a_cancel_while_the_group_starts_stops_all_of_it(tmp_path: Path) -
     )
     await step_until_a_child_starts(before)
     pgid = int(block_until_written(tmp_path / "pgid"))
-    try:
-        task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=CANCEL_DEADLINE)
-        assert done, "the cancel waited for the command to end instead of stopping it"
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await wait_until_gone(pgid)
-    finally:
-        sigkill_group(pgid)
+    await cancel_and_see_the_group_gone(task, pgid, "command")
 
 
 async def test_stop_group_kills_what_ignores_sigterm_and_outlasts_a_second_cancel(
