@@ -37,9 +37,7 @@ that names such a file, or searches a tree that may hold it (``grep -r``, ``rg``
 from __future__ import annotations
 
 import fnmatch
-import glob
 import json
-import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -51,17 +49,22 @@ from urllib.parse import urlsplit
 from lull.model.permissions import PermissionRule, RuleEffect, SaveScope, rule_tools
 from lull.tools.base import ApprovalNeed, Tool, ToolContext
 from lull.tools.permissions.hosts import canonical_host
+from lull.tools.permissions.paths import (
+    absolute_path,
+    expanded_paths,
+    may_hold,
+    path_matches,
+    seen_as,
+)
 from lull.tools.permissions.shell_forms import (
     computed_program,
     equivalents,
     form_matches,
-    has_glob,
     normal_form,
     path_words,
     searched_roots,
 )
 from lull.tools.permissions.shell_split import SimpleCommand, split_command
-from lull.tools.search.globpattern import glob_matches
 
 SHELL_TOOL = "run_shell_command"
 FETCH_TOOL = "web_fetch"
@@ -69,8 +72,6 @@ PATH_TOOLS = frozenset({"read_file", "write_file", "edit", "list_directory", "gr
 READ_TOOLS = frozenset({"read_file", "list_directory", "grep_search", "glob"})
 """The built-in tools that read files or directories: a ``read_file`` (``Read``) deny or ask
 rule covers them all."""
-MAX_EXPANDED = 500
-"""How many files one shell pattern word (``cat sec*``) is expanded to when rules check it."""
 _WRAPPERS = frozenset(
     {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout",
      "xargs", "stdbuf", "setsid", "then", "do", "else", "elif", "if", "while", "until", "!",
@@ -175,7 +176,7 @@ class RuleBook:
                 if rule.effect == effect and "read_file" in rule_tools(rule.tool):
                     pattern = rule.pattern
                     if pattern is None or any(
-                        path_matches(pattern, seen, workspace) for seen in _seen_as(path)
+                        path_matches(pattern, seen, workspace) for seen in seen_as(path)
                     ):
                         return rule
         return None
@@ -320,11 +321,11 @@ class _Call:
         workspace = self.ctx.workspace
         for words, reads in _commands_of(str(self.args.get("command", ""))):
             for word in path_words(words, reads):
-                for path in _expanded(word, workspace):
-                    if any(path_matches(pattern, seen, workspace) for seen in _seen_as(path)):
+                for path in expanded_paths(word, workspace):
+                    if any(path_matches(pattern, seen, workspace) for seen in seen_as(path)):
                         return f"the command reads {word}"
             for root in searched_roots(words):
-                if _may_hold(_absolute(root, workspace), pattern, workspace):
+                if may_hold(absolute_path(root, workspace), pattern, workspace):
                     return f"the command searches {root}, which may hold files the rule covers"
         return ""
 
@@ -334,8 +335,8 @@ class _Call:
         workspace = self.ctx.workspace
         for command in split_command(str(self.args.get("command", ""))).every_command:
             for target in command.writes:
-                path = _absolute(target, workspace)
-                if any(path_matches(pattern, seen, workspace) for seen in _seen_as(path)):
+                path = absolute_path(target, workspace)
+                if any(path_matches(pattern, seen, workspace) for seen in seen_as(path)):
                     return f"the command writes {target}"
         return ""
 
@@ -378,14 +379,7 @@ class _Call:
         given = self.args.get("path", ".")
         if not isinstance(given, str) or not given.strip() or "\0" in given:
             return []
-        workspace = self.ctx.workspace
-        path = Path(given).expanduser()
-        naive = Path(os.path.normpath(path if path.is_absolute() else workspace / path))
-        try:
-            resolved = naive.resolve()
-        except (OSError, RuntimeError, ValueError):
-            return [naive]
-        return [naive] if resolved == naive else [naive, resolved]
+        return seen_as(absolute_path(given, self.ctx.workspace))
 
     def _other_matches(self, pattern: str) -> bool:
         if self.tool.name == FETCH_TOOL:
@@ -469,66 +463,6 @@ def _form_touches(pattern: str, line: str) -> bool:
     return False
 
 
-def _absolute(word: str, workspace: Path) -> Path:
-    """A path word as an absolute, normalised path (``~`` expanded, relative to the
-    workspace)."""
-    path = Path(word).expanduser() if word.startswith("~") else Path(word)
-    return Path(os.path.normpath(path if path.is_absolute() else workspace / path))
-
-
-def _expanded(word: str, workspace: Path) -> list[Path]:
-    """The files a path word names: itself, or what the shell would expand it to."""
-    if "\0" in word:
-        return []
-    path = _absolute(word, workspace)
-    if not has_glob(word):
-        return [path]
-    found: list[Path] = []
-    try:
-        for index, name in enumerate(glob.iglob(str(path))):
-            if index >= MAX_EXPANDED:
-                break
-            found.append(Path(name))
-    except (OSError, ValueError, re.error):
-        return [path]
-    return found or [path]
-
-
-def _seen_as(path: Path) -> list[Path]:
-    """A path as written (normalised) and resolved (symlinks followed)."""
-    try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError, ValueError):
-        return [path]
-    return [path] if resolved == path else [path, resolved]
-
-
-def _may_hold(root: Path, pattern: str, workspace: Path) -> bool:
-    """Whether a tree at ``root`` may hold a path a path rule's ``pattern`` covers: the
-    pattern's fixed part lies under ``root``, or ``root`` lies under it; a pattern without
-    ``/`` matches at any depth of the workspace."""
-    pattern = pattern.strip()
-    if pattern.startswith("//"):
-        anchored = Path(pattern[1:])
-    elif pattern.startswith("~/"):
-        anchored = Path.home() / pattern[2:]
-    else:
-        relative = pattern.removeprefix("./").lstrip("/")
-        if "/" not in relative.rstrip("/"):
-            return root.is_relative_to(workspace) or workspace.is_relative_to(root)
-        anchored = workspace / relative
-    fixed = Path(*_fixed_parts(anchored.parts))
-    return fixed.is_relative_to(root) or root.is_relative_to(fixed)
-
-
-def _fixed_parts(parts: tuple[str, ...]) -> Iterator[str]:
-    """The leading parts of a path pattern before the first one with a wildcard."""
-    for part in parts:
-        if has_glob(part) or "{" in part:
-            return
-        yield part
-
-
 def _peel(command: SimpleCommand) -> Iterator[int]:
     """The positions a command may start at once assignments and wrappers are skipped."""
     words = command.words
@@ -566,26 +500,3 @@ def _inner(command: SimpleCommand) -> list[SimpleCommand]:
         if len(rest) >= 2 and rest[0] == "eval":
             return list(split_command(" ".join(rest[1:])).every_command)
     return []
-
-
-def path_matches(pattern: str, path: Path, workspace: Path) -> bool:
-    """Whether ``path`` (absolute) or a directory above it matches a path rule's pattern."""
-    pattern = pattern.strip()
-    if pattern.startswith("//"):
-        return _glob_any(pattern[1:], str(path))
-    if pattern.startswith("~/"):
-        return _glob_any(str(Path.home()) + pattern[1:], str(path))
-    if not path.is_relative_to(workspace):
-        return False
-    relative = path.relative_to(workspace).as_posix()
-    pattern = pattern.removeprefix("./").lstrip("/") or "**"
-    parts = relative.split("/") if relative != "." else []
-    return any(glob_matches(pattern, "/".join(parts[:end])) for end in range(len(parts), 0, -1))
-
-
-def _glob_any(pattern: str, absolute: str) -> bool:
-    """An absolute glob against an absolute path or one of its parents."""
-    parts = absolute.split("/")
-    return any(
-        glob_matches(pattern, "/".join(parts[:end]) or "/") for end in range(len(parts), 1, -1)
-    )

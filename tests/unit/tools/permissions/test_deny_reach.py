@@ -175,3 +175,9 @@ def test_a_domain_deny_keeps_other_hosts_apart(ctx: ToolContext) -> None:
     assert _effect(book, ctx, "web_fetch", url="http://127.0.0.2/") is None
     assert _effect(book, ctx, "web_fetch", url="http://example.com/") is None
     assert _effect(book, ctx, "web_fetch", url="https://EVIL.com./x") == "deny"
+
+
+def test_a_home_of_no_such_user_is_a_plain_word(ctx: ToolContext) -> None:
+    book = _book(("deny", "Read(secret.txt)"), ("allow", "run_shell_command"))
+    assert _effect(book, ctx, "run_shell_command", command="cat ~nosuchuser0/x") == "allow"
+    assert _effect(book, ctx, "read_file", path="~nosuchuser0/x") is None
