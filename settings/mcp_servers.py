@@ -4,7 +4,8 @@
 server over stdio; ``{"name": {"url": "https://...", "headers": {...}}}`` reaches one over
 streamable HTTP (``"type": "sse"`` for the legacy SSE transport; Gemini CLI's ``httpUrl`` is
 read as a streamable-HTTP ``url``). Every entry may also set ``enabled``, ``timeoutSeconds``
-(starting it), ``toolTimeoutSeconds`` (each call; both default to the global ``mcp.*`` keys),
+(starting it), ``toolTimeoutSeconds`` (each call; both default to the global ``mcp.*`` keys;
+Gemini CLI's and Qwen Code's ``timeout``, in milliseconds, is read as ``toolTimeoutSeconds``),
 ``includeTools`` / ``excludeTools``, ``compactable`` and ``alwaysLoad`` (Claude Code's: the
 server's tools are never deferred, whatever ``tools.toolSearch`` says). A project's
 ``.mcp.json`` holds the same object under ``mcpServers``.
@@ -34,6 +35,7 @@ _KEYS = frozenset(
         "enabled",
         "timeoutSeconds",
         "toolTimeoutSeconds",
+        "timeout",
         "includeTools",
         "excludeTools",
         "compactable",
@@ -71,6 +73,7 @@ _SERVER_SCHEMA: dict[str, Any] = {
         "enabled": {"type": "boolean"},
         "timeoutSeconds": {"type": "number", "exclusiveMinimum": 0},
         "toolTimeoutSeconds": {"type": "number", "exclusiveMinimum": 0},
+        "timeout": {"type": "number", "exclusiveMinimum": 0},
         "includeTools": {"type": "array", "items": {"type": "string"}},
         "excludeTools": {"type": "array", "items": {"type": "string"}},
         "compactable": {"type": "boolean"},
@@ -130,7 +133,7 @@ def parse_server(name: str, entry: object) -> McpServerConfig:
         transport=transport,
         enabled=reader.boolean("enabled", True),
         timeout_seconds=reader.seconds("timeoutSeconds"),
-        tool_timeout_seconds=reader.seconds("toolTimeoutSeconds"),
+        tool_timeout_seconds=reader.tool_timeout_seconds(),
         include_tools=reader.strings("includeTools") if "includeTools" in entry else None,
         exclude_tools=reader.strings("excludeTools"),
         compactable=reader.boolean("compactable", False),
@@ -197,6 +200,14 @@ class _Entry:
         if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
             raise self._bad(key, "a number > 0")
         return number
+
+    def tool_timeout_seconds(self) -> float | None:
+        """``toolTimeoutSeconds``, else Gemini CLI's / Qwen Code's ``timeout`` (milliseconds)."""
+        seconds = self.seconds("toolTimeoutSeconds")
+        milliseconds = self.seconds("timeout")
+        if seconds is not None or milliseconds is None:
+            return seconds
+        return milliseconds / 1000
 
     def strings(self, key: str) -> tuple[str, ...]:
         value = self.entry.get(key, [])

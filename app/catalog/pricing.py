@@ -9,9 +9,10 @@ A table key matches a model whose name contains it (any case), unless the key is
 a digit or a dot there ("gpt-5" prices "gpt-5-mini-2025" but not "gpt-5.4"); the longest
 matching key wins, and overrides win over the table.
 
-A model served from this machine or a private network (``local``) that neither an override
-nor the table prices costs nothing: it runs on the user's own hardware. A known model name
-behind a local proxy keeps its table price.
+A model served from this machine or a private network (``local``) costs nothing unless the
+``pricing`` setting names it: it runs on the user's own hardware, and local servers report
+whatever name they like (llama-server answers as "gpt-3.5-turbo"). A local proxy to a paid API
+is priced by a ``pricing`` entry.
 """
 
 from __future__ import annotations
@@ -138,11 +139,13 @@ def _lookup(table: dict[str, ModelPrice], name: str) -> ModelPrice | None:
 def price_for(
     model: str, overrides: Sequence[str] = (), *, local: bool = False
 ) -> ModelPrice | None:
-    """The price of ``model`` (an override first, then the table, then $0 on a ``local``
-    endpoint); None if unknown."""
+    """The price of ``model``: an override first, then $0 on a ``local`` endpoint, then the
+    table; None if unknown."""
     name = model.lower()
-    found = _lookup(parse_overrides(overrides), name) or _lookup(PRICES, name)
-    return FREE if found is None and local else found
+    override = _lookup(parse_overrides(overrides), name)
+    if override is not None:
+        return override
+    return FREE if local else _lookup(PRICES, name)
 
 
 def cost_of(usage: Usage, rates: ModelPrice) -> float:

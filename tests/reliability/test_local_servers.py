@@ -38,8 +38,11 @@ def test_an_unpriced_model_on_a_local_server_costs_nothing(
     anthropic_env.script(Reply(text="ok"))
     _, out, _ = print_mode(capsys, workspace, model="house-model")
     assert json.loads(out)["cost_usd"] == 0.0  # was None: "price unknown" forever
+    # a local server answering under a known API name is still the user's own hardware
+    anthropic_env.script(Reply(text="ok"))
+    _, out, _ = print_mode(capsys, workspace, model="claude-sonnet-4-5")
+    assert json.loads(out)["cost_usd"] == 0.0
     usage = Usage(input=1_000_000, output=1_000_000)
-    assert cost_usd(usage, "claude-sonnet-4-5", local=True) == 18.0  # a known name keeps it
     assert cost_usd(usage, "house-model", ("house-model=1/2",), local=True) == 3.0
     assert cost_usd(usage, "house-model") is None  # elsewhere, unknown is unknown
 

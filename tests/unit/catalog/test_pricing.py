@@ -107,6 +107,11 @@ def test_an_unpriced_model_on_a_local_endpoint_is_free() -> None:
     usage = Usage(input=MILLION, output=MILLION)
     assert cost_usd(usage, "llama3.1:8b", local=True) == 0.0
     assert cost_usd(usage, "llama3.1:8b") is None
-    # a known model behind a local proxy keeps its price; an override wins over both
-    assert cost_usd(usage, "claude-sonnet-4-5", local=True) == pytest.approx(18)
+    # a local server may answer under a known API name (llama-server says "gpt-3.5-turbo"):
+    # still the user's own hardware; a proxy to a paid API is priced by an override
+    assert cost_usd(usage, "gpt-3.5-turbo", local=True) == 0.0
+    assert cost_usd(usage, "claude-sonnet-4-5", local=True) == 0.0
+    assert cost_usd(usage, "claude-sonnet-4-5") == pytest.approx(18)
+    proxy = ("claude-sonnet-4-5=3/15",)
+    assert cost_usd(usage, "claude-sonnet-4-5", proxy, local=True) == pytest.approx(18)
     assert cost_usd(usage, "llama3.1:8b", ("llama3.1=0.1/0.2",), local=True) == pytest.approx(0.3)

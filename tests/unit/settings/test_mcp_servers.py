@@ -49,6 +49,14 @@ def test_start_and_call_timeouts_per_server_and_for_all(workspace: Path) -> None
     entry = parse_server("s", {"command": "x", "timeoutSeconds": 5, "toolTimeoutSeconds": 90})
     assert (entry.timeout_seconds, entry.tool_timeout_seconds) == (5.0, 90.0)
     assert entry.to_json() == {"command": "x", "timeoutSeconds": 5.0, "toolTimeoutSeconds": 90.0}
+    # Gemini CLI's and Qwen Code's per-server ``timeout`` is milliseconds for each call
+    gemini = parse_server("g", {"command": "x", "timeout": 30000})
+    assert gemini.tool_timeout_seconds == 30.0
+    assert gemini.to_json() == {"command": "x", "toolTimeoutSeconds": 30.0}
+    both = parse_server("b", {"command": "x", "timeout": 30000, "toolTimeoutSeconds": 7})
+    assert both.tool_timeout_seconds == 7.0
+    with pytest.raises(Invalid, match=r"a number > 0 in g\.timeout"):
+        parse_server("g", {"command": "x", "timeout": 0})
     plain = parse_server("p", {"command": "x"})
     assert (plain.timeout_seconds, plain.tool_timeout_seconds) == (None, None)
     assert plain.to_json() == {"command": "x"}
