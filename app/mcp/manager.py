@@ -87,6 +87,7 @@ class McpManager:
         self._registered: set[str] = set()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._notices: list[Notice] = []
+        self.listener: Callable[[Notice], None] | None = None
         for connection in self.connections:
             if connection.config.enabled:
                 registry.claim(tool_prefix(connection.name), self._stand_in)
@@ -136,6 +137,19 @@ class McpManager:
         notices, self._notices = self._notices, []
         return notices
 
+    def listen(self, listener: Callable[[Notice], None]) -> None:
+        """Say notices to ``listener`` as they happen (a front end idle at its prompt shows a
+        server that failed to start at once), including those not taken yet."""
+        self.listener = listener
+        for notice in self.take_notices():
+            listener(notice)
+
+    def _say(self, notice: Notice) -> None:
+        if self.listener is None:
+            self._notices.append(notice)
+        else:
+            self.listener(notice)
+
     async def aclose(self) -> None:
         """Stop every server and background start."""
         for task in self._tasks.values():
@@ -158,12 +172,12 @@ class McpManager:
             await connection.connect()
         except McpFailure as failure:
             log.warning("%s", str(failure).splitlines()[0])
-            self._notices.append(Notice("warning", self._start_failure(connection)))
+            self._say(Notice("warning", self._start_failure(connection)))
             return
         for skipped in connection.skipped:
             text = f"MCP server {connection.name}: tool {skipped.name} skipped: {skipped.reason}"
             log.warning("%s", text)
-            self._notices.append(Notice("warning", text))
+            self._say(Notice("warning", text))
         if not self.wait:
             self._register([connection])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from lull.engine.sessions.load import SessionNotFound, load_notes
 from lull.engine.sessions.session import Session
 from lull.engine.sessions.store import SessionStorageError, SessionStore
 from lull.engine.sessions.writer import SessionLocked
+from lull.model.events import Notice
 from lull.model.messages import Message
 from lull.model.provider import Provider
 from lull.providers.config import (
@@ -320,12 +322,17 @@ class Runtime:
 
     # --- tools that start in the background (MCP servers) ---------------------------------------
 
-    def start_tools(self, *, wait: bool = False) -> None:
+    def start_tools(
+        self, *, wait: bool = False, on_notice: Callable[[Notice], None] | None = None
+    ) -> None:
         """Start the MCP servers in the background on the running event loop (the front end
         calls it once its prompt is up); ``wait`` (``lull -p``) makes the first request wait
-        for them, so it offers every tool that could start."""
+        for them, so it offers every tool that could start. ``on_notice`` hears what they
+        have to say (a server that did not start) when it happens, not at the next turn."""
         if self.mcp is not None:
             self.mcp.wait = wait
+            if on_notice is not None:
+                self.mcp.listen(on_notice)
             self.mcp.start()
 
     async def stop_tools(self) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from lull.settings.paths import user_settings_path
 from tests.e2e.conftest import Lull
+from tests.e2e.tmux import Tmux, needs_tmux
 from tests.fakes import FakeServer, Reply
 
 pytestmark = pytest.mark.slow
@@ -63,6 +64,20 @@ def test_with_json_output_a_start_failure_is_said_on_stderr_too(
     assert any(
         line.startswith("lull: MCP server db did not start") for line in done.stderr.splitlines()
     )
+
+
+@needs_tmux
+@pytest.mark.parametrize("front_end", [["--plain"], []], ids=["line mode", "full screen"])
+def test_a_start_failure_shows_while_the_user_is_idle_at_the_prompt(
+    tmux: Tmux, lull: Lull, front_end: list[str]
+) -> None:
+    """Nothing typed: the failure is on screen without waiting for the next prompt."""
+    _servers(db=["--fail-start"])
+    tmux.start(lull, *front_end)
+    screen = tmux.wait_for("MCP server db did not start")
+    assert "fatal: the database is not there" in screen.replace("\n", " ")
+    tmux.send("C-d")
+    assert tmux.exit_code() == 0
 
 
 def test_a_server_flooding_its_stdout_does_not_flood_lulls_stderr(

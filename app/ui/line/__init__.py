@@ -20,6 +20,7 @@ from typing import TextIO, cast
 
 from rich.console import Console
 
+from lull.model.events import Notice
 from lull.runtime import RunOptions
 from lull.ui.line.approve import TerminalApprover
 from lull.ui.line.chat import LineChat, Reader
@@ -73,7 +74,8 @@ def run_line(options: RunOptions) -> int:
 async def _chat(chat: LineChat, watch: HangupWatch) -> None:
     # The SDK imports while the user types, once the first prompt is on screen.
     asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, chat.runtime.preload_sdk)
-    chat.runtime.start_tools()  # MCP servers start in the background while the user types
+    # MCP servers start in the background while the user types; a failure is said at once
+    chat.runtime.start_tools(on_notice=lambda notice: _above_prompt(chat.printer, notice))
     watch.start()
     try:
         await chat.run()
@@ -83,6 +85,13 @@ async def _chat(chat: LineChat, watch: HangupWatch) -> None:
             await chat.runtime.stop_tools()
         with contextlib.suppress(Exception):  # closing must not hide how the chat ended
             await chat.agent.provider.aclose()
+
+
+def _above_prompt(printer: EventPrinter, notice: Notice) -> None:
+    """Print ``notice`` above the prompt being typed at (or plainly when none is up)."""
+    from prompt_toolkit.application import run_in_terminal
+
+    run_in_terminal(lambda: printer.render(notice))
 
 
 def _reader(

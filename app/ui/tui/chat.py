@@ -109,7 +109,8 @@ class Chat:
         """The runtime is ready: ask with the modal, show a resumed transcript, drain the queue."""
         self.runtime = runtime
         runtime.agent.set_approver(ModalApprover(self.app, self._asking))
-        runtime.start_tools()  # MCP servers start in the background, after the first paint
+        # MCP servers start in the background, after the first paint; a failure shows at once
+        runtime.start_tools(on_notice=self._background_notice)
         if runtime.agent.session.transcript:
             await self.redraw()
         for text, level in notes:
@@ -117,6 +118,11 @@ class Chat:
         self._context_tokens = context_tokens
         self.refresh_status("ready")
         await self.next()
+
+    def _background_notice(self, notice: Notice) -> None:
+        """A notice from something running beside the chat (an MCP server that did not
+        start), shown when it happens."""
+        self.app.run_worker(self.renderer.note(notice.text, notice.level), group="notices")
 
     def session_opened(self) -> bool:
         """Run the ``SessionStart`` hooks of a session that opened (at start, ``/clear``,

@@ -92,8 +92,12 @@ def test_a_local_model_whose_server_reports_no_usage_still_costs_nothing() -> No
     elsewhere = RunResult()  # a remote server that says nothing: unknown, not free
     elsewhere.take(unreported)
     assert elsewhere.cost_usd is None
-    priced = RequestFinished(Usage(reported=False), 1, 100, model="claude-sonnet-4-5")
-    assert event_to_json(priced, local=True)["cost_usd"] is None  # a priced name: unknown
+    # a local server answering under an API model's name is still free; priced by the user
+    # (a proxy to a paid API), unreported usage is unknown
+    known = RequestFinished(Usage(reported=False), 1, 100, model="claude-sonnet-4-5")
+    assert event_to_json(known, local=True)["cost_usd"] == 0.0
+    proxy = ("claude-sonnet-4-5=3/15",)
+    assert event_to_json(known, proxy, local=True)["cost_usd"] is None
 
 
 def test_a_discard_is_its_own_stream_json_event() -> None:
