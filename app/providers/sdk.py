@@ -105,6 +105,15 @@ def post_stream(client: Any, endpoint: StreamEndpoint, body: bytes) -> Awaitable
     )
 
 
+def post_once(client: Any, endpoint: StreamEndpoint, body: bytes) -> Awaitable[Any]:
+    """The SDK client's own non-streamed POST of a body already encoded as JSON; the answer
+    is read as the endpoint's response type."""
+    response, _ = _stream_types(endpoint.sdk, endpoint.types, endpoint.response, endpoint.event)
+    return client.post(  # type: ignore[no-any-return]
+        endpoint.path, content=body, cast_to=response, options=dict(endpoint.options)
+    )
+
+
 class LazyClient:
     """An SDK client made by ``factory`` the first time it is needed (by a request, or ahead
     of it in a background thread: :meth:`get` is thread-safe, one client is ever made)."""

@@ -10,7 +10,7 @@ from tests.fakes.cache import openai_cached_tokens, openai_units
 from tests.fakes.errors import bad_request
 from tests.fakes.openai_validate import validate_openai
 from tests.fakes.outcome import Outcome, json_frame, new_id
-from tests.fakes.script import output_tokens
+from tests.fakes.script import Reply, output_tokens
 from tests.fakes.server_view import openai_view
 
 if TYPE_CHECKING:
@@ -37,6 +37,15 @@ def _check_length(fake: FakeServer, total: int) -> None:
         )
 
 
+def _one_token_answer(body: dict[str, Any]) -> tuple[None, Reply] | None:
+    """A non-streamed request for one token (lull's usage probe) is answered with one token,
+    as a real server would, without taking a scripted reply."""
+    limit = body.get("max_completion_tokens", body.get("max_tokens"))
+    if body.get("stream") or limit != 1:
+        return None
+    return None, Reply(text="x", stop_reason="length", output_tokens=1)
+
+
 def handle_chat(
     fake: FakeServer, body: dict[str, Any], texts: Sequence[str] | None = None
 ) -> Outcome:
@@ -59,7 +68,7 @@ def handle_chat(
     retention = body.get("prompt_cache_retention") == "24h"
     ttl = EXTENDED_RETENTION_SECONDS if retention else fake.openai_cache_ttl
     cached = openai_cached_tokens(units, fake.openai_cache, ttl, fake.openai_cache_granularity)
-    item, reply = fake.take_reply(body)
+    item, reply = _one_token_answer(body) or fake.take_reply(body)
     calls = wire.tool_calls(reply)
     usage = wire.usage(total, cached, output_tokens(reply), reply.thinking or "", fake.dialect)
     meta = {
@@ -69,9 +78,13 @@ def handle_chat(
         "system_fingerprint": "fp_fake",
     }
     if not body.get("stream"):
-        return Outcome(200, body=wire.completion(meta, reply, calls, usage), usage=usage)
+        completion = wire.completion(meta, reply, calls, usage)
+        if not fake.quirks.report_usage:
+            del completion["usage"]
+        return Outcome(200, body=completion, usage=usage)
     options = body.get("stream_options") or {}
-    include = usage if options.get("include_usage") and fake.quirks.stream_usage else None
+    wanted = options.get("include_usage") and fake.quirks.stream_usage
+    include = usage if wanted and fake.quirks.report_usage else None
     frames = [json_frame(c) for c in wire.chunks(meta, reply, calls, include)]
     if fake.quirks.usage_only_stream:
         frames = [

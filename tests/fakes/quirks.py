@@ -25,7 +25,9 @@ NULL_CONTENT_MESSAGE = (
 class ServerQuirks:
     """Switches for real-server behaviour of the Chat Completions endpoint.
 
-    * ``stream_usage`` False: streams never carry usage, ``stream_options`` or not.
+    * ``stream_usage`` False: streams never carry usage, ``stream_options`` or not
+      (non-streamed answers do, as llama-cpp-python's).
+    * ``report_usage`` False: no answer carries usage, streamed or not (some proxies).
     * ``empty_stream_on_overflow``: a streamed request over ``max_context_tokens`` gets
       ``200 OK`` and an event stream with nothing in it (non-streamed: the usual 400).
     * ``reject_null_content``: an assistant message with ``"content": null`` is a 500.
@@ -44,6 +46,7 @@ class ServerQuirks:
     """
 
     stream_usage: bool = True
+    report_usage: bool = True
     empty_stream_on_overflow: bool = False
     reject_null_content: bool = False
     output_in_window: bool = False

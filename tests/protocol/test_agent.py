@@ -22,6 +22,7 @@ from lull.model.events import (
     TurnFinished,
 )
 from lull.model.messages import Thinking, unanswered_calls
+from lull.providers.usage_probe import PROBE_EVERY
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.quirks import ServerQuirks
 from tests.support import AgentFactory, run
@@ -250,6 +251,30 @@ async def test_a_server_that_leaves_the_tools_out_is_said_once(
     said = [e.text for e in first if isinstance(e, Notice) and "leave out the tool" in e.text]
     assert len(said) == 1 and "--enable-auto-tool-choice" in said[0]
     assert not [e for e in second if isinstance(e, Notice) and "leave out the tool" in e.text]
+
+
+async def test_a_server_without_streamed_usage_is_asked_for_it_once_in_a_while(
+    fake: FakeServer, make_agent: AgentFactory
+) -> None:
+    """llama-cpp-python streams no usage: a one-token plain copy of the request tells the
+    prompt size, so the counts calibrate and a server leaving the tools out is noticed."""
+    fake.quirks = ServerQuirks.llama_cpp_python()
+    fake.quirks.ignore_tools = True
+    fake.script(*(Reply(text=f"answer {n}") for n in range(PROBE_EVERY + 1)))
+    agent = make_agent("vllm")
+    first = await run(agent, "read main.py")
+    said = [e.text for e in first if isinstance(e, Notice) and "leave out the tool" in e.text]
+    assert len(said) == 1 and "chat_format" in said[0]
+    assert agent.fitter.calibration.calibrated
+    [finished] = [e for e in first if isinstance(e, RequestFinished)]
+    assert finished.usage.reported and finished.usage.prompt_tokens > 0
+    probes = [r for r in fake.requests if not r.get("stream")]
+    assert len(probes) == 1 and probes[0]["max_tokens"] == 1
+    assert probes[0]["messages"] == fake.requests[0]["messages"]
+    for n in range(1, PROBE_EVERY + 1):
+        await run(agent, f"prompt {n}")
+    probes = [r for r in fake.requests if not r.get("stream")]
+    assert len(probes) == 2  # the first answer without usage, then every PROBE_EVERY-th
 
 
 async def test_a_server_that_renders_the_tools_gets_no_such_notice(

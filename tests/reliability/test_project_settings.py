@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from lull.context.compress_prompt import SUMMARY_MARKER
+from lull.settings.paths import user_settings_path
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
@@ -165,6 +166,10 @@ def test_a_project_cannot_send_the_workspace_elsewhere_or_zero_the_cost(
         "pricing": [f"{DEFAULT_MODEL}=0/0", "claude=0/0"],
     }
     project = write_project(lull, widening)
+    # the fake is on loopback, where models cost $0 unless the user prices them
+    user = user_settings_path()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"pricing": [f"{DEFAULT_MODEL}=3/15"]}))
     model = Model(reads=9)
     fake.default_reply = Reply(respond=model)
     elsewhere.default_reply = Reply(respond=model)
@@ -176,7 +181,7 @@ def test_a_project_cannot_send_the_workspace_elsewhere_or_zero_the_cost(
     assert model.summaries >= 1  # the compression ran, so a summary model was asked for
     assert elsewhere.journal == []  # nothing went to the project's endpoint or provider
     assert {request["model"] for request in fake.requests} == {DEFAULT_MODEL}
-    assert payload["cost_usd"] > 0  # the project's zero prices are not used
+    assert payload["cost_usd"] > 0  # the project's zero prices are not used, the user's are
     for key in ("model.provider", "model.baseUrl", "model.name", "context.compression.model",
                 "pricing"):  # fmt: skip
         assert warned(done.stderr, project, key), (key, done.stderr)

@@ -31,7 +31,7 @@ from tests.support import run
 async def test_unreported_usage_is_not_zero_and_does_not_calibrate(
     fake: FakeServer, waits: Waits, workspace: Path, tmp_path: Path
 ) -> None:
-    fake.quirks.stream_usage = False
+    fake.quirks.report_usage = False  # neither streamed nor plain answers say
     agent = server_agent(local_on(fake.url + "/v1", waits), workspace, tmp_path)
     fake.script(Reply(text="no usage from me"))
     events = await run(agent, "hi")
@@ -50,7 +50,7 @@ def test_displays_say_not_reported(
     from lull.runtime import RunOptions
     from lull.ui.printer import run_print
 
-    fake.quirks.stream_usage = False
+    fake.quirks.report_usage = False  # neither streamed nor plain answers say
     monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     fake.script(Reply(text="hello"))
