@@ -1,276 +1,35 @@
-"""The ``lull`` command: parse arguments and hand over to a front end.
+"""The ``lull`` console script: ``--version`` and ``--help`` answered at once, everything
+else handed to :mod:`lull.command_line`.
 
-Nothing heavy is imported here: ``lull --help`` must answer at once. Front ends
-and the engine are imported only after the arguments are known.
+This module imports nothing but ``sys``: ``lull --version`` and ``lull --help`` cost about
+what a bare interpreter does (the help is the parser's own, rendered ahead of time in
+:mod:`lull.help_text`; a test keeps the two the same).
 """
 
 from __future__ import annotations
 
-import argparse
-import io
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from lull.model.approvals import APPROVAL_MODES
-from lull.model.provider import PROVIDERS
-from lull.model.text import decode_bytes
-from lull.ui.formats import OUTPUT_FORMATS, OutputFormat
-
-if TYPE_CHECKING:
-    from lull.runtime import RunOptions
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
-
-DESCRIPTION = """\
-lull: a terminal coding assistant whose context tidies itself while you are away.
-
-Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,
-or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).
-`lull mcp list|add|add-json|remove|get` manages your MCP servers (`lull mcp --help`).
-"""
-
-EPILOG = """\
-environment:
-  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   Anthropic (Claude) access
-  OPENAI_API_KEY, OPENAI_BASE_URL         OpenAI or a compatible server (DeepSeek, Kimi,
-                                          Qwen, vLLM, Ollama, ...)
-  LULL_THINKING_THRESHOLD_MINUTES, LULL_TOOL_RESULTS_THRESHOLD_MINUTES,
-  LULL_TOOL_RESULTS_NUM_TO_KEEP           idle cleanup overrides
-settings: ~/.config/lull/settings.json (user) and .lull/settings.json (project)
-"""
+VERSION_FLAGS = (["--version"], ["-v"])
+HELP_FLAGS = (["--help"], ["-h"])
 
 
-@dataclass(frozen=True)
-class CommandLine:
-    """The command line after parsing and checking: how to run (the front end, the prompt
-    and its output format) and what the runtime is built from (``run``)."""
-
-    run: RunOptions
-    prompt: str | None = None
-    output_format: OutputFormat = "text"
-    plain: bool = False
-    debug: bool = False
-
-
-class _VersionAction(argparse.Action):
-    """``--version``: the version from the package metadata, read only when asked for."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+def main(argv: list[str] | tuple[str, ...] | None = None) -> int:
+    """Entry point of the ``lull`` console script; returns the exit code."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments in VERSION_FLAGS:
         from lull.version import version
 
         print(f"lull {version()}")
-        parser.exit()
+        return 0
+    if arguments in HELP_FLAGS:
+        from lull.help_text import HELP
 
+        sys.stdout.write(HELP)
+        return 0
+    from lull.command_line import run_command_line
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and help output)."""
-    parser = argparse.ArgumentParser(
-        prog="lull",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "-p",
-        "--print",
-        dest="prompt",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="PROMPT",
-        help="answer PROMPT non-interactively and exit (reads stdin when piped)",
-    )
-    parser.add_argument(
-        "--output-format",
-        choices=OUTPUT_FORMATS,
-        default="text",
-        help="with -p: text (default), json (one object) or stream-json (one event per line)",
-    )
-    parser.add_argument(
-        "-c",
-        "--continue",
-        dest="continue_last",
-        action="store_true",
-        help="continue the most recent session in this workspace",
-    )
-    parser.add_argument("-r", "--resume", metavar="ID", help="resume the session with this id")
-    parser.add_argument(
-        "--fork-session",
-        action="store_true",
-        help="with --continue or --resume: continue in a copy of the session (a new id), "
-        "e.g. while another lull has it open",
-    )
-    parser.add_argument("-m", "--model", help="model name (overrides model.name)")
-    parser.add_argument(
-        "--provider",
-        choices=PROVIDERS,
-        help="model provider (overrides model.provider)",
-    )
-    parser.add_argument("--base-url", metavar="URL", help="API base URL (overrides model.baseUrl)")
-    parser.add_argument(
-        "--approval-mode",
-        choices=APPROVAL_MODES,
-        help="default: ask before edits and shell; auto-edit: ask before shell; "
-        "yolo: never ask; plan: read-only tools only",
-    )
-    parser.add_argument(
-        "--max-turns",
-        type=_positive_int,
-        metavar="N",
-        help="stop after N model requests in one turn",
-    )
-    parser.add_argument(
-        "--max-attempts",
-        type=_positive_int,
-        metavar="N",
-        help="with -p: try the task up to N times; an attempt that ends without an answer is "
-        "summarised and a fresh session starts with that summary (default 1)",
-    )
-    parser.add_argument(
-        "--exclude-tools",
-        type=_tool_names,
-        metavar="A,B",
-        help="tools the model is never offered, comma-separated (adds to tools.exclude)",
-    )
-    parser.add_argument(
-        "--plain", action="store_true", help="line mode instead of the full-screen UI"
-    )
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        help="try lull without an API key: a built-in scripted model echoes what you say "
-        'and lists the workspace when asked to "list files"',
-    )
-    parser.add_argument(
-        "--allow-project-mcp",
-        action="store_true",
-        help="start the MCP servers this workspace's project files name (.mcp.json, "
-        ".lull/settings.json) without trusting the workspace (/trust trusts it for good)",
-    )
-    parser.add_argument("-C", "--cwd", metavar="DIR", help="workspace directory (default: current)")
-    parser.add_argument("--debug", action="store_true", help="print the debug log to stderr")
-    parser.add_argument("-v", "--version", action=_VersionAction)
-    return parser
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _tool_names(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected tool names separated by commas, got {text!r}")
-    return names
-
-
-def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = None) -> CommandLine:
-    """Parse and check ``argv``; a bad command line exits with code 2 and a one-line message.
-
-    ``cwd`` is the workspace when ``-C`` is not given (default: the current directory).
-    """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    workspace = Path(args.cwd).expanduser() if args.cwd else (cwd or Path.cwd())
-    if not workspace.is_dir():
-        parser.error(f"argument -C/--cwd: {workspace} is not a directory")
-    if args.resume is not None and not args.resume.strip():
-        parser.error("argument -r/--resume: expected a session id, got an empty string")
-    if args.resume and args.continue_last:
-        parser.error("use either --resume ID or --continue, not both")
-    if args.fork_session and not (args.resume or args.continue_last):
-        parser.error("--fork-session needs --continue or --resume ID (the session to copy)")
-    if args.prompt is None and args.output_format != "text":
-        parser.error("--output-format needs -p/--print")
-    if args.prompt is None and args.max_attempts is not None:
-        parser.error("--max-attempts needs -p/--print (fresh attempts are a one-shot feature)")
-    prompt = args.prompt
-    if prompt is not None:
-        prompt = _full_prompt(prompt)
-        if not prompt.strip():
-            parser.error("-p needs a prompt (as an argument or on stdin)")
-    from lull.runtime import RunOptions  # after parsing: --help and --version stay light
-
-    run = RunOptions(
-        workspace=workspace,
-        model=args.model,
-        provider=args.provider,
-        base_url=args.base_url,
-        approval_mode=args.approval_mode,
-        max_turns=args.max_turns,
-        max_attempts=args.max_attempts,
-        exclude_tools=args.exclude_tools,
-        resume=args.resume.strip() if args.resume else None,
-        continue_last=args.continue_last,
-        fork_session=args.fork_session,
-        demo=args.demo,
-        allow_project_mcp=args.allow_project_mcp,
-    )
-    return CommandLine(run, prompt, args.output_format, args.plain, args.debug)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``lull`` console script; returns the exit code."""
-    _replace_unprintable()
-    arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments[:1] == ["mcp"]:
-        from lull.ui.mcp_command import run_mcp_command
-
-        return run_mcp_command(arguments[1:])
-    line = parse_command_line(argv)
-    from lull.log import setup_logging
-    from lull.settings.paths import log_path
-
-    setup_logging(log_path(), debug=line.debug)
-    options = line.run
-    if line.prompt is not None:
-        from lull.ui.printer import run_print
-
-        return run_print(options, line.prompt, line.output_format)
-    if line.plain or not sys.stdout.isatty():
-        from lull.ui.line import run_line
-
-        return run_line(options)
-    from lull.ui.tui import run_tui
-
-    return run_tui(options)
-
-
-def _replace_unprintable() -> None:
-    """Text lull prints never raises for a character the terminal cannot encode (a lone
-    surrogate from a file name or a model): it is shown replaced (``app/model/text.py``)."""
-    for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="replace")
-
-
-def _full_prompt(prompt: str) -> str:
-    """The -p prompt, with piped stdin appended (like ``cat log | lull -p "explain"``);
-    stdin is read as bytes and decoded like every outside text (``app/model/text.py``), so
-    no byte is lost."""
-    if sys.stdin is None or sys.stdin.isatty():
-        return prompt
-    try:
-        piped = decode_bytes(sys.stdin.buffer.read())
-    except (OSError, AttributeError, ValueError) as error:
-        warning = f"lull: warning: could not read stdin ({error}); using the prompt alone"
-        print(warning, file=sys.stderr)
-        return prompt
-    if not piped.strip():
-        return prompt
-    return f"{prompt}\n\n{piped}" if prompt.strip() else piped
+    return run_command_line(arguments)
 
 
 if __name__ == "__main__":  # pragma: no cover

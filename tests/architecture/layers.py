@@ -95,9 +95,11 @@ ALLOWED: dict[str, frozenset[str]] = {
             "lull.settings",
         }
     ),
-    "lull.cli": frozenset(
+    "lull.cli": frozenset({"lull.command_line", "lull.help_text", "lull.version"}),
+    "lull.command_line": frozenset(
         {"lull.model", "lull.runtime", "lull.ui", "lull.log", "lull.version", "lull.settings"}
     ),
+    "lull.help_text": frozenset(),
     "lull.__main__": frozenset({"lull.cli"}),
     "lull": frozenset(),  # app/__init__.py (the package lull) stays empty
 }

@@ -32,6 +32,7 @@ from tests.e2e.conftest import lull_command
 
 PROMPT = "list files"
 CLAUDE_GOAL = {"anthropic": 1.3, "openai": 1.0}  # lull's CPU vs Claude Code's, at most
+START_GOAL = 1.5  # `lull --help` / `--version` vs a bare `python -c pass`, at most
 
 
 def claude_binary() -> str | None:
@@ -77,6 +78,7 @@ def _commands(url: str, home: Path) -> dict[str, tuple[list[str], dict[str, str]
         'python -c "import anthropic"': ([python, "-c", "import anthropic"], base),
         'python -c "import openai"': ([python, "-c", "import openai"], base),
         "lull --help": ([*lull_command(), "--help"], base),
+        "lull --version": ([*lull_command(), "--version"], base),
         "lull -p (anthropic wire)": ([*lull_command(), "-p", PROMPT], anthropic),
         "lull -p (openai wire)": ([*lull_command(), "-p", PROMPT, "-m", "gpt-5"], openai),
     }
@@ -161,8 +163,13 @@ def main(runs: int = 5) -> None:
             line += f", {ratio(lull, claude)} of Claude Code (goal <= {limit:.1f}x: "
             line += f"{goal(lull / claude, limit)})"
         print(line)
-    help_ratio = ratio(cpu["lull --help"], cpu["python -c pass"])
-    print(f"lull --help: {help_ratio} of a bare interpreter")
+    bare = cpu["python -c pass"]
+    for flag in ("--help", "--version"):
+        mine = cpu[f"lull {flag}"]
+        print(
+            f"lull {flag}: {ratio(mine, bare)} of a bare interpreter "
+            f"(goal <= {START_GOAL:.1f}x: {goal(mine / bare, START_GOAL)})"
+        )
     where = "in a network namespace" if isolated else "on the host"
     print(f"({where}, {time.monotonic() - started:.0f} s)")
 

@@ -12,7 +12,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from lull.cli import parse_command_line
+from lull.command_line import parse_command_line
 from lull.ui.shared.history import History
 from lull.ui.tui.app import LullApp
 from tests.support import close_when_the_test_ends

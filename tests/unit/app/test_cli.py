@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from lull.cli import build_parser, parse_command_line
+from lull.command_line import build_parser, parse_command_line, render_help_module, rendered_help
+from lull.help_text import HELP
 from lull.runtime import RunOptions, cli_overrides
+from lull.version import DISTRIBUTION, version
 
 HEAVY = ("anthropic", "openai", "textual", "tiktoken", "prompt_toolkit", "pydantic", "httpx2")
 
@@ -25,15 +27,28 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def test_help_imports_no_sdk_ui_or_tokenizer() -> None:
+@pytest.mark.parametrize("flag", ["--help", "-h", "--version", "-v"])
+def test_help_and_version_import_next_to_nothing(flag: str) -> None:
+    """Answered before the parser, the SDKs, the UI or even the vocabulary are imported."""
     root = Path(__file__).resolve().parents[3]
+    probe = PROBE.replace('"--help"', repr(flag))
     done = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=root, capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
     )
     loaded = json.loads(done.stderr.strip().splitlines()[-1])
     heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
     assert heavy == []
-    assert "usage: lull" in done.stdout
+    assert not {"argparse", "importlib.metadata", "lull.model", "lull.command_line"} & set(loaded)
+    assert done.stdout.startswith("usage: lull" if "h" in flag else "lull ")
+
+
+def test_the_help_answered_at_once_is_the_parsers_own() -> None:
+    """``lull.help_text`` is generated; this fails when the parser changes and it does not
+    (regenerate: ``.venv/bin/python -m lull.command_line > app/help_text.py``, then
+    ``ruff format app/help_text.py``)."""
+    assert rendered_help() == HELP
+    assert HELP.startswith("usage: lull") and "--approval-mode" in HELP
+    assert render_help_module() != ""
 
 
 def test_help_lists_the_contract_flags() -> None:
@@ -66,7 +81,11 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         build_parser().parse_args(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out.startswith("lull ")
+    from importlib import metadata
+
+    # the fast answer reads the metadata folder's name: the same as the metadata API
+    assert capsys.readouterr().out == f"lull {metadata.version(DISTRIBUTION)}\n"
+    assert version() == metadata.version(DISTRIBUTION)
 
 
 @pytest.mark.parametrize(

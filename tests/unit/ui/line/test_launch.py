@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lull.cli import parse_command_line
+from lull.command_line import parse_command_line
 from lull.ui.line import run_line
 
 
