@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lull.catalog.pricing import cost_usd, price_for
+from lull.catalog.pricing import FREE, cost_usd, price_for
 from lull.commands.base import CommandResult, no_argument
 from lull.context.tool_stats import ToolStats, tool_stats
 from lull.model.provider import Usage
@@ -139,12 +139,13 @@ def _tokens_line(usage: Usage) -> str:
 
 
 def _free_note(runtime: Runtime) -> str:
-    """Which models cost nothing because they run on a local server without a price."""
+    """Which models cost nothing because they run on a local server (and ``pricing`` does
+    not price them)."""
     if not runtime.local_endpoint():
         return ""
     overrides = runtime.settings.pricing
     used = [m for m in runtime.agent.session.usage_by_model if m]
-    free = [m for m in used if price_for(m, overrides) is None]
+    free = [m for m in used if price_for(m, overrides, local=True) is FREE]
     if not free:
         return ""
     return f" ({', '.join(free)}: $0 on a local server; the pricing setting sets a price)"

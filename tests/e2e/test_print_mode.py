@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from lull.catalog.prompt import STATIC_SYSTEM_PROMPT
+from lull.settings.paths import user_settings_path
 from tests.e2e.conftest import Lull
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
@@ -68,7 +69,16 @@ def test_json_output_keeps_escape_sequences_exact_inside_json_strings(
         assert last["result"] == HOSTILE
 
 
+def _priced_like_the_api() -> None:
+    """The loopback fake is "a local server", where models cost $0 unless the user's
+    ``pricing`` prices them: price the default model at Anthropic's rates."""
+    path = user_settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"pricing": ["claude-sonnet-4-6=3/15"]}))
+
+
 def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServer) -> None:
+    _priced_like_the_api()
     (lull.workspace / "a.txt").write_text("alpha\n")
     fake.script(
         Reply(tool_calls=[ToolUse("read_file", {"path": "a.txt"})]), Reply(text="It says alpha.")
@@ -96,7 +106,7 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     assert payload["usage"]["output"] > 0
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []
-    assert payload["cost_usd"] > 0  # the default Claude model is in the price table
+    assert payload["cost_usd"] > 0  # the user priced the default model
     [(name, read)] = payload["tools"].items()
     assert name == "read_file" and read["seconds"] >= 0
     assert {k: v for k, v in read.items() if k != "seconds"} == {
@@ -113,6 +123,7 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
 
 
 def test_stream_json_prints_one_event_per_line(lull: Lull, fake: FakeServer) -> None:
+    _priced_like_the_api()
     fake.script(Reply(text="streamed words here"))
     done = lull.run("-p", "stream", "--output-format", "stream-json")
     assert done.returncode == 0, done.stderr

@@ -65,6 +65,13 @@ def test_cache_hit_ratio_and_cost_formatting() -> None:
     assert format_cost(1234.5) == "$1,234.50"
 
 
+def _remote(runtime: Runtime) -> Runtime:
+    """The same session, as if its requests went to Anthropic's API (nothing is sent): models
+    are priced there; on the loopback fake every model runs on "a local server", at $0."""
+    remote = replace(runtime.provider_config, base_url="https://api.anthropic.com")
+    return Runtime(runtime.agent, runtime.loaded, remote, runtime.store)
+
+
 def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
     session = runtime.agent.session
     session.record_response(1.0, Usage(input=1_000_000), "claude-sonnet-4-5")
@@ -72,7 +79,8 @@ def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
     sonnet = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
     opus = cost_usd(Usage(input=1_000_000, output=1000), "claude-opus-4-5")
     assert sonnet is not None and opus is not None and opus > sonnet
-    lines = run_command(runtime, "/cost").lines
+    elsewhere = _remote(runtime)
+    lines = run_command(elsewhere, "/cost").lines
     assert lines[-2] == (
         "last request: 1,000,000 prompt tokens (0% from cache), 1,000 output, " + format_cost(opus)
     )
@@ -80,14 +88,14 @@ def test_each_model_is_priced_at_its_own_rates(runtime: Runtime) -> None:
         f"cost: {format_cost(sonnet + opus)} at claude-sonnet-4-5, claude-opus-4-5 prices"
     )
     session.record_response(3.0, Usage(input=10), "house-model")
-    assert run_command(runtime, "/cost").lines[-1] == (  # the fake is on loopback
-        f"cost: {format_cost(sonnet + opus)} at claude-sonnet-4-5, claude-opus-4-5, house-model "
-        "prices (house-model: $0 on a local server; the pricing setting sets a price)"
-    )
-    remote = replace(runtime.provider_config, base_url="https://api.anthropic.com")
-    elsewhere = Runtime(runtime.agent, runtime.loaded, remote, runtime.store)
     assert run_command(elsewhere, "/cost").lines[-1] == (
         "cost: price unknown for claude-sonnet-4-5, claude-opus-4-5, house-model"
+    )
+    # the fake is on loopback: every model there runs on the user's own hardware
+    assert run_command(runtime, "/cost").lines[-1] == (
+        f"cost: {format_cost(0.0)} at claude-sonnet-4-5, claude-opus-4-5, house-model prices "
+        "(claude-sonnet-4-5, claude-opus-4-5, house-model: $0 on a local server; the pricing "
+        "setting sets a price)"
     )
 
 
@@ -105,7 +113,7 @@ def test_cost_shows_the_split_between_the_conversation_and_its_sub_agents(
     own = cost_usd(Usage(input=1_000_000), "claude-sonnet-4-5")
     sub = cost_usd(child, "claude-sonnet-4-5")
     assert own is not None and sub is not None
-    lines = run_command(runtime, "/cost").lines
+    lines = run_command(_remote(runtime), "/cost").lines
     assert (
         "sub-agents: 1 run(s), input 2,000,000 · output 1,000 tokens, "
         f"{format_cost(sub)} (their sessions: 01234567)"
