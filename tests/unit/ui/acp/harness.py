@@ -70,7 +70,12 @@ class Editor:
         return RequestPermissionResponse(outcome=chosen)
 
     async def read_text_file(
-        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_: Any
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **_: Any,
     ) -> ReadTextFileResponse:
         """Serve a buffer (the file on disk when none is open)."""
         assert self.buffers is not None, "this editor offers no fs/read_text_file"
