@@ -6,8 +6,9 @@ protocol's methods, ``session`` runs one editor session's prompts, ``updates`` t
 engine's events into ``session/update`` messages, ``tool_calls`` says what a call is to the
 editor, ``permissions`` asks the editor for approvals, ``prompts`` reads the editor's
 content blocks, ``replay`` shows a loaded session, ``modes`` offers approval modes and
-slash commands, ``client_mcp`` takes the editor's MCP servers, ``client_files`` reads and
-writes files through the editor, and ``wire`` keeps stdout for the protocol alone.
+slash commands, ``client_mcp`` takes the editor's MCP servers, and ``wire`` keeps stdout for
+the protocol alone. Files are read and written on disk and commands run in lull's own
+shell: the editor's ``fs/*`` and ``terminal/*`` are not used yet.
 """
 
 from __future__ import annotations
