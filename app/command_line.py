@@ -30,6 +30,7 @@ lull: a terminal coding assistant whose context tidies itself while you are away
 Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,
 or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).
 `lull mcp list|add|add-json|remove|get` manages your MCP servers (`lull mcp --help`).
+`lull acp` serves an editor over the Agent Client Protocol (Zed, JetBrains, Neovim, Emacs).
 """
 
 EPILOG = """\
@@ -255,12 +256,17 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
         from lull.ui.mcp_command import run_mcp_command
 
         return run_mcp_command(arguments[1:])
-    line = parse_command_line(argv)
+    acp = arguments[:1] == ["acp"]
+    line = parse_command_line(arguments[1:] if acp else argv)
     from lull.log import setup_logging
     from lull.settings.paths import log_path
 
     setup_logging(log_path(), debug=line.debug)
     options = line.run
+    if acp:
+        from lull.ui.acp import run_acp
+
+        return run_acp(options)
     if line.prompt is not None:
         from lull.ui.printer import run_print
 

