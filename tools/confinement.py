@@ -8,8 +8,10 @@ The sandbox itself (bubblewrap, Seatbelt, the domain proxy) is
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -65,3 +67,35 @@ class CommandSandbox(Protocol):
         """``argv`` as the sandbox runs it, for as long as the context lasts (the proxy
         serves it meanwhile); raises :class:`SandboxUnavailable` when it cannot start."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Unconfined:
+    """A command run as the user's own, outside any sandbox."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+
+    def denials(self, output: str) -> tuple[str, ...]:
+        """Nothing: no sandbox denies anything."""
+        return ()
+
+
+@contextlib.asynccontextmanager
+async def unconfined(argv: Sequence[str], env: Mapping[str, str]) -> AsyncIterator[ConfinedRun]:
+    """``argv`` started as it is."""
+    yield Unconfined(tuple(argv), env)
+
+
+def launch(
+    sandbox: CommandSandbox | None,
+    command: str,
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+) -> AbstractAsyncContextManager[ConfinedRun]:
+    """How the shell line ``command`` (run as ``argv``) starts: inside ``sandbox``, or as it
+    is when there is none or the line is one of its excluded commands."""
+    if sandbox is None or not sandbox.confines(command):
+        return unconfined(argv, env)
+    return sandbox.confine(argv, env, cwd)

@@ -6,14 +6,20 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from lull.model import defaults
 from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
-from lull.tools.confinement import UNCONFINED_FLAG, ConfinedRun, SandboxUnavailable
+from lull.tools.confinement import (
+    UNCONFINED_FLAG,
+    ConfinedRun,
+    SandboxUnavailable,
+    launch,
+    unconfined,
+)
 from lull.tools.output import cap_output
 from lull.tools.params import doc
 from lull.tools.process.environment import tool_environment
@@ -239,39 +245,20 @@ class ShellTool(TypedTool[ShellParams]):
         return _Run(exit_code, out.text(), err.text(), timed_out, notes)
 
 
-@dataclass(frozen=True, slots=True)
-class _Unconfined:
-    """A command run as the user's own, outside any sandbox."""
-
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-
-    def denials(self, output: str) -> tuple[str, ...]:
-        """Nothing: no sandbox denies anything."""
-        return ()
-
-
-@contextlib.asynccontextmanager
-async def _unconfined(argv: tuple[str, ...], env: Mapping[str, str]) -> AsyncIterator[_Unconfined]:
-    yield _Unconfined(argv, env)
-
-
 def _launch(
     ctx: ToolContext, argv: tuple[str, ...], env: Mapping[str, str], params: ShellParams
 ) -> AbstractAsyncContextManager[ConfinedRun]:
     """How the command starts: inside ``ctx``'s sandbox, or (no sandbox, an excluded command,
     or a permitted ``dangerously_disable_sandbox``) as the user's own."""
     sandbox = ctx.sandbox
-    if sandbox is None or not sandbox.confines(params.command):
-        return _unconfined(argv, env)
-    if params.dangerously_disable_sandbox:
+    if sandbox is not None and params.dangerously_disable_sandbox:
         if not sandbox.allows_unconfined:
             raise ToolError(
                 "run_shell_command: dangerously_disable_sandbox is refused: the user's "
                 "sandbox.allowUnsandboxedCommands is false; ask the user instead"
             )
-        return _unconfined(argv, env)
-    return sandbox.confine(argv, env, ctx.workspace)
+        return unconfined(argv, env)
+    return launch(sandbox, params.command, argv, env, ctx.workspace)
 
 
 def _denial_notes(denials: tuple[str, ...], ctx: ToolContext) -> list[str]:

@@ -139,3 +139,18 @@ async def test_a_cancel_still_kills_the_whole_group(sandboxed: ToolContext, plac
     await wait_for_text(place.workspace / "started", task.done)
     (pgid,) = child_pids() - before  # bwrap, the leader of the command's group
     await cancel_and_see_the_group_gone(task, pgid, "sandboxed command")
+
+
+async def test_hooks_run_inside_when_the_user_says_so(
+    place: Place, make_sandbox: MakeSandbox
+) -> None:
+    from lull.engine.hooks.runner import HookRunner
+    from lull.model.hooks import HookCommand
+
+    outside, inside = place.outside / "by-hook", place.workspace / "by-hook"
+    hook = HookCommand("Stop", f"touch {inside}; touch {outside}")
+    runner = HookRunner([hook], workspace=place.workspace, sandbox=make_sandbox())
+    await runner.run("Stop", {})
+    assert inside.exists() and not outside.exists()
+    await HookRunner([hook], workspace=place.workspace).run("Stop", {})
+    assert outside.exists()  # without a sandbox the hook is the user's own command
