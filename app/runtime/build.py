@@ -85,7 +85,7 @@ def build_runtime(
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
     search = web_search_backend(settings, config, env, notes)
     registry = tool_registry(settings, loaded, search)
-    sandbox = command_sandbox(settings, options.workspace, notes)
+    sandbox = command_sandbox(settings, options.workspace, notes, registry=registry)
     context = dataclasses.replace(
         tool_context(settings, options.workspace, loaded), sandbox=sandbox
     )

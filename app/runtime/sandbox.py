@@ -7,9 +7,11 @@ from pathlib import Path
 
 from lull.settings.model import Settings
 from lull.settings.paths import data_dir, state_dir, user_config_dir
+from lull.tools.builtin.shell import SandboxedShellTool
 from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths
 from lull.tools.process.sandbox.probe import Availability, probe
 from lull.tools.process.sandbox.sandbox import Sandbox
+from lull.tools.registry import ToolRegistry
 
 
 def sandbox_policy(settings: Settings, workspace: Path, home: Path | None = None) -> SandboxPolicy:
@@ -36,10 +38,21 @@ def command_sandbox(
     workspace: Path,
     notes: list[str],
     availability: Availability | None = None,
+    registry: ToolRegistry | None = None,
 ) -> Sandbox | None:
     """The sandbox commands run in (None: ``sandbox.enabled`` is off, or it cannot start and
     commands run without it, said in ``notes``). With ``sandbox.failIfUnavailable`` a sandbox
-    that cannot start is kept: it refuses every command, saying what is missing."""
+    that cannot start is kept: it refuses every command, saying what is missing. While there
+    is one, ``registry`` offers the shell tool that says so (:class:`SandboxedShellTool`)."""
+    sandbox = _sandbox(settings, workspace, notes, availability)
+    if sandbox is not None and registry is not None:
+        registry.replace(SandboxedShellTool())
+    return sandbox
+
+
+def _sandbox(
+    settings: Settings, workspace: Path, notes: list[str], availability: Availability | None
+) -> Sandbox | None:
     if not settings.sandbox.enabled:
         return None
     availability = probe() if availability is None else availability

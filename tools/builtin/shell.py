@@ -45,8 +45,10 @@ non-interactive flags (e.g. `-y`, `--no-pager`).
 - Each call is a fresh shell: `cd` and variables do not carry over; chain with `&&`.
 - Quote paths with spaces. Long output is shortened (head and tail kept).
 - Secret-looking environment variables (API keys, tokens, passwords) are not passed on; \
-the user can let named ones through with tools.envPassthrough.
-- When the user turned on the sandbox, commands can write only in the workspace and $TMPDIR, \
+the user can let named ones through with tools.envPassthrough."""
+
+SANDBOX_DESCRIPTION = f"""{DESCRIPTION}
+- Commands run in a sandbox: they can write only in the workspace and $TMPDIR, \
 cannot read credentials, and reach only allowed domains; the result names what was denied. \
 Ask the user for it, or (if they allow unsandboxed commands) retry with \
 dangerously_disable_sandbox: true, which always asks them."""
@@ -64,6 +66,13 @@ class ShellParams:
             f"(default {DEFAULT_TIMEOUT:.0f}, max {MAX_TIMEOUT:.0f})."
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxedShellParams(ShellParams):
+    """``run_shell_command``'s arguments when commands run in the sandbox: one more, to run
+    a command outside it."""
+
     dangerously_disable_sandbox: bool = field(
         default=False,
         metadata=doc(
@@ -245,13 +254,24 @@ class ShellTool(TypedTool[ShellParams]):
         return _Run(exit_code, out.text(), err.text(), timed_out, notes)
 
 
+class SandboxedShellTool(ShellTool):
+    """``run_shell_command`` as offered while commands run in the OS sandbox: it says so, and
+    takes ``dangerously_disable_sandbox`` (Claude Code's ``dangerouslyDisableSandbox``)."""
+
+    description = SANDBOX_DESCRIPTION
+    params = SandboxedShellParams
+
+
 def _launch(
     ctx: ToolContext, argv: tuple[str, ...], env: Mapping[str, str], params: ShellParams
 ) -> AbstractAsyncContextManager[ConfinedRun]:
     """How the command starts: inside ``ctx``'s sandbox, or (no sandbox, an excluded command,
     or a permitted ``dangerously_disable_sandbox``) as the user's own."""
     sandbox = ctx.sandbox
-    if sandbox is not None and params.dangerously_disable_sandbox:
+    unconfined_asked = (
+        isinstance(params, SandboxedShellParams) and params.dangerously_disable_sandbox
+    )
+    if sandbox is not None and unconfined_asked:
         if not sandbox.allows_unconfined:
             raise ToolError(
                 "run_shell_command: dangerously_disable_sandbox is refused: the user's "

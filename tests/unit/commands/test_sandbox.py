@@ -8,6 +8,7 @@ from pathlib import Path
 from lull.commands import run_command
 from lull.commands.sandbox import sandbox_report
 from lull.runtime import RunOptions, build_runtime
+from lull.tools.builtin.shell import SandboxedShellTool
 from lull.tools.process.sandbox.policy import SandboxPolicy
 from lull.tools.process.sandbox.probe import Availability, probe
 from lull.tools.process.sandbox.sandbox import Sandbox
@@ -43,11 +44,14 @@ def test_on_shows_the_running_sandbox_and_what_it_allows(
     runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
     try:
         running = runtime.agent.tools.context.sandbox
+        shell = runtime.agent.tools.registry.get("run_shell_command")
         text = "\n".join(run_command(runtime, "/sandbox").lines)
     finally:
         runtime.close()
     if probe().ready:
         assert isinstance(running, Sandbox)
+        assert isinstance(shell, SandboxedShellTool)
+        assert "dangerously_disable_sandbox" in shell.parameters["properties"]
         assert "the sandbox is on: every command" in text
     else:
         assert running is None

@@ -76,7 +76,7 @@ def test_argument_names_are_the_public_contract() -> None:
         "read_file": {"path", "offset", "limit"},
         "write_file": {"path", "content"},
         "edit": {"path", "old_string", "new_string", "replace_all"},
-        "run_shell_command": {"command", "timeout_seconds", "dangerously_disable_sandbox"},
+        "run_shell_command": {"command", "timeout_seconds"},
         "grep_search": {"pattern", "path", "glob"},
         "glob": {"pattern", "path"},
         "list_directory": {"path"},

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lull.tools.base import ToolContext, ToolError
-from lull.tools.builtin.shell import ShellTool
+from lull.tools.builtin.shell import SandboxedShellTool as ShellTool
 from tests.processes import cancel_and_see_the_group_gone, child_pids, wait_for_text
 from tests.unit.tools.process.sandbox.conftest import FAKE_KEY, MakeSandbox, Place
 
