@@ -101,6 +101,14 @@ GROUPS: dict[str, str] = {
         "What every MCP server gets unless its mcpServers entry says otherwise "
         "(timeoutSeconds, toolTimeoutSeconds)."
     ),
+    "sandbox": (
+        "An OS sandbox for every command lull runs for the model (bubblewrap on Linux, "
+        "Seatbelt on macOS): the file system read-only but for the workspace and a temp "
+        "directory, credentials hidden, the network only through a proxy that admits "
+        "network.allowedDomains. A project may turn it on or narrow it, never off or wider."
+    ),
+    "sandbox.network": "Where sandboxed commands may connect.",
+    "sandbox.filesystem": "What sandboxed commands may write or read beyond the defaults.",
     "permissions": (
         "Saved permission rules, TOOL or TOOL(PATTERN) (run_shell_command(npm test*), "
         "read_file(src/**), edit(docs/**), web_fetch(domain:docs.python.org), mcp__github__*; "
@@ -114,6 +122,7 @@ _ONCE_TRUSTED = "added to yours; they apply once you trust the workspace with /t
 _IDLE = "context.clearContextOnIdle"
 _GUARD = "guardrails"
 _ON_ONLY = ("true", "false")  # a guard switch: on is the narrower value
+_OFF_ONLY = ("false", "true")  # a widening switch: off is the narrower value
 _TABLE = (
     Field("model.provider", Choice(PROVIDERS, nullable=True),
           "API family to use; null picks one from the available API keys.", flag="--provider",
@@ -336,6 +345,37 @@ _TABLE = (
           "the event as JSON on stdin; exit 2 blocks (stderr goes to the model).",
           project="adds", project_note="added to yours; they run once you trust the workspace "
           "with /trust"),
+    Field("sandbox.enabled", Boolean(),
+          "Run shell commands (run_shell_command, ! lines, a custom command's !`...` lines) "
+          "inside the OS sandbox.", env="LULL_SANDBOX", project="narrow",
+          narrowest_first=_ON_ONLY),
+    Field("sandbox.autoAllowBashIfSandboxed", Boolean(),
+          "Sandboxed commands run without asking (deny and ask rules still apply).",
+          project="narrow", narrowest_first=_OFF_ONLY),
+    Field("sandbox.excludedCommands", TextList(),
+          "Commands that run outside the sandbox, asked about as without one (a prefix such "
+          "as \"docker\" or a pattern such as \"docker *\").", project="narrow"),
+    Field("sandbox.allowUnsandboxedCommands", Boolean(),
+          "A command that fails in the sandbox may be run again outside it "
+          "(dangerously_disable_sandbox), always asked about.",
+          project="narrow", narrowest_first=_OFF_ONLY),
+    Field("sandbox.failIfUnavailable", Boolean(),
+          "Refuse to run commands when the sandbox cannot start (instead of a warning and "
+          "asking as without one).", project="narrow", narrowest_first=_ON_ONLY),
+    Field("sandbox.hooks", Boolean(),
+          "Run hook commands inside the sandbox too.", project="narrow",
+          narrowest_first=_ON_ONLY),
+    Field("sandbox.network.allowedDomains", TextList(),
+          "Domains sandboxed commands may reach through lull's proxy (\"*.example.com\" "
+          "covers subdomains); any other is refused and reported.", project="narrow"),
+    Field("sandbox.filesystem.allowWrite", PathList(),
+          "Paths outside the workspace sandboxed commands may write.", project="narrow"),
+    Field("sandbox.filesystem.denyWrite", AdditiveList(),
+          "Paths inside writable places that sandboxed commands may not write.",
+          project="narrow"),
+    Field("sandbox.filesystem.denyRead", AdditiveList(),
+          "Paths sandboxed commands may not read, besides ~/.ssh, cloud credentials and "
+          "lull's own directories.", project="narrow"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

@@ -161,6 +161,37 @@ class McpSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SandboxNetworkSettings:
+    """Where sandboxed commands may connect (``sandbox.network.*``)."""
+
+    allowed_domains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxFilesystemSettings:
+    """What sandboxed commands may read and write beyond the defaults
+    (``sandbox.filesystem.*``)."""
+
+    allow_write: tuple[str, ...] = ()
+    deny_write: tuple[str, ...] = ()
+    deny_read: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """The OS sandbox commands run in (``sandbox.*``, Claude Code's shape)."""
+
+    enabled: bool = False
+    auto_allow_bash_if_sandboxed: bool = True
+    excluded_commands: tuple[str, ...] = ()
+    allow_unsandboxed_commands: bool = True
+    fail_if_unavailable: bool = False
+    hooks: bool = False
+    network: SandboxNetworkSettings = field(default_factory=SandboxNetworkSettings)
+    filesystem: SandboxFilesystemSettings = field(default_factory=SandboxFilesystemSettings)
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """All of lull's settings after merging defaults, files, env and CLI flags."""
 
@@ -174,3 +205,4 @@ class Settings:
     mcp: McpSettings = field(default_factory=McpSettings)
     permissions: PermissionsSettings = field(default_factory=PermissionsSettings)
     hooks: tuple[HookCommand, ...] = ()
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)

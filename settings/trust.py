@@ -149,6 +149,8 @@ def narrowing_rule(spec: Field) -> str:
     match spec.check:
         case Choice():
             return "stricter only: " + " < ".join(spec.narrowest_first)
+        case Boolean() if spec.narrowest_first[:1] == ("false",):
+            return "switch off only: a project may turn it off, never on"
         case Boolean():
             return "switch on only: a project may turn it on, never off"
         case AdditiveList():

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar, final
 
 from lull.model import defaults
 from lull.model.messages import Image
+from lull.tools.confinement import CommandSandbox
 from lull.tools.params import param_names, params_schema, parse_params
 
 P = TypeVar("P")
@@ -40,7 +41,8 @@ class ToolContext:
     the call had an approval need (:meth:`Tool.approval_need`) and the user or the
     approval mode allowed it. ``read_guard`` names the user's rule that keeps reading tools
     from a path (``deny rule "Read(.env)" from FILE``), None when no rule does: searches and
-    listings leave such files out or mark them.
+    listings leave such files out or mark them. ``sandbox`` is the OS sandbox commands run
+    in (``sandbox.enabled``; None: they run as the user's own).
     """
 
     workspace: Path
@@ -54,6 +56,7 @@ class ToolContext:
     call_id: str = ""
     approved: bool = False
     read_guard: Callable[[Path], str | None] | None = None
+    sandbox: CommandSandbox | None = None
 
     def unreadable(self, path: Path) -> str | None:
         """The rule that keeps reading tools from ``path`` (described), or None."""
@@ -137,6 +140,11 @@ class Tool(ABC):
         """Why this particular call needs approval beyond what the tool's flags say (None:
         nothing special). ``args`` are not validated yet: return None for anything odd."""
         return None
+
+    def sandboxed_without_asking(self, args: Mapping[str, Any], ctx: ToolContext) -> bool:
+        """True when this call will run inside the OS sandbox and the user lets sandboxed
+        calls run without asking (``sandbox.autoAllowBashIfSandboxed``); rules still apply."""
+        return False
 
     def fingerprint(self, args: Mapping[str, Any]) -> str:
         """What identifies this call: the tool's name and its ``fingerprint_keys`` (all

@@ -96,6 +96,13 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def replace(self, tool: Tool) -> None:
+        """Put ``tool`` in place of the registered tool of its name (a built-in's variant,
+        such as the shell tool offered while commands run in the sandbox)."""
+        if tool.name not in self._tools:
+            raise ValueError(f"no tool named {tool.name!r} to replace")
+        self._tools[tool.name] = tool
+
     def add_deferred(self, tool: Tool, summary: str) -> None:
         """Register ``tool`` deferred: offered by name and ``summary`` (one line, in the
         ``tool_search`` tool's description) until it is loaded."""

@@ -18,6 +18,7 @@ from lull.commands.init import init_command
 from lull.commands.mcp import mcp_command
 from lull.commands.notes import notes_command
 from lull.commands.permissions import permissions_command
+from lull.commands.sandbox import sandbox_command
 from lull.commands.sessions import clear_command, resume_command
 from lull.commands.trust import trust_command
 from lull.commands.usage import cost_report
@@ -99,6 +100,12 @@ _TABLE = (
     ),
     Command(
         "hooks", "/hooks", "the hook commands configured and where each came from", hooks_command
+    ),
+    Command(
+        "sandbox",
+        "/sandbox",
+        "whether commands run in the OS sandbox, what it allows, what is missing",
+        sandbox_command,
     ),
     Command(
         "trust",

@@ -5,7 +5,17 @@ Claude Code when installed, a fresh session, a 5k-token session, a short answer)
 it has, where issue 16 set one; nothing is asserted.
 """
 
-from tests.bench import compression, cost, idle_savings, oneshot, requests, resume, startup, tui
+from tests.bench import (
+    compression,
+    cost,
+    idle_savings,
+    oneshot,
+    requests,
+    resume,
+    sandbox,
+    startup,
+    tui,
+)
 
 oneshot.main()
 print()
@@ -14,6 +24,8 @@ print()
 resume.main()
 print()
 startup.main()
+print()
+sandbox.main()
 print()
 tui.main()
 print()

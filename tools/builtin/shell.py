@@ -7,11 +7,19 @@ import contextlib
 import signal
 import time
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from lull.model import defaults
 from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
+from lull.tools.confinement import (
+    UNCONFINED_FLAG,
+    ConfinedRun,
+    SandboxUnavailable,
+    launch,
+    unconfined,
+)
 from lull.tools.output import cap_output
 from lull.tools.params import doc
 from lull.tools.process.environment import tool_environment
@@ -39,6 +47,12 @@ non-interactive flags (e.g. `-y`, `--no-pager`).
 - Secret-looking environment variables (API keys, tokens, passwords) are not passed on; \
 the user can let named ones through with tools.envPassthrough."""
 
+SANDBOX_DESCRIPTION = f"""{DESCRIPTION}
+- Commands run in a sandbox: they can write only in the workspace and $TMPDIR, \
+cannot read credentials, and reach only allowed domains; the result names what was denied. \
+Ask the user for it, or (if they allow unsandboxed commands) retry with \
+dangerously_disable_sandbox: true, which always asks them."""
+
 
 @dataclass(frozen=True, slots=True)
 class ShellParams:
@@ -50,6 +64,20 @@ class ShellParams:
         metadata=doc(
             f"Seconds before the command is killed "
             f"(default {DEFAULT_TIMEOUT:.0f}, max {MAX_TIMEOUT:.0f})."
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxedShellParams(ShellParams):
+    """``run_shell_command``'s arguments when commands run in the sandbox: one more, to run
+    a command outside it."""
+
+    dangerously_disable_sandbox: bool = field(
+        default=False,
+        metadata=doc(
+            "Run outside the sandbox (only after the sandbox denied something the task "
+            "needs; the user is asked)."
         ),
     )
 
@@ -164,23 +192,37 @@ class ShellTool(TypedTool[ShellParams]):
         timeout = _timeout_arg(params.timeout_seconds, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
         env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
-            proc = await start_group(
-                "bash",
-                "-c",
-                command,
-                grace=self.kill_grace,
-                cwd=ctx.workspace,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-        except OSError as exc:
-            raise ToolError(f"run_shell_command: could not start bash: {exc}") from exc
-        result = await self._supervise(proc, timeout)
+            async with _launch(ctx, ("bash", "-c", command), env, params) as run:
+                try:
+                    proc = await start_group(
+                        run.argv[0],
+                        *run.argv[1:],
+                        grace=self.kill_grace,
+                        cwd=ctx.workspace,
+                        env=dict(run.env),
+                        stdin=asyncio.subprocess.DEVNULL,
+                        stdout=asyncio.subprocess.PIPE,
+                        stderr=asyncio.subprocess.PIPE,
+                    )
+                except OSError as exc:
+                    raise ToolError(f"run_shell_command: could not start bash: {exc}") from exc
+                result = await self._supervise(proc, timeout)
+                denials = run.denials(f"{result.stdout}\n{result.stderr}")
+        except SandboxUnavailable as exc:
+            raise ToolError(f"run_shell_command: not run: {exc}") from exc
+        result.notes.extend(_denial_notes(denials, ctx))
         content = cap_output(_format(result, timeout), ctx, "command output")
-        meta = {"exit_code": result.exit_code, "timed_out": result.timed_out}
+        meta: dict[str, Any] = {"exit_code": result.exit_code, "timed_out": result.timed_out}
+        if denials:
+            meta = {**meta, "sandbox_denials": list(denials)}
         return ToolOutput(content, is_error=result.timed_out, metadata=meta)
+
+    def sandboxed_without_asking(self, args: Mapping[str, Any], ctx: ToolContext) -> bool:
+        """True when the command runs inside a sandbox that lets it run without asking."""
+        sandbox, command = ctx.sandbox, args.get("command")
+        if sandbox is None or not sandbox.auto_allow or not isinstance(command, str):
+            return False
+        return sandbox.confines(command) and args.get(UNCONFINED_FLAG) is not True
 
     async def _supervise(self, proc: asyncio.subprocess.Process, timeout: float) -> _Run:
         """Wait for the command within ``timeout``; kill its group on timeout or cancel."""
@@ -210,6 +252,47 @@ class ShellTool(TypedTool[ShellParams]):
                 await readers
         exit_code = None if timed_out else proc.returncode
         return _Run(exit_code, out.text(), err.text(), timed_out, notes)
+
+
+class SandboxedShellTool(ShellTool):
+    """``run_shell_command`` as offered while commands run in the OS sandbox: it says so, and
+    takes ``dangerously_disable_sandbox`` (Claude Code's ``dangerouslyDisableSandbox``)."""
+
+    description = SANDBOX_DESCRIPTION
+    params = SandboxedShellParams
+
+
+def _launch(
+    ctx: ToolContext, argv: tuple[str, ...], env: Mapping[str, str], params: ShellParams
+) -> AbstractAsyncContextManager[ConfinedRun]:
+    """How the command starts: inside ``ctx``'s sandbox, or (no sandbox, an excluded command,
+    or a permitted ``dangerously_disable_sandbox``) as the user's own."""
+    sandbox = ctx.sandbox
+    unconfined_asked = (
+        isinstance(params, SandboxedShellParams) and params.dangerously_disable_sandbox
+    )
+    if sandbox is not None and unconfined_asked:
+        if not sandbox.allows_unconfined:
+            raise ToolError(
+                "run_shell_command: dangerously_disable_sandbox is refused: the user's "
+                "sandbox.allowUnsandboxedCommands is false; ask the user instead"
+            )
+        return unconfined(argv, env)
+    return launch(sandbox, params.command, argv, env, ctx.workspace)
+
+
+def _denial_notes(denials: tuple[str, ...], ctx: ToolContext) -> list[str]:
+    """The lines that tell the model what the sandbox denied and what it can do."""
+    if not denials:
+        return []
+    lines = [f"Sandbox: {denial}." for denial in denials]
+    retry = ctx.sandbox is not None and ctx.sandbox.allows_unconfined
+    lines.append(
+        "Do not retry the same way. Ask the user to allow it"
+        + (", or retry with dangerously_disable_sandbox: true (the user is asked)." if retry
+           else ".")
+    )  # fmt: skip
+    return lines
 
 
 async def _wait_for_exit(

@@ -18,7 +18,12 @@ EDIT_TOOLS = frozenset({"write_file", "edit"})
 
 
 def decide(
-    tool: Tool, mode: ApprovalMode, need: ApprovalNeed | None = None, rule: RuleMatch | None = None
+    tool: Tool,
+    mode: ApprovalMode,
+    need: ApprovalNeed | None = None,
+    rule: RuleMatch | None = None,
+    *,
+    sandboxed: bool = False,
 ) -> Decision:
     """Whether a call of ``tool`` runs, asks the user first, or is refused in ``mode``.
 
@@ -30,7 +35,9 @@ def decide(
     not an edit. ``plan`` refuses everything else but a tool with a ``read_only_hint`` (an
     MCP tool its server calls read-only); ``yolo`` allows everything;
     ``auto-edit`` allows file edits and asks for the rest; ``default`` asks for every
-    call that is not read-only.
+    call that is not read-only. A ``sandboxed`` call (it runs inside the OS sandbox, and
+    ``sandbox.autoAllowBashIfSandboxed`` is on) runs without asking in every mode but
+    ``plan``; deny and ask rules still decide first.
     """
     if mode not in APPROVAL_MODES:
         raise ValueError(
@@ -44,7 +51,7 @@ def decide(
         return "allow"
     if mode == "plan":
         return "allow" if tool.read_only_hint and need is None else "deny"
-    if mode == "yolo":
+    if mode == "yolo" or (sandboxed and need is None):
         return "allow"
     if mode == "auto-edit" and tool.name in EDIT_TOOLS and need is None:
         return "allow"

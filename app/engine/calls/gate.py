@@ -140,7 +140,8 @@ async def permission(
     """Saved rules, a hook's decision and the approval mode; then the user, if asked."""
     need = await tool.approval_need(call.arguments, host.context)
     rule = host.rules.match(tool, call.arguments, host.context)
-    verdict = decide(tool, host.mode, need, rule)
+    sandboxed = tool.sandboxed_without_asking(call.arguments, host.context)
+    verdict = decide(tool, host.mode, need, rule, sandboxed=sandboxed)
     if hook is not None and verdict != "deny" and (rule is None or rule.effect == "allow"):
         verdict = hook if hook != "deny" else verdict  # a hook's deny blocked it already
     if verdict == "ask" and rule is None and host.scope is not None:

@@ -57,7 +57,8 @@ async def check_user_command(
         return "the shell tool is not available"
     need = await tool.approval_need(call.arguments, runner.context)
     rule = runner.rules.match(tool, call.arguments, runner.context)
-    verdict = decide(tool, runner.mode, need, rule)
+    sandboxed = tool.sandboxed_without_asking(call.arguments, runner.context)
+    verdict = decide(tool, runner.mode, need, rule, sandboxed=sandboxed)
     if verdict == "deny":
         if rule is not None:
             return f"refused by the {rule.described()}"

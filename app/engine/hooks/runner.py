@@ -35,6 +35,7 @@ from lull.model.hooks import HookCommand, HookEvent
 from lull.model.messages import ToolCall
 from lull.model.permissions import CLAUDE_CODE_NAMES
 from lull.tools.base import ToolContext, ToolOutput
+from lull.tools.confinement import CommandSandbox, SandboxUnavailable, launch
 from lull.tools.process.environment import tool_environment
 from lull.tools.process.group import kill_group, start_group, stop_group
 
@@ -103,12 +104,14 @@ class HookRunner:
         trusted: Callable[[], bool] = lambda: False,
         env_passthrough: tuple[str, ...] = (),
         events: frozenset[HookEvent] | None = None,
+        sandbox: CommandSandbox | None = None,
     ) -> None:
         self.hooks = tuple(hooks)
         self.workspace = workspace
         self.trusted = trusted
         self.env_passthrough = env_passthrough
         self.events = events
+        self.sandbox = sandbox
 
     def only(self, events: frozenset[HookEvent]) -> HookRunner:
         """These hooks for some events only (a sub-agent runs the tool events, not Stop)."""
@@ -118,6 +121,7 @@ class HookRunner:
             trusted=self.trusted,
             env_passthrough=self.env_passthrough,
             events=events,
+            sandbox=self.sandbox,
         )
 
     def waiting_for_trust(self) -> list[HookCommand]:
@@ -178,14 +182,32 @@ class HookRunner:
             "LULL_PROJECT_DIR": str(workspace),
             "CLAUDE_PROJECT_DIR": str(workspace),
         }
+        argv = ("bash", "-c", hook.command)
+        try:
+            async with launch(self.sandbox, hook.command, argv, env, workspace) as launched:
+                return await self._start(hook, launched.argv, launched.env, data, workspace)
+        except SandboxUnavailable as error:
+            run = HookRun(hook, None, "", "", time.perf_counter() - started, failure=str(error))
+            _log(run)
+            return run
+
+    async def _start(
+        self,
+        hook: HookCommand,
+        argv: tuple[str, ...],
+        env: Mapping[str, str],
+        data: bytes,
+        workspace: Path,
+    ) -> HookRun:
+        """Start ``argv`` for ``hook`` and wait for it within the hook's timeout."""
+        started = time.perf_counter()
         try:
             proc = await start_group(
-                "bash",
-                "-c",
-                hook.command,
+                argv[0],
+                *argv[1:],
                 grace=KILL_GRACE_SECONDS,
                 cwd=workspace,
-                env=env,
+                env=dict(env),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

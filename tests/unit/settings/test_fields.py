@@ -23,6 +23,7 @@ def test_catalogue_env_vars_are_the_documented_ones() -> None:
         "LULL_PROMPT_CACHING": "context.cache.enabled",
         "LULL_TIMEOUT_SECONDS": "model.timeoutSeconds",
         "LULL_MEDIA_KEEP": "context.media.keep",
+        "LULL_SANDBOX": "sandbox.enabled",
         "ENABLE_TOOL_SEARCH": "tools.toolSearch",  # Claude Code's name, with its values
         "MCP_TIMEOUT": "mcp.startTimeoutSeconds",  # Claude Code's, in milliseconds
         "MCP_TOOL_TIMEOUT": "mcp.toolTimeoutSeconds",  # Claude Code's, in milliseconds

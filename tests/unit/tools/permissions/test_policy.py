@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lull.model.permissions import PermissionRule
@@ -99,3 +101,29 @@ def test_a_denied_call_names_the_rule() -> None:
     )
     asked = denial_message(shell, "yolo", "not now", None, _rule("ask", "Bash(git push *)"))
     assert 'ask rule "Bash(git push *)"' in asked and asked.endswith("Reason: not now")
+
+
+def test_a_sandboxed_shell_call_runs_without_asking_unless_a_rule_or_plan_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    from lull.tools.base import ToolContext
+    from lull.tools.process.sandbox.policy import SandboxPolicy
+    from lull.tools.process.sandbox.probe import Availability
+    from lull.tools.process.sandbox.sandbox import Sandbox
+
+    shell = REGISTRY.get("run_shell_command")
+    assert shell is not None
+    policy = SandboxPolicy(tmp_path, (tmp_path,), excluded_commands=("docker",))
+    ready = Availability("linux", "/usr/bin/bwrap", "/usr/bin/socat")
+    ctx = ToolContext(tmp_path, tmp_path / "out", sandbox=Sandbox(policy, ready))
+    assert shell.sandboxed_without_asking({"command": "make test"}, ctx)
+    assert not shell.sandboxed_without_asking({"command": "docker ps"}, ctx)
+    unsandboxed = {"command": "make", "dangerously_disable_sandbox": True}
+    assert not shell.sandboxed_without_asking(unsandboxed, ctx)
+    assert decide(shell, "default", sandboxed=True) == "allow"
+    assert decide(shell, "plan", sandboxed=True) == "deny"
+    assert decide(shell, "default", rule=_rule("ask", "Bash(make *)"), sandboxed=True) == "ask"
+    assert decide(shell, "yolo", rule=_rule("deny", "Bash(rm *)"), sandboxed=True) == "deny"
+    no_auto = Sandbox(SandboxPolicy(tmp_path, (tmp_path,), auto_allow=False), ready)
+    ctx_no_auto = ToolContext(tmp_path, tmp_path / "out", sandbox=no_auto)
+    assert not shell.sandboxed_without_asking({"command": "make"}, ctx_no_auto)

@@ -1,0 +1,71 @@
+"""The ``sandbox`` settings turned into the sandbox commands run in, and what to tell the user
+at start when it cannot start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lull.settings.model import Settings
+from lull.settings.paths import data_dir, state_dir, user_config_dir
+from lull.tools.builtin.shell import SandboxedShellTool
+from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths
+from lull.tools.process.sandbox.probe import Availability, probe
+from lull.tools.process.sandbox.sandbox import Sandbox
+from lull.tools.registry import ToolRegistry
+
+
+def sandbox_policy(settings: Settings, workspace: Path, home: Path | None = None) -> SandboxPolicy:
+    """The boundary ``settings`` draw around commands run in ``workspace``."""
+    sandbox = settings.sandbox
+    workspace = workspace.resolve()
+    files = sandbox.filesystem
+    own = (user_config_dir(), data_dir(), state_dir())
+    home = Path.home() if home is None else home
+    return SandboxPolicy(
+        workspace=workspace,
+        writable=(workspace, *(absolute(entry, workspace) for entry in files.allow_write)),
+        read_only=tuple(absolute(entry, workspace) for entry in files.deny_write),
+        hidden=hidden_paths(home, own, files.deny_read, workspace),
+        allowed_domains=sandbox.network.allowed_domains,
+        excluded_commands=sandbox.excluded_commands,
+        auto_allow=sandbox.auto_allow_bash_if_sandboxed,
+        allow_unconfined=sandbox.allow_unsandboxed_commands,
+    )
+
+
+def command_sandbox(
+    settings: Settings,
+    workspace: Path,
+    notes: list[str],
+    availability: Availability | None = None,
+    registry: ToolRegistry | None = None,
+) -> Sandbox | None:
+    """The sandbox commands run in (None: ``sandbox.enabled`` is off, or it cannot start and
+    commands run without it, said in ``notes``). With ``sandbox.failIfUnavailable`` a sandbox
+    that cannot start is kept: it refuses every command, saying what is missing. While there
+    is one, ``registry`` offers the shell tool that says so (:class:`SandboxedShellTool`)."""
+    sandbox = _sandbox(settings, workspace, notes, availability)
+    if sandbox is not None and registry is not None:
+        registry.replace(SandboxedShellTool())
+    return sandbox
+
+
+def _sandbox(
+    settings: Settings, workspace: Path, notes: list[str], availability: Availability | None
+) -> Sandbox | None:
+    if not settings.sandbox.enabled:
+        return None
+    availability = probe() if availability is None else availability
+    if availability.ready:
+        return Sandbox(sandbox_policy(settings, workspace), availability)
+    if settings.sandbox.fail_if_unavailable:
+        notes.append(
+            f"the sandbox cannot start: {availability.missing}; sandbox.failIfUnavailable is "
+            "set, so commands are refused until it can (/sandbox)"
+        )
+        return Sandbox(sandbox_policy(settings, workspace), availability)
+    notes.append(
+        f"the sandbox cannot start: {availability.missing}; commands run without it and are "
+        "asked about as usual (/sandbox)"
+    )
+    return None
