@@ -365,6 +365,9 @@ _TABLE = (
     Field("sandbox.hooks", Boolean(),
           "Run hook commands inside the sandbox too.", project="narrow",
           narrowest_first=_ON_ONLY),
+    Field("sandbox.mcpServers", Boolean(),
+          "Run the project's stdio MCP servers (.mcp.json, .lull/settings.json) inside the "
+          "sandbox too.", project="narrow", narrowest_first=_ON_ONLY),
     Field("sandbox.network.allowedDomains", TextList(),
           "Domains sandboxed commands may reach through lull's proxy (\"*.example.com\" "
           "covers subdomains); any other is refused and reported.", project="narrow"),

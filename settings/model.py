@@ -187,6 +187,7 @@ class SandboxSettings:
     allow_unsandboxed_commands: bool = True
     fail_if_unavailable: bool = False
     hooks: bool = False
+    mcp_servers: bool = False
     network: SandboxNetworkSettings = field(default_factory=SandboxNetworkSettings)
     filesystem: SandboxFilesystemSettings = field(default_factory=SandboxFilesystemSettings)
 

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from lull.mcp.launch import with_parent_death_signal
 from lull.mcp.listing import ListingGuard, RemoteTool, SkippedTool, list_tools
 from lull.model.mcp import McpServerConfig, McpTimeouts
+from lull.tools.confinement import CommandSandbox
 
 log = logging.getLogger("lull.mcp")
 
@@ -119,8 +120,11 @@ class McpConnection:
         workspace: Path,
         env: Mapping[str, str] | None = None,
         timeouts: McpTimeouts | None = None,
+        sandbox: CommandSandbox | None = None,
     ) -> None:
         self.config = config
+        self.sandbox = sandbox
+        """The OS sandbox a stdio server runs in (None: as it is)."""
         self.default_timeouts = timeouts or McpTimeouts()
         self.workspace = workspace
         self.env = dict(os.environ if env is None else env)
@@ -266,12 +270,14 @@ class McpConnection:
         config = self.config
         env = {key: expand(value, self.env) for key, value in config.env} or None
         cwd = self._cwd()
-        command, args = with_parent_death_signal(
-            expand(config.command, self.env),
-            [expand(arg, self.env) for arg in config.args],
-            env,
-            cwd,
-        )
+        argv = [expand(config.command, self.env), *(expand(arg, self.env) for arg in config.args)]
+        if self.sandbox is not None:
+            from mcp.client.stdio import get_default_environment
+
+            inside = {**get_default_environment(), **(env or {})}
+            confined = await stack.enter_async_context(self.sandbox.confine(argv, inside, cwd))
+            argv, env = list(confined.argv), dict(confined.env)
+        command, args = with_parent_death_signal(argv[0], argv[1:], env, cwd)
         params = StdioServerParameters(
             command=command, args=args, env=env, cwd=cwd, encoding_error_handler="replace"
         )

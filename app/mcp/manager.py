@@ -29,6 +29,7 @@ from lull.model.events import Notice
 from lull.model.mcp import TOOL_PREFIX, McpScope, McpServerConfig, McpTimeouts, McpTransport
 from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.tools.base import Tool
+from lull.tools.confinement import CommandSandbox
 from lull.tools.deferral import one_line, tool_spec
 from lull.tools.registry import ToolRegistry
 
@@ -76,13 +77,16 @@ class McpManager:
         allow_project: bool = False,
         env: Mapping[str, str] | None = None,
         timeouts: McpTimeouts | None = None,
+        sandbox: CommandSandbox | None = None,
     ) -> None:
         self.registry = registry
         self.provider = provider
         self.trusted = trusted
         self.allow_project = allow_project
         self.wait = False
-        self.connections = [McpConnection(s, workspace, env, timeouts) for s in servers]
+        self.connections = [
+            McpConnection(s, workspace, env, timeouts, _sandbox_for(s, sandbox)) for s in servers
+        ]
         self.added_tools: dict[str, str] = {}
         self._registered: set[str] = set()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -327,3 +331,11 @@ class McpManager:
         return frozenset(
             f"{TOOL_PREFIX}{c.name}__*" for c in self.connections if c.config.compactable
         )
+
+
+def _sandbox_for(config: McpServerConfig, sandbox: CommandSandbox | None) -> CommandSandbox | None:
+    """The sandbox a server runs in: the project's stdio servers, where the user turned it on
+    (``sandbox.mcpServers``); the user's own servers and remote ones run as they are."""
+    if config.scope == "project" and config.transport == "stdio":
+        return sandbox
+    return None

@@ -98,7 +98,7 @@ def build_runtime(
     if resumed and options.fork_session:
         runner.checkpoints.fork(session.record.forked_from, session.id)
     runner.images_allowed = accepts_images(config.model)
-    servers = mcp_manager(settings, registry, options, config.provider, env)
+    servers = mcp_manager(settings, registry, options, config.provider, env, sandbox)
     if servers is not None:
         runner.sources.append(servers)
     environment = session_environment(session, options.workspace)

@@ -40,6 +40,7 @@ from lull.settings.paths import checkpoints_dir, pending_writes_dir, tool_output
 from lull.tools.base import ToolContext
 from lull.tools.builtin.tool_search import ToolSearchTool
 from lull.tools.builtin.web_search import WebSearchTool
+from lull.tools.confinement import CommandSandbox
 from lull.tools.deferral import DeferralPolicy
 from lull.tools.permissions.rules import RuleBook, RuleNotSaved
 from lull.tools.registry import ToolRegistry, backoff_delays, default_registry
@@ -71,11 +72,13 @@ def mcp_manager(
     options: RunOptions,
     provider: str,
     env: Mapping[str, str] | None = None,
+    sandbox: CommandSandbox | None = None,
 ) -> McpManager | None:
     """The MCP servers of ``mcpServers`` (user, project and ``.mcp.json``), None when there
     are none: nothing of the MCP client is imported then. A project's servers start only in a
-    trusted workspace or with ``--allow-project-mcp``. A front end's servers
-    (``options.client_mcp_servers``) join them."""
+    trusted workspace or with ``--allow-project-mcp``, inside ``sandbox`` when
+    ``sandbox.mcpServers`` is on. A front end's servers (``options.client_mcp_servers``) join
+    them."""
     servers = (*settings.mcp_servers, *options.client_mcp_servers)
     if not servers:
         return None
@@ -93,6 +96,7 @@ def mcp_manager(
         allow_project=options.allow_project_mcp,
         env=env,
         timeouts=McpTimeouts(settings.mcp.start_timeout_seconds, settings.mcp.tool_timeout_seconds),
+        sandbox=sandbox if settings.sandbox.mcp_servers else None,
     )
 
 

@@ -185,6 +185,7 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=0)
     parser.add_argument("--start-delay", type=float, default=0.0)
     parser.add_argument("--bad-schema", action="store_true")
+    parser.add_argument("--touch", action="append", default=[], help="files to try to write")
     args = parser.parse_args()
     if args.pid_file:
         Path(args.pid_file).write_text(str(os.getpid()))
@@ -192,6 +193,12 @@ def main() -> None:
         print("fatal: the database is not there", file=sys.stderr, flush=True)
         sys.exit(2)
     print("test server starting", file=sys.stderr, flush=True)
+    for place in args.touch:
+        try:
+            Path(place).write_text("written by the server")
+            print(f"touch {place}: written", file=sys.stderr, flush=True)
+        except OSError as error:
+            print(f"touch {place}: {error.strerror}", file=sys.stderr, flush=True)
     if args.hang_start:
         while True:
             time.sleep(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -154,3 +155,40 @@ async def test_hooks_run_inside_when_the_user_says_so(
     assert inside.exists() and not outside.exists()
     await HookRunner([hook], workspace=place.workspace).run("Stop", {})
     assert outside.exists()  # without a sandbox the hook is the user's own command
+
+
+async def test_a_projects_stdio_mcp_server_runs_inside_when_the_user_says_so(
+    needs_bwrap: None, place: Place, make_sandbox: MakeSandbox
+) -> None:
+    """``sandbox.mcpServers``: the server works, and cannot write outside the workspace."""
+    from lull.mcp.manager import McpManager
+    from lull.model.mcp import McpServerConfig
+    from lull.tools.registry import ToolRegistry
+
+    outside, inside = place.outside / "by-server", place.workspace / "by-server"
+    root = str(Path(__file__).resolve().parents[5])
+    config = McpServerConfig(
+        "proj",
+        command=sys.executable,
+        args=("-m", "tests.mcp.server", "--touch", str(outside), "--touch", str(inside)),
+        env=(("PYTHONPATH", root),),
+        scope="project",
+        timeout_seconds=30,
+    )
+    user = dataclasses.replace(config, name="mine", scope="user", args=config.args[:2])
+    manager = McpManager(
+        (config, user), ToolRegistry([]), place.workspace, "anthropic",
+        trusted=lambda: True, sandbox=make_sandbox(),
+    )  # fmt: skip
+    project, own = manager.connections
+    assert project.sandbox is not None and own.sandbox is None  # the user's own run as they are
+    try:
+        await project.connect()
+        result = await project.call("echo", {"text": "hi"})
+        assert "hi" in str(result.content)
+        said = project.stderr.text()
+        assert f"touch {outside}: Read-only file system" in said
+        assert f"touch {inside}: written" in said
+        assert not outside.exists() and inside.read_text() == "written by the server"
+    finally:
+        await project.close()
