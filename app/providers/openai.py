@@ -3,6 +3,7 @@ compatible vendors (DeepSeek, Kimi, Qwen, vLLM, Ollama …) selected by ``vendor
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 
 from lull.catalog.local_servers import is_local_url
@@ -55,10 +56,11 @@ class OpenAIProvider:
             self._errors,
             self.timing,
         )
-        async for event in events:
-            if isinstance(event, Completed) and self.usage_probe.due(event):
-                event = await self.usage_probe.completed(event, body)
-            yield event
+        async with contextlib.aclosing(events):  # a consumer that stops early closes the stream
+            async for event in events:
+                if isinstance(event, Completed) and self.usage_probe.due(event):
+                    event = await self.usage_probe.completed(event, body)
+                yield event
 
     def prepare(self) -> None:
         """Make the SDK client now (its TLS context alone takes ~25 ms of CPU), so a

@@ -3,7 +3,7 @@ failure."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Protocol
 
 from lull.model.provider import Completed, ProviderError, StreamEvent
@@ -34,7 +34,7 @@ async def run_stream(
     state: StreamState,
     errors: ErrorContext,
     timing: RetryTiming | None = None,
-) -> AsyncIterator[StreamEvent]:
+) -> AsyncGenerator[StreamEvent, None]:
     """Open the SDK stream (retrying as :mod:`lull.providers.retry` says, with a
     :class:`Retrying` event before each wait), yield the state's deltas, then its Completed.
 
