@@ -56,6 +56,18 @@ async def _started(workspace: Path, provider: ScriptedProvider, **options: Any) 
     return runtime
 
 
+async def _one_turn(
+    workspace: Path, provider: ScriptedProvider, *, prompt: str = "hi", **options: Any
+) -> Runtime:
+    """One turn of a runtime with its MCP servers started, stopped again afterwards."""
+    runtime = await _started(workspace, provider, **options)
+    try:
+        await run(runtime.agent, prompt)
+    finally:
+        await runtime.stop_tools()
+    return runtime
+
+
 def _names(request: ModelRequest) -> list[str]:
     return [spec.name for spec in request.tools]
 
@@ -161,11 +173,7 @@ async def test_auto_defers_only_past_its_share_of_the_window(tmp_path: Path) -> 
     tight = _workspace(tmp_path / "tight", "auto:1", model={"contextWindow": 20_000})
     provider = ScriptedProvider()
     provider.script(ScriptedReply(text="b"))
-    runtime = await _started(tight, provider)
-    try:
-        await run(runtime.agent, "hi")
-    finally:
-        await runtime.stop_tools()
+    await _one_turn(tight, provider)
     assert _mcp(provider.requests[0]) == [] and TOOL_SEARCH_TOOL in _names(provider.requests[0])
 
 
@@ -174,11 +182,7 @@ async def test_always_load_servers_are_never_deferred(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path / "pinned", True, servers)
     provider = ScriptedProvider()
     provider.script(ScriptedReply(text="a"))
-    runtime = await _started(workspace, provider)
-    try:
-        await run(runtime.agent, "hi")
-    finally:
-        await runtime.stop_tools()
+    await _one_turn(workspace, provider)
     offered = _mcp(provider.requests[0])
     assert len(offered) == 7 and all(name.startswith("mcp__pinned__") for name in offered)
 
@@ -187,20 +191,12 @@ async def test_false_defers_nothing_and_the_environment_wins_over_a_file(tmp_pat
     off = _workspace(tmp_path, False)
     provider = ScriptedProvider()
     provider.script(ScriptedReply(text="a"), ScriptedReply(text="b"))
-    runtime = await _started(off, provider)
-    try:
-        await run(runtime.agent, "hi")
-    finally:
-        await runtime.stop_tools()
+    await _one_turn(off, provider)
     assert len(_mcp(provider.requests[0])) == 7
     assert TOOL_SEARCH_TOOL not in _names(provider.requests[0])
 
     env = {**os.environ, "ENABLE_TOOL_SEARCH": "true"}
-    runtime = await _started(off, provider, env=env)
-    try:
-        await run(runtime.agent, "hi")
-    finally:
-        await runtime.stop_tools()
+    await _one_turn(off, provider, env=env)
     assert _mcp(provider.requests[1]) == [] and TOOL_SEARCH_TOOL in _names(provider.requests[1])
 
 
@@ -212,11 +208,7 @@ async def test_excluding_tool_search_defers_nothing(tmp_path: Path) -> None:
     settings.write_text(json.dumps(data))
     provider = ScriptedProvider()
     provider.script(ScriptedReply(text="a"))
-    runtime = await _started(workspace, provider)
-    try:
-        await run(runtime.agent, "hi")
-    finally:
-        await runtime.stop_tools()
+    runtime = await _one_turn(workspace, provider)
     assert len(_mcp(provider.requests[0])) == 7
     assert TOOL_SEARCH_TOOL not in _names(provider.requests[0])
     assert not any("tools.exclude" in d.message for d in runtime.loaded.diagnostics)
