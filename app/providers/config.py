@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, assert_never
 from urllib.parse import urlsplit
 
+from lull.catalog.aliases import resolve_alias
 from lull.catalog.local_servers import NO_KEY_PLACEHOLDER, ModelListError
 from lull.model import defaults
 from lull.model.provider import VENDORS, ProviderName, Vendor
@@ -147,12 +148,16 @@ def resolve_provider_config(
     """Combine explicit settings (CLI/settings, already merged) with environment variables.
 
     Explicit values win; otherwise ``ANTHROPIC_*`` / ``OPENAI_*`` variables pick
-    the provider, key and base URL. Raises :class:`ConfigError` with a one-line
-    message naming what to set when the result could not work.
+    the provider, key and base URL. On the Anthropic wire a Claude Code alias (``sonnet``,
+    ``haiku``, ``opus[1m]``) becomes the model id it stands for. Raises
+    :class:`ConfigError` with a one-line message naming what to set when the result could
+    not work.
     """
     chosen = _choose_provider(provider, env)
     url = _clean_base_url(base_url or _env(env, f"{chosen.upper()}_BASE_URL"))
     name = model.strip() if model and model.strip() else None
+    if name is not None and chosen == "anthropic":
+        name = resolve_alias(name, env)  # Claude Code's aliases: "haiku" is not a model id
     guessed = detect_vendor(chosen, url, name or "")
     dialect = _check_vendor(chosen, vendor) if vendor else guessed
     key = _api_key(chosen, url, env)

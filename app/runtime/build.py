@@ -112,7 +112,9 @@ def build_runtime(
         return runtime.agent if runtime is not None else agent
 
     profiles = subagent_profiles(options.workspace, notes)
-    setup = SubagentSetup(store, subagent_providers(config, provider_factory, current), configured)
+    setup = SubagentSetup(
+        store, subagent_providers(config, provider_factory, current, env), configured
+    )
     task = TaskTool(setup, lambda: current().tools, lambda: current().session, profiles)
     registry.add(task)
     registry.add(RecallTool(lambda: current().session))

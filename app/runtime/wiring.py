@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lull.catalog.aliases import resolve_alias
 from lull.catalog.prompt import STATIC_SYSTEM_PROMPT, environment_prompt
 from lull.catalog.server_tools import server_web_search
 from lull.catalog.windows import context_window_for
@@ -170,14 +171,20 @@ def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
 
 
 def subagent_providers(
-    config: ProviderConfig, factory: ProviderFactory, agent: Callable[[], Agent]
+    config: ProviderConfig,
+    factory: ProviderFactory,
+    agent: Callable[[], Agent],
+    env: Mapping[str, str] | None = None,
 ) -> Callable[[str | None], Provider]:
     """How a sub-agent gets its provider: the current agent's, or one for the model its
-    profile names (made once per model)."""
+    profile names (made once per model; on the Anthropic wire a Claude Code alias such as
+    ``haiku`` is the model it stands for, ``inherit`` the current one)."""
     made: dict[str, Provider] = {}
 
     def provider_for(model: str | None) -> Provider:
         current = agent().provider
+        if model and config.provider == "anthropic":
+            model = resolve_alias(model, env)
         if not model or model == current.model:
             return current
         if model not in made:

@@ -283,3 +283,11 @@ def test_the_model_from_a_server_or_why_there_is_none() -> None:
         "asking the server (GET http://127.0.0.1:8000/v1/models) failed: "
         "no answer (Connection refused)"
     )
+
+
+def test_a_claude_code_alias_is_sent_as_the_model_it_stands_for() -> None:
+    env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_DEFAULT_OPUS_MODEL": "claude-opus-4-6"}
+    assert resolve(env, provider="anthropic", model="haiku").model == "claude-haiku-5-5"
+    assert resolve(env, provider="anthropic", model="opus").model == "claude-opus-4-6"
+    # on an OpenAI-compatible server a name is the server's business
+    assert resolve({"OPENAI_API_KEY": "k"}, provider="openai", model="sonnet").model == "sonnet"

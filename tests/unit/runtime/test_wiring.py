@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 from lull.model.search import WebSearchConfig
 from lull.providers.anthropic_search import AnthropicServerSearch
 from lull.providers.config import ProviderConfig
 from lull.runtime import RunOptions, build_runtime
-from lull.runtime.wiring import web_search_backend
+from lull.runtime.wiring import subagent_providers, web_search_backend
 from lull.settings.model import Settings
 from lull.tools.net.search_backends import HttpSearchBackend
 from tests.support import demo_runtime
@@ -62,3 +64,20 @@ def test_the_tool_is_offered_only_when_available(workspace: Path) -> None:
     claude = build_runtime(RunOptions(workspace=workspace, model="claude-sonnet-4-5"), env=env)
     assert "web_search" in claude.agent.tools.registry.names()
     claude.close()
+
+
+def test_a_sub_agent_that_names_an_alias_gets_the_real_model() -> None:
+    made: list[str] = []
+
+    def factory(config: ProviderConfig) -> Any:
+        made.append(config.model)
+        return SimpleNamespace(model=config.model)
+
+    current = SimpleNamespace(provider=SimpleNamespace(model="claude-sonnet-4-5"))
+    provider_for = subagent_providers(CLAUDE, factory, lambda: cast(Any, current))
+    assert provider_for("haiku").model == "claude-haiku-5-5"
+    assert provider_for("inherit") is current.provider
+    assert provider_for(None) is current.provider
+    assert made == ["claude-haiku-5-5"]
+    gpt = subagent_providers(GPT, factory, lambda: cast(Any, current))
+    assert gpt("haiku").model == "haiku"  # another wire's model names are its own
