@@ -23,6 +23,16 @@ class Invalid(Exception):
     """A value does not fit its check; the message says what would fit."""
 
 
+class PartlyInvalid(Invalid):
+    """Some entries of a value do not fit: ``kept`` is the value without them, ``problems``
+    says what each left-out entry was and why (one warning each, the rest still works)."""
+
+    def __init__(self, kept: object, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.kept = kept
+        self.problems = problems
+
+
 def as_whole_number(value: object) -> int | None:
     """The int a JSON value stands for (5 and 5.0 alike), or None; a bool is not one."""
     if isinstance(value, bool):

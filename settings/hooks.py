@@ -1,22 +1,36 @@
 """The ``hooks`` setting, in the shape Claude Code users already have:
 
 ``{"PreToolUse": [{"matcher": "Bash|run_shell_command", "hooks": [{"type": "command",
-"command": "./check.sh", "timeout": 60}]}]}``. Every event (``PreToolUse``, ``PostToolUse``,
-``UserPromptSubmit``, ``Stop``, ``SessionStart``, ``PreCompact``, ``Notification``) holds a
+"command": "./check.sh", "timeout": 60}]}]}``. Every event (:data:`HOOK_EVENTS`) holds a
 list of matcher groups; each group's commands run when its matcher matches. The hooks of every
 settings file add up; a project's run only in a trusted workspace.
+
+A wrong entry is left out with a warning that names it, and every other hook still runs: an
+event lull does not know (or one Claude Code has that lull never fires), a hook type other than
+``command`` (``http``, ``prompt``, ``agent``), a bad matcher or command.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lull.model.hooks import DEFAULT_HOOK_TIMEOUT, HOOK_EVENTS, HookCommand, HookEvent
-from lull.settings.checks import Check, Invalid
+from lull.model.hooks import (
+    DEFAULT_HOOK_TIMEOUT,
+    HOOK_EVENTS,
+    UNFIRED_EVENTS,
+    HookCommand,
+    HookEvent,
+)
+from lull.settings.checks import Check, Invalid, PartlyInvalid
+
+_COMMAND_KEYS = ("type", "command", "args", "timeout", "statusMessage", "async", "once")
+"""The keys of a command hook lull reads (``async`` and ``once`` are accepted: the command
+runs, and lull waits for it each time)."""
 
 _COMMAND_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -24,7 +38,11 @@ _COMMAND_SCHEMA: dict[str, Any] = {
     "properties": {
         "type": {"enum": ["command"]},
         "command": {"type": "string", "minLength": 1},
+        "args": {"type": "array", "items": {"type": "string"}},
         "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "statusMessage": {"type": "string"},
+        "async": {"type": "boolean"},
+        "once": {"type": "boolean"},
     },
     "additionalProperties": False,
 }
@@ -50,19 +68,34 @@ class Hooks(Check):
         return 'an object of hook events ({"PreToolUse": [{"matcher": ..., "hooks": [...]}]})'
 
     def accepts(self, value: object) -> object:
-        """A tuple of :class:`HookCommand`, in the file's order."""
+        """A tuple of :class:`HookCommand`, in the file's order; raises
+        :class:`PartlyInvalid` (with the good ones) when some entries are wrong."""
         if isinstance(value, tuple) and all(isinstance(h, HookCommand) for h in value):
             return value
         if not isinstance(value, Mapping):
             raise self.fail()
         commands: list[HookCommand] = []
+        problems: list[str] = []
         for event, groups in value.items():
+            if event in UNFIRED_EVENTS:
+                problems.append(
+                    f"lull never fires {event} (a Claude Code event); its hooks are ignored"
+                )
+                continue
             if event not in HOOK_EVENTS:
-                raise Invalid(f"a hook event ({', '.join(HOOK_EVENTS)}); {event!r} is not one")
+                known = ", ".join(HOOK_EVENTS)
+                problems.append(f"{event!r} is not a hook event ({known}); its hooks are ignored")
+                continue
             if not isinstance(groups, list):
-                raise Invalid(f"a list of matcher groups for {event}")
+                problems.append(f"expected a list of matcher groups for {event}; ignored")
+                continue
             for index, group in enumerate(groups):
-                commands.extend(_group(event, index, group))
+                try:
+                    commands.extend(_group(event, index, group, problems))
+                except Invalid as exc:
+                    problems.append(f"expected {exc}; that group is ignored")
+        if problems:
+            raise PartlyInvalid(tuple(commands), problems)
         return tuple(commands)
 
     def value_schema(self) -> dict[str, Any]:
@@ -93,7 +126,8 @@ class Hooks(Check):
         return tuple(replace(hook, source=source, project=project) for hook in value)
 
 
-def _group(event: HookEvent, index: int, group: object) -> list[HookCommand]:
+def _group(event: HookEvent, index: int, group: object, problems: list[str]) -> list[HookCommand]:
+    """One matcher group's commands; a wrong command is a problem of its own."""
     where = f"{event}[{index}]"
     if not isinstance(group, Mapping):
         raise Invalid(f'an object ({{"matcher": ..., "hooks": [...]}}) in {where}')
@@ -111,20 +145,36 @@ def _group(event: HookEvent, index: int, group: object) -> list[HookCommand]:
     commands = group.get("hooks")
     if not isinstance(commands, list):
         raise Invalid(f"a list of commands in {where}.hooks")
-    return [_command(event, matcher, f"{where}.hooks[{i}]", c) for i, c in enumerate(commands)]
+    found: list[HookCommand] = []
+    for i, entry in enumerate(commands):
+        place = f"{where}.hooks[{i}]"
+        try:
+            found.append(_command(event, matcher, place, entry))
+        except Invalid as exc:
+            problems.append(f"expected {exc}; that hook is ignored")
+    return found
 
 
 def _command(event: HookEvent, matcher: str, where: str, entry: object) -> HookCommand:
     if not isinstance(entry, Mapping):
         raise Invalid(f'an object ({{"type": "command", "command": ...}}) in {where}')
-    unknown = sorted(str(key) for key in entry if key not in ("type", "command", "timeout"))
+    kind = entry.get("type")
+    if kind in ("http", "prompt", "agent", "mcp_tool"):
+        raise Invalid(f'"type": "command" in {where} (lull runs command hooks; {kind} is not one)')
+    if kind != "command":
+        raise Invalid(f'"type": "command" in {where} (got {kind!r})')
+    unknown = sorted(str(key) for key in entry if key not in _COMMAND_KEYS)
     if unknown:
-        raise Invalid(f"only type, command and timeout in {where}; {', '.join(unknown)} is not one")
-    if entry.get("type") != "command":
-        raise Invalid(f'"type": "command" in {where} (got {entry.get("type")!r})')
+        keys = ", ".join(_COMMAND_KEYS)
+        raise Invalid(f"only {keys} in {where}; {', '.join(unknown)} is not one")
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
         raise Invalid(f"a non-empty command string in {where}.command")
+    args = entry.get("args")
+    if args is not None:
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise Invalid(f"a list of strings in {where}.args")
+        command = shlex.join([command, *args])  # exec form: each argument arrives as written
     timeout = entry.get("timeout", DEFAULT_HOOK_TIMEOUT)
     number = float(timeout) if isinstance(timeout, int | float) else math.nan
     if isinstance(timeout, bool) or not math.isfinite(number) or number <= 0:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
-from lull.settings.checks import AdditiveList, Invalid
+from lull.settings.checks import AdditiveList, Invalid, PartlyInvalid
 from lull.settings.errors import Diagnostic, SettingsError, show
 from lull.settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from lull.settings.jsonfile import FileProblem, read_json_object
@@ -189,9 +189,14 @@ def _refuse(loaded: LoadedSettings, spec: Field, value: object, source: str) -> 
 
 
 def _checked(loaded: LoadedSettings, spec: Field, value: object, source: str) -> object:
-    """The checked file value, or :data:`_INVALID` (reported) when it is wrong."""
+    """The checked file value, or :data:`_INVALID` (reported) when it is wrong; a value with
+    some wrong entries keeps the others (one warning per entry left out)."""
     try:
         return spec.check.check(value)
+    except PartlyInvalid as exc:
+        for problem in exc.problems:
+            loaded.report("warning", f"{source}: {spec.key}: {problem}", source)
+        return exc.kept
     except Invalid as exc:
         message = (
             f"{source}: {spec.key}: expected {exc}, got {show(value)}; "

@@ -12,14 +12,45 @@ from lull.model.permissions import CLAUDE_CODE_NAMES
 
 HookEvent = Literal[
     "PreToolUse",
+    "PermissionRequest",
     "PostToolUse",
+    "PostToolUseFailure",
     "UserPromptSubmit",
     "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
     "SessionStart",
+    "SessionEnd",
     "PreCompact",
+    "PostCompact",
     "Notification",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
+UNFIRED_EVENTS: frozenset[str] = frozenset(
+    {
+        "Setup",
+        "PermissionDenied",
+        "PostToolBatch",
+        "UserPromptExpansion",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "InstructionsLoaded",
+        "ConfigChange",
+        "CwdChanged",
+        "FileChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "Elicitation",
+        "ElicitationResult",
+    }
+)
+"""Events Claude Code documents that lull never fires (no such moment in lull): an entry for
+one is a warning, not an error."""
+SessionEndReason = Literal["clear", "resume", "prompt_input_exit", "other"]
+"""Why a session ends (Claude Code's names): ``/clear``, another session resumed in its place,
+the user left the interactive prompt, anything else (a ``-p`` run done)."""
 SessionStartSource = Literal["startup", "resume", "clear", "compact"]
 """Why a session (re)starts: a new one, a resumed one, ``/clear``, after a compression."""
 DEFAULT_HOOK_TIMEOUT = defaults.HOOK_TIMEOUT_SECONDS

@@ -23,6 +23,7 @@ from lull.engine.sessions.session import Session
 from lull.engine.sessions.store import SessionStorageError, SessionStore
 from lull.engine.sessions.writer import SessionLocked
 from lull.model.events import Notice
+from lull.model.hooks import SessionEndReason
 from lull.model.messages import Message
 from lull.model.provider import Provider
 from lull.providers.config import (
@@ -31,6 +32,7 @@ from lull.providers.config import (
 )
 from lull.providers.sdk import without_collections
 from lull.runtime.options import SwitchError, locked_message
+from lull.runtime.session_end import SessionEndings
 from lull.runtime.wiring import (
     ProviderFactory,
     explicit_idle_kinds,
@@ -78,6 +80,7 @@ class Runtime:
         self.start_notes = start_notes
         self._closing: set[asyncio.Task[None]] = set()
         self._unsaved: str | None = None
+        self._endings = SessionEndings()
         self.mcp = mcp
         self.trust = trust
 
@@ -195,7 +198,7 @@ class Runtime:
             )
         except SessionStorageError as error:
             raise SwitchError(str(error)) from error
-        self._switch_session(fresh)
+        self._switch_session(fresh, "clear")
         self._agent.lifecycle.source = "clear"
         self._resumed = False
         return fresh
@@ -222,7 +225,7 @@ class Runtime:
             raise SwitchError(locked_message(error)) from error
         except (OSError, SessionNotFound, SessionStorageError) as error:
             raise SwitchError(f"cannot resume {path.stem}: {error}") from error
-        self._switch_session(session)
+        self._switch_session(session, "resume")
         self._resumed = True
         return session
 
@@ -281,8 +284,9 @@ class Runtime:
         """What the session left by the last switch could not save (one line), if anything."""
         return self._unsaved
 
-    def _switch_session(self, session: Session) -> None:
+    def _switch_session(self, session: Session, reason: SessionEndReason) -> None:
         old = self._agent
+        self._endings.later(old, reason)
         self._unsaved = old.session.close()
         old.tools.rules.forget_session()
         environment = session_environment(session, self.workspace)
@@ -334,6 +338,11 @@ class Runtime:
             if on_notice is not None:
                 self.mcp.listen(on_notice)
             self.mcp.start()
+
+    async def end_session(self, reason: SessionEndReason) -> list[Notice]:
+        """``SessionEnd`` hooks as the front end closes (after those of sessions left by
+        ``/clear`` or ``/resume``); what they say for the user."""
+        return await self._endings.finish(self._agent, reason)
 
     async def stop_tools(self) -> None:
         """Stop the MCP servers (before the event loop ends)."""

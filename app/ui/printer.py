@@ -146,6 +146,8 @@ async def _drive(
     finally:
         watch.stop()
         if runtime is not None:
+            for notice in await runtime.end_session("other"):
+                _say(f"{notice.level}: {notice.text}")
             await runtime.stop_tools()
     return watch.fired
 

@@ -36,7 +36,7 @@ _ENGINE_ROOMS: dict[str, tuple[str, ...]] = {
     "calls": ("sessions", "checkpoints", "hooks", "guardrails"),
     "fitting": ("sessions", "waits"),
     "loop": ("sessions", "fitting", "calls", "hooks", "guardrails", "waits"),
-    "subagents": ("sessions", "loop", "calls"),
+    "subagents": ("sessions", "loop", "calls", "hooks"),
 }
 # tools/, bottom up: the modules directly in tools/ (what a tool is, arguments, output), the
 # machinery rooms, the built-in tools, and the registry that offers them.

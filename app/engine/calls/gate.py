@@ -4,7 +4,8 @@ In order, for each call: its arguments repaired (:meth:`ToolRegistry.prepare`; t
 shown with the call); a read-only call that repeats an earlier one of the turn answered with a
 pointer (the turn's :class:`CallLedger`); arguments that were not JSON refused; a turn's
 ``allowed-tools`` (:class:`TurnScope`); ``PreToolUse`` hooks (block, or change the input);
-then saved rules, a hook's decision and the approval mode, and the user where they ask.
+then saved rules, a hook's decision and the approval mode; where that asks,
+``PermissionRequest`` hooks (allow or deny in the user's place), then the user.
 A call that passes is *cleared* (with whether it was approved); any other gets its result
 here, and the executor never sees it.
 """
@@ -131,13 +132,15 @@ async def check(
         return arguments, ToolResult(call.id, call.name, message, True)
     if hooked.updated_input is not None:
         call = replace(call, arguments=input_from_hook(hooked.updated_input, call.arguments))
-    return call.arguments, await permission(host, session, call, tool, hooked.permission)
+    return await permission(host, session, call, tool, hooked.permission)
 
 
 async def permission(
     host: GateHost, session: Session, call: ToolCall, tool: Tool, hook: Permission | None
-) -> Verdict:
-    """Saved rules, a hook's decision and the approval mode; then the user, if asked."""
+) -> tuple[Mapping[str, Any], Verdict]:
+    """Saved rules, a hook's decision and the approval mode; then ``PermissionRequest``
+    hooks, then the user, if asked. The arguments to run with (a ``PermissionRequest`` hook
+    that allows may change them) and the verdict."""
     need = await tool.approval_need(call.arguments, host.context)
     rule = host.rules.match(tool, call.arguments, host.context)
     sandboxed = tool.sandboxed_without_asking(call.arguments, host.context)
@@ -149,10 +152,21 @@ async def permission(
     if verdict == "allow" or (
         verdict == "ask" and rule is None and host.rules.allowed_exactly(tool, call.arguments)
     ):
-        return need is not None
+        return call.arguments, need is not None
     if verdict == "deny":
         message = denial_message(tool, host.mode, None, need, rule)
-        return ToolResult(call.id, call.name, message, True)
+        return call.arguments, ToolResult(call.id, call.name, message, True)
+    fields = tool_fields(call, host.context)
+    hooked = await host.hook("PermissionRequest", session, fields, call.name)
+    if hooked.behavior == "allow":
+        updated = hooked.updated_input
+        arguments = input_from_hook(updated, call.arguments) if updated else call.arguments
+        return arguments, need is not None
+    if hooked.behavior == "deny":
+        why = hooked.reason or "denied by a PermissionRequest hook"
+        return call.arguments, ToolResult(
+            call.id, call.name, f"{call.name} was not run: {why}", True
+        )
     summary = tool.describe_call(call.arguments)
     if need is not None:
         summary = f"{summary} ({need.reason})"
@@ -165,6 +179,6 @@ async def permission(
         for line in host.rules.remember(tool, call.arguments, rules, approval.remember):
             host.progress.put_nowait(Notice("info", line))
     if approval.decision in ("allow", "allow_always"):
-        return need is not None
+        return call.arguments, need is not None
     message = denial_message(tool, host.mode, approval.reason, need, rule)
-    return ToolResult(call.id, call.name, message, True)
+    return call.arguments, ToolResult(call.id, call.name, message, True)

@@ -43,6 +43,11 @@ from lull.tools.permissions.rules import RuleBook
 from lull.tools.registry import ToolRegistry
 from lull.tools.sources import ToolSource
 
+TOOL_EVENTS: frozenset[HookEvent] = frozenset(
+    {"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification"}
+)
+"""The hook events a sub-agent's calls run (its turn's own events are its parent's)."""
+
 
 class ToolRunner:
     """Runs batches of tool calls under an approval mode."""
@@ -89,7 +94,7 @@ class ToolRunner:
         approver and permission rules (its answers count here too)."""
         runner = ToolRunner(registry, context, self.mode, self.approver)
         runner.rules = self.rules
-        runner.hooks = self.hooks.only(frozenset({"PreToolUse", "PostToolUse", "Notification"}))
+        runner.hooks = self.hooks.only(TOOL_EVENTS)
         runner.recorder = self.recorder.child(runner.progress.put_nowait)
         runner.repeats = RepeatedResults(self.repeats.enabled)
         return runner
@@ -176,13 +181,19 @@ class ToolRunner:
     async def post_tool_use(
         self, session: Session, call: ToolCall, output: ToolOutput
     ) -> ToolOutput:
-        """PostToolUse hooks: a block or added context is appended to what the model sees."""
-        if not self.hooks.matching("PostToolUse", call.name):
+        """PostToolUse hooks (PostToolUseFailure for a failed call, as in Claude Code): a block
+        or added context is appended to what the model sees."""
+        event: HookEvent = "PostToolUseFailure" if output.is_error else "PostToolUse"
+        if not self.hooks.matching(event, call.name):
             return output
-        fields = {**tool_fields(call, self.context), "tool_response": tool_response(output)}
-        hooked = await self.hook("PostToolUse", session, fields, call.name)
-        notes = [f"[PostToolUse hook: {hooked.reason}]"] if hooked.blocked else []
-        notes += [f"[PostToolUse hook context: {text}]" for text in hooked.context]
+        fields = tool_fields(call, self.context)
+        if output.is_error:
+            fields |= {"error": output.content, "is_interrupt": False}
+        else:
+            fields["tool_response"] = tool_response(output)
+        hooked = await self.hook(event, session, fields, call.name)
+        notes = [f"[{event} hook: {hooked.reason}]"] if hooked.blocked else []
+        notes += [f"[{event} hook context: {text}]" for text in hooked.context]
         if not notes:
             return output
         return replace(output, content="\n".join([output.content, *notes]))

@@ -1,7 +1,8 @@
 """The hook events around a turn: ``SessionStart`` (as the session opens in the interactive
 front ends, else at its first message; and after a compression), ``UserPromptSubmit``,
-``Stop`` and ``PreCompact``. Tool events
-(``PreToolUse``, ``PostToolUse``, ``Notification``) are the tool runner's.
+``Stop``, ``StopFailure``, ``PreCompact``, ``PostCompact`` and ``SessionEnd``. Tool events
+(``PreToolUse``, ``PermissionRequest``, ``PostToolUse``, ``PostToolUseFailure``,
+``Notification``) are the tool runner's; ``SubagentStart``/``SubagentStop`` the task tool's.
 
 What hooks add for the model is appended to the conversation as a synthetic user message
 (the session file keeps it); what they say to the user comes back as events.
@@ -16,9 +17,9 @@ from typing import Any, Protocol
 
 from lull.engine.hooks.runner import HookOutcome, HookRunner
 from lull.engine.sessions.session import Session
-from lull.model.edits import SummaryReason
-from lull.model.events import Event, Notice
-from lull.model.hooks import HookEvent, SessionStartSource
+from lull.model.edits import Summary, SummaryReason
+from lull.model.events import Event, Notice, TurnFailed
+from lull.model.hooks import HookEvent, SessionEndReason, SessionStartSource
 from lull.model.messages import Message, Text
 
 MAX_STOP_CONTINUATIONS = 5
@@ -63,6 +64,7 @@ class Lifecycle:
         self._start_context: list[str] = []  # what SessionStart printed, for the first prompt
         self.stop_hook_active = False
         self.continuations = 0
+        self.ended = False
 
     def _events(self) -> list[Event]:
         """The notices hooks left on the runner's queue."""
@@ -157,3 +159,45 @@ class Lifecycle:
         if outcome.blocked:
             events.append(Notice("warning", f"PreCompact hook: {outcome.reason}"))
         return events
+
+    async def post_compact(self, summary: Summary) -> list[Event]:
+        """``PostCompact`` after a summary replaced the older part (``compact_summary``: its
+        text); it cannot undo it."""
+        trigger = "manual" if summary.reason == "manual" else "auto"
+        fields = {"trigger": trigger, "compact_summary": summary.text}
+        outcome = await self.tools.hook("PostCompact", self.session, fields, trigger)
+        events = self._events()
+        if outcome.blocked:
+            events.append(Notice("warning", f"PostCompact hook: {outcome.reason}"))
+        return events
+
+    async def stop_failure(self, failure: TurnFailed) -> list[Event]:
+        """``StopFailure`` when a turn ends in an error instead of an answer (matched on the
+        error's kind); what the hooks answer is only shown, the turn has ended."""
+        fields = {
+            "error": failure.kind,
+            "error_details": failure.message,
+            "last_assistant_message": _last_answer(self.session),
+        }
+        await self.tools.hook("StopFailure", self.session, fields, failure.kind)
+        return self._events()
+
+    async def end(self, reason: SessionEndReason) -> list[Event]:
+        """``SessionEnd`` as the session closes (``/clear``, leaving the prompt, the end of a
+        ``-p`` run); it cannot keep the session open. Runs once per session."""
+        if self.ended:
+            return []
+        self.ended = True
+        outcome = await self.tools.hook("SessionEnd", self.session, {"reason": reason}, reason)
+        events = self._events()
+        if outcome.blocked:
+            events.append(Notice("warning", f"SessionEnd hook: {outcome.reason}"))
+        return events
+
+
+def _last_answer(session: Session) -> str:
+    """The text of the last assistant message (empty when there is none)."""
+    for message in reversed(session.transcript):
+        if message.role == "assistant":
+            return "".join(part.text for part in message.parts if isinstance(part, Text))
+    return ""

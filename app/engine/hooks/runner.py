@@ -6,8 +6,9 @@ event as a JSON object on stdin (``session_id``, ``transcript_path``, ``cwd``,
 
 - exit 0: go on; plain stdout is context for ``UserPromptSubmit`` and ``SessionStart``; a
   JSON object on stdout may say more (``decision``/``reason``, ``continue``/``stopReason``,
-  ``systemMessage``, ``hookSpecificOutput`` with ``permissionDecision``,
-  ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``);
+  ``systemMessage``, ``suppressOutput``, ``hookSpecificOutput`` with ``permissionDecision``,
+  ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``, and for
+  ``PermissionRequest`` ``decision.behavior``/``message``);
 - exit 2: block; stderr is the reason (to the model for ``PreToolUse``, ``PostToolUse`` and
   ``Stop``, to the user otherwise);
 - any other code, a command that cannot start and one past its ``timeout`` (killed with its
@@ -74,8 +75,11 @@ class HookOutcome:
 
     ``blocked`` with ``reason`` (exit 2, ``"decision": "block"``, a ``deny`` permission
     decision); ``context`` for the model; ``notices`` for the user; for ``PreToolUse`` the
-    ``permission`` decision (deny > ask > allow) and an ``updated_input``; ``stop`` when a
-    command answered ``"continue": false`` (``stop_reason`` says why).
+    ``permission`` decision (deny > ask > allow) and an ``updated_input``; for
+    ``PermissionRequest`` the ``behavior`` (``reason`` is its ``message``); ``stop`` when a
+    command answered ``"continue": false`` (``stop_reason`` says why). ``suppressOutput`` needs
+    nothing: lull never shows a hook's stdout, only what it says for the user
+    (``systemMessage``) or for the model.
     """
 
     blocked: bool = False
@@ -87,6 +91,8 @@ class HookOutcome:
     updated_input: dict[str, Any] | None = None
     stop: bool = False
     stop_reason: str = ""
+    behavior: Literal["allow", "deny"] | None = None
+    """A ``PermissionRequest`` hook's answer in place of the user's (deny > allow)."""
 
 
 class HookRunner:
@@ -343,6 +349,8 @@ def _fold_json(outcome: HookOutcome, event: HookEvent, answer: dict[str, Any], n
         updated = specific.get("updatedInput")
         if isinstance(updated, dict):
             outcome.updated_input = updated
+    elif event == "PermissionRequest":
+        _fold_permission_request(outcome, specific.get("decision"))
     elif decision == "block":
         outcome.blocked = True
         text = reason or f"blocked by {name}"
@@ -350,6 +358,24 @@ def _fold_json(outcome: HookOutcome, event: HookEvent, answer: dict[str, Any], n
     extra = specific.get("additionalContext")
     if isinstance(extra, str) and extra.strip():
         outcome.context.append(extra.strip())
+
+
+def _fold_permission_request(outcome: HookOutcome, answer: object) -> None:
+    """``hookSpecificOutput.decision`` of a ``PermissionRequest`` hook: ``behavior`` allow or
+    deny (deny wins over another command's allow), ``message`` (why, for the model),
+    ``updatedInput`` (the arguments to run with)."""
+    if not isinstance(answer, dict):
+        return
+    behavior = answer.get("behavior")
+    if behavior not in ("allow", "deny") or outcome.behavior == "deny":
+        return
+    outcome.behavior = behavior
+    message = str(answer.get("message") or "").strip()
+    if message:
+        outcome.reason = message
+    updated = answer.get("updatedInput")
+    if behavior == "allow" and isinstance(updated, dict):
+        outcome.updated_input = updated
 
 
 def _decide(outcome: HookOutcome, permission: Permission, reason: str) -> None:
@@ -368,13 +394,14 @@ def _decide(outcome: HookOutcome, permission: Permission, reason: str) -> None:
 
 def tool_fields(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
     """How a hook sees a call: ``tool_name`` as Claude Code names the tool (``Bash``,
-    ``Write``, ``Edit`` …; lull's own name for the others), ``lull_tool_name``, and
-    ``tool_input`` (see :func:`hook_tool_input`)."""
+    ``Write``, ``Edit`` …; lull's own name for the others), ``lull_tool_name``,
+    ``tool_input`` (see :func:`hook_tool_input`) and ``tool_use_id``."""
     names = CLAUDE_CODE_NAMES.get(call.name)
     return {
         "tool_name": names[0] if names else call.name,
         "lull_tool_name": call.name,
         "tool_input": hook_tool_input(call, ctx),
+        "tool_use_id": call.id,
     }
 
 

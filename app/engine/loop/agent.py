@@ -217,6 +217,9 @@ class Agent:
                 yield event
                 while (saving := self.session.take_save_notice()) is not None:
                     yield saving
+                if isinstance(event, TurnFailed):
+                    for after in await self.lifecycle.stop_failure(event):
+                        yield after
         except (asyncio.CancelledError, GeneratorExit):
             self.session.close_open_calls(CANCELLED_RESULT)
             raise
@@ -241,9 +244,11 @@ class Agent:
                 yield after
 
     async def _after_summary(self, event: Event) -> list[Event]:
-        """After a compression, ``SessionStart`` hooks run again (source ``compact``)."""
+        """After a compression, ``PostCompact`` hooks, then ``SessionStart`` hooks again
+        (source ``compact``)."""
         if isinstance(event, ContextEdited) and isinstance(event.edit, Summary):
-            return await self.lifecycle.session_start("compact")
+            events = await self.lifecycle.post_compact(event.edit)
+            return events + await self.lifecycle.session_start("compact")
         return []
 
     async def _tool_loop(self) -> AsyncIterator[Event]:

@@ -5,7 +5,9 @@ profile lists), its own ``maxTurns``, and the parent's approval mode and approve
 that lists an editing tool is asked about like the parent). Only its final answer becomes the
 tool result, so its exploration never enters the parent's context. Its transcript is a session
 of its own (saved, resumable with ``lull --resume ID``, its header naming the parent); the
-parent's session records the run and its usage (``/cost`` shows the split). While it works,
+parent's session records the run and its usage (``/cost`` shows the split). ``SubagentStart``
+hooks may add to its prompt; a ``SubagentStop`` hook that blocks sends it back to work with its
+reason (at most :data:`MAX_STOP_CONTINUATIONS` times). While it works,
 :class:`~lull.model.events.SubagentUpdate` events go to the parent's tool runner, which shows
 them nested in the task call's block. Several task calls in one message run in parallel.
 """
@@ -19,6 +21,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from lull.engine.calls.runner import ToolRunner
+from lull.engine.hooks.lifecycle import MAX_STOP_CONTINUATIONS
+from lull.engine.hooks.runner import HookOutcome
 from lull.engine.loop.agent import Agent
 from lull.engine.loop.config import AgentConfig
 from lull.engine.sessions.record import SubagentRun
@@ -32,6 +36,7 @@ from lull.model.events import (
     TurnFailed,
     TurnFinished,
 )
+from lull.model.hooks import HookEvent
 from lull.model.provider import Provider, Usage
 from lull.tools.base import Tool, ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.params import doc, params_schema
@@ -161,20 +166,22 @@ class Subagent:
         self._emit("started", description or profile.name, session.id)
         answer, failure = "", ""
         try:
-            async for event in agent.run_turn(prompt):
-                match event:
-                    case ToolStarted(call, summary):
-                        self._emit("tool", f"{call.name}({summary})", session.id)
-                    case RequestFinished(usage=usage, model=model):
-                        self._emit("request", "", session.id, usage, model)
-                    case TurnFinished(text, stop):
-                        answer = text
-                        if stop == "max_turns":
-                            failure = f"stopped after {setup.max_turns} requests (maxTurns)"
-                    case TurnFailed(message):
-                        failure = message
-                    case _:
-                        pass
+            fields = {"agent_id": session.id, "agent_type": profile.name}
+            started = await self._hook("SubagentStart", parent, fields)
+            if started.context:  # SubagentStart's additionalContext is the sub-agent's
+                prompt = "\n\n".join([prompt, *started.context])
+            for continuation in range(MAX_STOP_CONTINUATIONS + 1):
+                answer, failure = await self._drive(agent, session.id, prompt)
+                stop = {
+                    **fields,
+                    "stop_hook_active": continuation > 0,
+                    "agent_transcript_path": str(session.path or ""),
+                    "last_assistant_message": answer,
+                }
+                hooked = await self._hook("SubagentStop", parent, stop)
+                if failure or not hooked.blocked or hooked.stop:
+                    break
+                prompt = f"<subagent-stop-hook>\n{hooked.reason}\n</subagent-stop-hook>"
         finally:
             unsaved = session.close()
             if unsaved:
@@ -186,6 +193,32 @@ class Subagent:
         if failure and not answer.strip():
             raise ToolError(f"the {profile.name} sub-agent failed: {failure}")
         return ToolOutput(answer.strip() or "(the sub-agent gave no answer)")
+
+    async def _drive(self, agent: Agent, session_id: str, prompt: str) -> tuple[str, str]:
+        """One turn of the sub-agent, its steps reported; its answer and what failed."""
+        answer, failure = "", ""
+        async for event in agent.run_turn(prompt):
+            match event:
+                case ToolStarted(call, summary):
+                    self._emit("tool", f"{call.name}({summary})", session_id)
+                case RequestFinished(usage=usage, model=model):
+                    self._emit("request", "", session_id, usage, model)
+                case TurnFinished(text, stop):
+                    answer = text
+                    if stop == "max_turns":
+                        failure = f"stopped after {self.task.setup.max_turns} requests (maxTurns)"
+                case TurnFailed(message):
+                    failure = message
+                case _:
+                    pass
+        return answer, failure
+
+    async def _hook(
+        self, event: HookEvent, parent: Session, fields: Mapping[str, Any]
+    ) -> HookOutcome:
+        """``SubagentStart``/``SubagentStop`` hooks (matched on the agent's type), run as the
+        parent session's."""
+        return await self.parent_runner.hook(event, parent, fields, self.profile.name)
 
     def _emit(
         self, step: Any, text: str, session_id: str, usage: Usage | None = None, model: str = ""

@@ -192,5 +192,6 @@ class AcpSession:
         """Stop a running prompt and the MCP servers, close the session file; what could
         not be saved, in one line."""
         self.cancel()
+        await self.runtime.end_session("other")
         await self.runtime.stop_tools()
         return self.runtime.close()

@@ -82,6 +82,9 @@ async def _chat(chat: LineChat, watch: HangupWatch) -> None:
     finally:
         watch.stop()
         with contextlib.suppress(Exception):
+            for notice in await chat.runtime.end_session("prompt_input_exit"):
+                chat.printer.render(notice)
+        with contextlib.suppress(Exception):
             await chat.runtime.stop_tools()
         with contextlib.suppress(Exception):  # closing must not hide how the chat ended
             await chat.agent.provider.aclose()

@@ -373,6 +373,11 @@ class Chat:
             except TimeoutError:
                 log.warning("turn did not stop within %.1f s at exit", timeout)
         if self.runtime is not None:
+            try:  # the screen is closing: what SessionEnd hooks say goes to the log
+                for notice in await self.runtime.end_session("prompt_input_exit"):
+                    log.warning("%s", notice.text)
+            except Exception:
+                log.exception("SessionEnd hooks failed")
             try:
                 await asyncio.wait_for(self.runtime.stop_tools(), timeout)
             except TimeoutError:

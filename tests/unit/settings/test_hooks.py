@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lull.model.hooks import HookCommand
-from lull.settings.checks import Invalid
+from lull.settings.checks import Invalid, PartlyInvalid
 from lull.settings.hooks import Hooks
 from tests.unit.settings.conftest import Home
 
@@ -42,7 +42,12 @@ def test_claude_codes_shape_becomes_commands_and_back() -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ({"BeforeTool": []}, "'BeforeTool' is not one"),
+        ({"BeforeTool": []}, "'BeforeTool' is not a hook event (PreToolUse, "),
+        ({"TeammateIdle": []}, "lull never fires TeammateIdle (a Claude Code event)"),
+        (
+            {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]},
+            "lull runs command hooks; prompt is not one",
+        ),
         ({"Stop": {}}, "a list of matcher groups for Stop"),
         ({"Stop": [{"hooks": [], "when": 1}]}, "only matcher and hooks in Stop[0]; when is not"),
         ({"Stop": [{"matcher": "(", "hooks": []}]}, "a regular expression in Stop[0].matcher"),
@@ -78,3 +83,39 @@ def test_a_broken_project_hook_is_reported_with_its_file(home: Home) -> None:
     (problem,) = home.load().diagnostics
     assert problem.message.startswith(f"{project}: hooks:")
     assert "Stop[0].hooks[0].command" in problem.message
+
+
+def test_a_wrong_entry_costs_only_itself() -> None:
+    value = {
+        "BeforeTool": [{"hooks": [{"type": "command", "command": "lost"}]}],
+        "SessionEnd": [{"matcher": "clear", "hooks": [{"type": "command", "command": "bye"}]}],
+        "Stop": [
+            {"hooks": [{"type": "http", "url": "http://127.0.0.1:1/"}]},
+            {"hooks": [{"type": "command", "command": "make test", "statusMessage": "testing"}]},
+        ],
+        "SubagentStop": [{"hooks": [{"type": "command", "command": "lint", "args": ["a b", "c"]}]}],
+    }
+    with pytest.raises(PartlyInvalid) as raised:
+        Hooks().check(value)
+    assert raised.value.kept == (
+        HookCommand("SessionEnd", "bye", "clear"),
+        HookCommand("Stop", "make test"),
+        HookCommand("SubagentStop", "lint 'a b' c"),
+    )
+    assert len(raised.value.problems) == 2
+
+
+def test_the_other_hooks_of_a_file_with_an_unknown_event_still_load(home: Home) -> None:
+    user = home.write_user(
+        {
+            "hooks": {
+                "OnSave": [{"hooks": [{"type": "command", "command": "a"}]}],
+                "Stop": [{"hooks": [{"type": "command", "command": "b"}]}],
+            }
+        }
+    )
+    loaded = home.load()
+    assert loaded.settings.hooks == (HookCommand("Stop", "b", source=str(user)),)
+    (problem,) = loaded.diagnostics
+    assert problem.level == "warning"
+    assert problem.message.startswith(f"{user}: hooks: 'OnSave' is not a hook event")
