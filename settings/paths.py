@@ -56,6 +56,18 @@ def project_commands_dir(workspace: Path) -> Path:
     return Path(workspace) / PROJECT_DIR / "commands"
 
 
+def skill_roots(workspace: Path) -> list[tuple[Path, bool]]:
+    """The folders of skill folders (``<name>/SKILL.md``), each with whether it is a
+    project's, in the order the first of a name wins: the user's (lull's, then
+    ``~/.claude/skills``), then the project's (``.lull/skills``, then ``.claude/skills``)."""
+    return [
+        (user_config_dir() / "skills", False),
+        (Path.home() / ".claude" / "skills", False),
+        (Path(workspace) / PROJECT_DIR / "skills", True),
+        (Path(workspace) / ".claude" / "skills", True),
+    ]
+
+
 def data_dir() -> Path:
     """The user's lull data directory (e.g. ``~/.local/share/lull``)."""
     import platformdirs

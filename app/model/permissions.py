@@ -36,6 +36,7 @@ CLAUDE_CODE_NAMES: dict[str, tuple[str, ...]] = {
     "glob": ("Glob",),
     "list_directory": ("LS",),
     "task": ("Task", "Agent"),
+    "skill": ("Skill",),
 }
 """lull's built-in tools by the names Claude Code users write in rules and hook matchers."""
 

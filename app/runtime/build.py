@@ -6,6 +6,7 @@ import dataclasses
 import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 from lull.catalog.local_servers import list_models
 from lull.catalog.vision import accepts_images
@@ -53,9 +54,12 @@ from lull.runtime.wiring import (
 )
 from lull.settings.loader import load_settings
 from lull.settings.model import Settings
-from lull.settings.paths import pending_writes_dir, sessions_dir
+from lull.settings.paths import pending_writes_dir, sessions_dir, skill_roots
 from lull.settings.workspaces import TrustCheck
 from lull.tools.files.pending_writes import clean_stale
+from lull.tools.registry import ToolRegistry
+from lull.tools.skills.library import find_skills
+from lull.tools.skills.tool import SkillTool
 
 
 def build_runtime(
@@ -103,21 +107,21 @@ def build_runtime(
         runner.sources.append(servers)
     environment = session_environment(session, options.workspace)
     extra = servers.compactable_patterns() | {TOOL_SEARCH_TOOL} if servers else frozenset()
-    explicit = explicit_idle_kinds(loaded)
-    configured = agent_config(settings, config, registry, environment, extra, explicit)
+    configured = agent_config(
+        settings, config, registry, environment, extra, explicit_idle_kinds(loaded)
+    )
     provider = provider_factory(config)
     runtime: Runtime | None = None
 
     def current() -> Agent:
         return runtime.agent if runtime is not None else agent
 
+    providers_for = subagent_providers(config, provider_factory, current, env)
     profiles = subagent_profiles(options.workspace, notes)
-    setup = SubagentSetup(
-        store, subagent_providers(config, provider_factory, current, env), configured
-    )
-    task = TaskTool(setup, lambda: current().tools, lambda: current().session, profiles)
-    registry.add(task)
+    setup = SubagentSetup(store, providers_for, configured)
+    registry.add(TaskTool(setup, lambda: current().tools, lambda: current().session, profiles))
     registry.add(RecallTool(lambda: current().session))
+    _offer_skills(registry, options.workspace, notes)
     if servers is not None:  # after every built-in: it joins the list with the first deferred
         offer_tool_search(registry, settings, config)
     agent = Agent(
@@ -149,6 +153,15 @@ def build_runtime(
         trust=trusted,
     )
     return runtime
+
+
+def _offer_skills(registry: ToolRegistry, workspace: Path, notes: list[str]) -> None:
+    """The ``skill`` tool, when the user's or the project's skill folders hold any skill (a
+    broken ``SKILL.md`` is a note)."""
+    library = find_skills(skill_roots(workspace))
+    notes.extend(library.notes)
+    if library.skills:
+        registry.add(SkillTool(library.skills))
 
 
 def _provider_config(

@@ -48,6 +48,7 @@ _TOOL_ROOMS: dict[str, tuple[str, ...]] = {
     "search": ("files",),
     "permissions": ("search",),
     "builtin": ("files", "search", "net", "process", "media"),
+    "skills": (),
     "registry": ("builtin",),
 }
 ALLOWED: dict[str, frozenset[str]] = {

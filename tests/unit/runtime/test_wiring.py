@@ -81,3 +81,19 @@ def test_a_sub_agent_that_names_an_alias_gets_the_real_model() -> None:
     assert made == ["claude-haiku-5-5"]
     gpt = subagent_providers(GPT, factory, lambda: cast(Any, current))
     assert gpt("haiku").model == "haiku"  # another wire's model names are its own
+
+
+def test_skills_of_the_user_and_the_project_are_offered_and_a_broken_one_is_a_note(
+    workspace: Path,
+) -> None:
+    from tests.unit.tools.skills.test_library import skill
+
+    assert "skill" not in demo_runtime(workspace, env={}).agent.tools.registry.names()
+    skill(Path.home() / ".claude" / "skills", "notes", "---\ndescription: Take notes\n---\nDo.")
+    skill(workspace / ".claude" / "skills", "lint", "---\ndescription: Lint it\n---\nRun ruff.")
+    broken = skill(workspace / ".lull" / "skills", "broken", "---\nname: broken\n---\nx")
+    runtime = demo_runtime(workspace, env={})
+    tool = runtime.agent.tools.registry.get("skill")
+    assert tool is not None
+    assert "- lint: Lint it" in tool.description and "- notes: Take notes" in tool.description
+    assert f"{broken / 'SKILL.md'}: skipped: description: missing" in " ".join(runtime.start_notes)
