@@ -34,7 +34,7 @@ from lull.providers.config import (
 from lull.providers.sdk import without_collections
 from lull.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
 from lull.runtime.runtime import Runtime
-from lull.runtime.sandbox import command_sandbox
+from lull.runtime.sandbox import command_sandbox, confine_runner
 from lull.runtime.wiring import (
     ProviderFactory,
     agent_config,
@@ -97,7 +97,7 @@ def build_runtime(
     trusted = TrustCheck(options.workspace)
     runner.rules = rule_book(settings, options.workspace, trusted)
     runner.hooks = hook_runner(settings, context.workspace, trusted, notes)
-    runner.hooks.sandbox = sandbox if settings.sandbox.hooks else None
+    confine_runner(runner, settings, sandbox)
     runner.checkpoints = checkpoint_store(store)
     if resumed and options.fork_session:
         runner.checkpoints.fork(session.record.forked_from, session.id)

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lull.engine.calls.runner import ToolRunner
+from lull.model.messages import ToolCall, new_id
 from lull.settings.model import Settings
 from lull.settings.paths import data_dir, state_dir, user_config_dir
 from lull.tools.builtin.shell import SandboxedShellTool
 from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths
 from lull.tools.process.sandbox.probe import Availability, probe
-from lull.tools.process.sandbox.sandbox import Sandbox
+from lull.tools.process.sandbox.sandbox import AskDomain, Sandbox
 from lull.tools.registry import ToolRegistry
+
+DOMAIN_QUESTION = "sandbox_network"
+"""The name a question about a new host goes by (the front ends show it like a tool call)."""
 
 
 def sandbox_policy(settings: Settings, workspace: Path, home: Path | None = None) -> SandboxPolicy:
@@ -69,3 +74,25 @@ def _sandbox(
         "asked about as usual (/sandbox)"
     )
     return None
+
+
+def confine_runner(runner: ToolRunner, settings: Settings, sandbox: Sandbox | None) -> None:
+    """Hooks run inside the sandbox when ``sandbox.hooks`` says so; a host sandboxed commands
+    want that ``sandbox.network.allowedDomains`` does not list is asked about through the
+    runner's approver, once per session (``-p`` has no one to ask: refused)."""
+    runner.hooks.sandbox = sandbox if settings.sandbox.hooks else None
+    if sandbox is not None:
+        sandbox.ask_domain = domain_question(runner)
+
+
+def domain_question(runner: ToolRunner) -> AskDomain:
+    """Ask the runner's approver (the TUI's modal, the line prompt, an ACP client) whether
+    sandboxed commands may reach a host for the rest of the session."""
+
+    async def ask(host: str) -> bool:
+        call = ToolCall(new_id("call"), DOMAIN_QUESTION, {"host": host})
+        summary = f"{host}: a sandboxed command wants to reach it (not in allowedDomains)"
+        approval = await runner.approver.ask(call, summary, (f"{host} for this session",))
+        return approval.decision in ("allow", "allow_always")
+
+    return ask

@@ -9,6 +9,7 @@ list may be asked about (``ask_domain``), once per session: the answer is kept.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import os
@@ -62,6 +63,7 @@ class Sandbox:
         self.ask_domain = ask_domain
         self.decided: dict[str, bool] = {}
         """Hosts the user was asked about this session, and the answers."""
+        self._asking: dict[str, asyncio.Future[bool]] = {}
         self._base: Path | None = None
         self._runs = itertools.count(1)
 
@@ -102,8 +104,19 @@ class Sandbox:
             return True
         if host in self.decided or self.ask_domain is None:
             return self.decided.get(host, False)
-        self.decided[host] = await self.ask_domain(host)
-        return self.decided[host]
+        if host in self._asking:  # another connection asked already: one question, one answer
+            return await asyncio.shield(self._asking[host])
+        asked = self._asking[host] = asyncio.get_running_loop().create_future()
+        try:
+            answer = await self.ask_domain(host)
+        except BaseException:
+            asked.set_result(False)
+            raise
+        finally:
+            del self._asking[host]
+        self.decided[host] = answer
+        asked.set_result(answer)
+        return answer
 
     @contextlib.asynccontextmanager
     async def confine(

@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from lull.engine.calls.runner import ToolRunner
+from lull.model.approvals import Approval
+from lull.model.messages import ToolCall
+from lull.runtime.sandbox import confine_runner
+from lull.settings.model import Settings
 from lull.tools.base import ToolContext, ToolError
 from lull.tools.builtin.shell import SandboxedShellTool as ShellTool
+from lull.tools.registry import ToolRegistry
 from tests.processes import cancel_and_see_the_group_gone, child_pids, wait_for_text
 from tests.unit.tools.process.sandbox.conftest import FAKE_KEY, MakeSandbox, Place
 
@@ -192,3 +198,33 @@ async def test_a_projects_stdio_mcp_server_runs_inside_when_the_user_says_so(
         assert not outside.exists() and inside.read_text() == "written by the server"
     finally:
         await project.close()
+
+
+class Answers:
+    """An approver that answers the domain question as told and counts the questions."""
+
+    def __init__(self, decision: str) -> None:
+        self.decision = decision
+        self.asked: list[str] = []
+
+    async def ask(self, call: ToolCall, summary: str, rules: tuple[str, ...] = ()) -> Approval:
+        self.asked.append(f"{call.name}: {summary}")
+        return Approval(self.decision)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("decision", ["allow", "deny"])
+async def test_a_new_domain_is_asked_about_once_a_session(
+    place: Place, make_sandbox: MakeSandbox, loopback_server: int, tmp_path: Path, decision: str
+) -> None:
+    sandbox = make_sandbox(("example.org",))
+    ctx = ToolContext(place.workspace, tmp_path / "out", sandbox=sandbox)
+    answers = Answers(decision)
+    runner = ToolRunner(ToolRegistry(), ctx, "default", answers)
+    confine_runner(runner, Settings(), sandbox)
+    fetch = FETCH.format(host="localhost", port=loopback_server)
+    for _ in range(2):
+        content, _ = await run(ctx, fetch)
+        assert ("hello from loopback" in content) == (decision == "allow"), content
+    assert answers.asked == [
+        "sandbox_network: localhost: a sandboxed command wants to reach it (not in allowedDomains)"
+    ]
