@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Generic, Protocol, TypeVar, final
 
 from lull.model import defaults
 from lull.model.messages import Image
@@ -21,6 +21,23 @@ from lull.tools.confinement import CommandSandbox
 from lull.tools.params import param_names, params_schema, parse_params
 
 P = TypeVar("P")
+
+
+class EditorFiles(Protocol):
+    """Files as the editor lull runs in holds them, unsaved changes included (ACP's
+    ``fs/read_text_file`` and ``fs/write_text_file``): ``reads``/``writes`` say which it
+    offers. A failure raises :class:`OSError` with a message for the model."""
+
+    reads: bool
+    writes: bool
+
+    async def read_text(self, path: Path) -> str:
+        """The text of ``path`` as the editor has it."""
+        ...
+
+    async def write_text(self, path: Path, text: str) -> None:
+        """Replace the text of ``path`` in the editor (which saves it)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +59,8 @@ class ToolContext:
     approval mode allowed it. ``read_guard`` names the user's rule that keeps reading tools
     from a path (``deny rule "Read(.env)" from FILE``), None when no rule does: searches and
     listings leave such files out or mark them. ``sandbox`` is the OS sandbox commands run
-    in (``sandbox.enabled``; None: they run as the user's own).
+    in (``sandbox.enabled``; None: they run as the user's own); ``editor`` is where file text is
+    read and written when lull runs in an editor that offers it (None: the disk).
     """
 
     workspace: Path
@@ -57,6 +75,7 @@ class ToolContext:
     approved: bool = False
     read_guard: Callable[[Path], str | None] | None = None
     sandbox: CommandSandbox | None = None
+    editor: EditorFiles | None = None
 
     def unreadable(self, path: Path) -> str | None:
         """The rule that keeps reading tools from ``path`` (described), or None."""

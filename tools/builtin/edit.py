@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, TypedTool
-from lull.tools.files.paths import display_path, resolve_in_workspace, root_of
-from lull.tools.files.text import read_text_exact, write_text_or_fail
+from lull.tools.files.access import read_text, write_text
+from lull.tools.files.paths import display_path, resolve_in_workspace
 from lull.tools.params import doc
 
 MAX_DIFF_LINES = 60
@@ -67,21 +67,9 @@ def _replace(text: str, old: str, new: str, replace_all: bool, shown: str) -> tu
     return text.replace(old, new), count
 
 
-def _write(path: Path, text: str, shown: str, ctx: ToolContext) -> None:
-    """Write ``text`` atomically, anchored at the checked root (missing directories made)."""
-    write_text_or_fail(
-        path,
-        text,
-        shown,
-        root=root_of(path, ctx),
-        journal=ctx.pending_writes_dir,
-        create_dirs=True,
-    )
-
-
-def _create(path: Path, content: str, shown: str, ctx: ToolContext) -> ToolOutput:
+async def _create(path: Path, content: str, shown: str, ctx: ToolContext) -> ToolOutput:
     """Create a new file holding ``content`` (the empty-old_string form)."""
-    _write(path, content, shown, ctx)
+    await write_text(path, content, shown, ctx)
     diff = _unified_diff("", content, shown)
     return ToolOutput(
         f"Created {shown}\n{diff}", display=diff, metadata={"path": str(path), "created": True}
@@ -128,18 +116,18 @@ class EditTool(TypedTool[EditParams]):
         if old == new:
             raise ToolError("old_string and new_string are identical; there is nothing to change")
         if old == "" and not path.exists():
-            return _create(path, new, shown, ctx)
-        text = read_text_exact(path, shown, root_of(path, ctx))
+            return await _create(path, new, shown, ctx)
+        text = await read_text(path, shown, ctx)
         if old == "":
             if text:
                 raise ToolError(
                     f"old_string is empty but {shown} already exists and is not empty; give "
                     "the exact text to replace, or use write_file to replace the whole file"
                 )
-            return _create(path, new, shown, ctx)
+            return await _create(path, new, shown, ctx)
         old, new = _match_line_endings(text, old, new)
         updated, count = _replace(text, old, new, replace_all, shown)
-        _write(path, updated, shown, ctx)
+        await write_text(path, updated, shown, ctx)
         diff = _unified_diff(text, updated, shown)
         noun = "occurrence" if count == 1 else "occurrences"
         return ToolOutput(

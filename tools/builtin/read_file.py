@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lull.model.media import human_size, image_bytes
 from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, TypedTool
+from lull.tools.files.access import read_text, reads_from_editor
 from lull.tools.files.paths import display_path, resolve_in_workspace
 from lull.tools.files.text import check_regular_file, looks_binary
 from lull.tools.media.images import ImageRefused, read_image_file, sniff_media_type
@@ -70,13 +71,14 @@ class _Window:
         self.last = number
 
 
-def _read_window(path: Path, offset: int, limit: int, max_chars: int) -> tuple[_Window, int]:
-    """Scan the file once: the requested window and the total number of lines."""
+def _read_window(
+    lines: Iterable[str], offset: int, limit: int, max_chars: int
+) -> tuple[_Window, int]:
+    """Scan the lines once: the requested window and the total number of lines."""
     window = _Window(offset, limit, max_chars)
     total = 0
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as handle:
-        for total, line in enumerate(handle, start=1):
-            window.offer(total, line)
+    for total, line in enumerate(lines, start=1):
+        window.offer(total, line)
     return window, total
 
 
@@ -126,7 +128,14 @@ class ReadFileTool(TypedTool[ReadFileParams]):
                 f"{shown} is a binary file (NUL bytes in the first 8 KiB); "
                 "read_file shows text only"
             )
-        window, total = _read_window(path, offset, limit, ctx.max_output_chars)
+        if reads_from_editor(ctx):  # the editor's buffer, unsaved changes included
+            text = await read_text(path, shown, ctx)
+            window, total = _read_window(
+                text.splitlines(keepends=True), offset, limit, ctx.max_output_chars
+            )
+        else:
+            with path.open("r", encoding="utf-8", errors="replace", newline="") as handle:
+                window, total = _read_window(handle, offset, limit, ctx.max_output_chars)
         if total == 0:
             return ToolOutput(f"({shown} is empty)", metadata={"path": str(path), "lines": 0})
         if offset > total:

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lull.tools.base import PATH_ALIASES, ToolContext, ToolError, ToolOutput, TypedTool
-from lull.tools.files.paths import display_path, resolve_in_workspace, root_of
-from lull.tools.files.text import count_lines, write_text_or_fail
+from lull.tools.files.access import write_text
+from lull.tools.files.paths import display_path, resolve_in_workspace
+from lull.tools.files.text import count_lines
 from lull.tools.params import doc
 
 DESCRIPTION = """\
@@ -50,14 +51,7 @@ class WriteFileTool(TypedTool[WriteFileParams]):
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path to write")
         existed = path.exists()
-        write_text_or_fail(
-            path,
-            content,
-            shown,
-            root=root_of(path, ctx),
-            journal=ctx.pending_writes_dir,
-            create_dirs=True,
-        )
+        await write_text(path, content, shown, ctx)
         lines = count_lines(content)
         verb = "Overwrote" if existed else "Created"
         noun = "line" if lines == 1 else "lines"

@@ -6,9 +6,9 @@ protocol's methods, ``session`` runs one editor session's prompts, ``updates`` t
 engine's events into ``session/update`` messages, ``tool_calls`` says what a call is to the
 editor, ``permissions`` asks the editor for approvals, ``prompts`` reads the editor's
 content blocks, ``replay`` shows a loaded session, ``modes`` offers approval modes and
-slash commands, ``client_mcp`` takes the editor's MCP servers, and ``wire`` keeps stdout for
-the protocol alone. Files are read and written on disk and commands run in lull's own
-shell: the editor's ``fs/*`` and ``terminal/*`` are not used yet.
+slash commands, ``client_mcp`` takes the editor's MCP servers, ``files`` reads and writes
+through the editor's ``fs/*`` where it offers them, and ``wire`` keeps stdout for the protocol
+alone. Commands run in lull's own shell: the editor's ``terminal/*`` is not used yet.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from lull.runtime import RunOptions, Runtime, StartupError, build_runtime
 from lull.settings.errors import SettingsError
 from lull.ui.acp.client_mcp import client_servers
+from lull.ui.acp.files import client_files
 from lull.ui.acp.modes import approval_mode, available_commands, session_modes
 from lull.ui.acp.session import AcpSession
 from lull.version import version
@@ -193,6 +194,7 @@ class LullAgent:
         runtime = _build(options)
         session_id = resume if resume is not None else runtime.agent.session.id
         session = AcpSession(session_id, runtime, self.client)
+        session.use_editor_files(client_files(self.client, session_id, self.capabilities))
         self.sessions[session_id] = session
         runtime.start_tools()
         commands = available_commands(workspace)

@@ -10,12 +10,14 @@ final update before the prompt answers ``cancelled``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from lull.model.events import Event, TurnFinished
 from lull.runtime import Runtime
+from lull.tools.base import EditorFiles
 from lull.ui.acp.permissions import ClientApprover
 from lull.ui.acp.prompts import typed_text, user_prompt
 from lull.ui.acp.replay import replayed
@@ -65,6 +67,11 @@ class AcpSession:
         self._events = EventUpdates(self.tracker, runtime.session_cost)
         approver = ClientApprover(client, session_id, self.tracker, self.send)
         runtime.agent.set_approver(approver)
+
+    def use_editor_files(self, files: EditorFiles | None) -> None:
+        """Read and write file text through the editor (its ``fs/*``), or the disk (None)."""
+        tools = self.runtime.agent.tools
+        tools.context = dataclasses.replace(tools.context, editor=files)
 
     async def send(self, update: AnyUpdate) -> None:
         """Deliver one ``session/update`` to the editor."""

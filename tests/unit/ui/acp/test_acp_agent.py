@@ -123,6 +123,42 @@ async def test_an_edit_arrives_as_a_diff(
     assert (workspace / "app.py").read_text() == "x = 2\n"
 
 
+async def test_an_editor_that_offers_fs_is_read_and_written_through(
+    fake: FakeServer, workspace: Path, isolated_env: Path
+) -> None:
+    path = workspace / "app.py"
+    path.write_text("x = 1\n")  # saved; the editor holds an unsaved change
+    editor = Editor(answer="allow_once", buffers={str(path): "x = 1\ny = 2  # unsaved\n"})
+    edit = {"path": "app.py", "old_string": "y = 2", "new_string": "y = 3"}
+    fake.script(
+        Reply(tool_calls=[ToolUse("read_file", {"path": "app.py"}, "r1")]),
+        Reply(tool_calls=[ToolUse("edit", edit, "e1")]),
+        Reply(text="edited"),
+    )
+    async with editor_connected(fake, workspace, isolated_env, editor) as lull:
+        session = await lull.new_session()
+        await lull.conn.prompt(session_id=session, prompt=[text_block("edit it")])
+    assert "y = 2  # unsaved" in json.dumps(fake.requests[1])  # the model read the buffer
+    assert editor.reads == [str(path), str(path)]
+    assert editor.writes == [(str(path), "x = 1\ny = 3  # unsaved\n")]
+
+
+async def test_an_editor_without_fs_leaves_the_files_on_disk_to_lull(
+    fake: FakeServer, workspace: Path, isolated_env: Path
+) -> None:
+    (workspace / "app.py").write_text("x = 1\n")
+    editor = Editor(answer="allow_once")
+    fake.script(
+        Reply(tool_calls=[ToolUse("write_file", {"path": "new.py", "content": "z = 0\n"}, "w")]),
+        Reply(text="written"),
+    )
+    async with editor_connected(fake, workspace, isolated_env, editor) as lull:
+        session = await lull.new_session()
+        await lull.conn.prompt(session_id=session, prompt=[text_block("write")])
+    assert (workspace / "new.py").read_text() == "z = 0\n"
+    assert editor.reads == [] and editor.writes == []
+
+
 async def test_cancel_mid_tool_gives_the_call_its_result(
     fake: FakeServer, workspace: Path, isolated_env: Path
 ) -> None:
