@@ -160,11 +160,14 @@ def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
     """The task tool's kinds of sub-agent: the built-in one, then the user's and the
     project's ``agents/*.md`` (a skipped file is said in ``notes``)."""
     from lull.engine.subagents.profiles import load_profiles
-    from lull.settings.paths import project_agents_dir, user_agents_dir
+    from lull.settings.paths import claude_agents_dirs, project_agents_dir, user_agents_dir
     from lull.settings.workspaces import is_trusted
 
     loaded = load_profiles(
-        user_agents_dir(), project_agents_dir(workspace), project_trusted=is_trusted(workspace)
+        user_agents_dir(),
+        project_agents_dir(workspace),
+        project_trusted=is_trusted(workspace),
+        claude_dirs=claude_agents_dirs(workspace),
     )
     notes.extend(loaded.notes)
     return loaded.profiles
