@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="tools the model is never offered, comma-separated (adds to tools.exclude)",
     )
     parser.add_argument(
+        "--add-dir",
+        action="append",
+        metavar="DIR",
+        help="let tools read and edit DIR as if it were in the workspace (repeatable; adds to "
+        "permissions.additionalDirectories)",
+    )
+    parser.add_argument(
         "--plain", action="store_true", help="line mode instead of the full-screen UI"
     )
     parser.add_argument(
@@ -203,6 +210,20 @@ def _tool_names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _added_dirs(parser: argparse.ArgumentParser, given: list[str] | None) -> tuple[str, ...] | None:
+    """``--add-dir`` values as absolute paths (relative to the current directory, as typed);
+    one that is no directory is a usage error."""
+    if not given:
+        return None
+    found: list[str] = []
+    for text in given:
+        path = Path(text).expanduser()
+        if not path.is_dir():
+            parser.error(f"argument --add-dir: {text} is not a directory")
+        found.append(str(path.resolve()))
+    return tuple(found)
+
+
 def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = None) -> CommandLine:
     """Parse and check ``argv``; a bad command line exits with code 2 and a one-line message.
 
@@ -239,6 +260,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         max_turns=args.max_turns,
         max_attempts=args.max_attempts,
         exclude_tools=args.exclude_tools,
+        add_dirs=_added_dirs(parser, args.add_dir),
         resume=args.resume.strip() if args.resume else None,
         continue_last=args.continue_last,
         fork_session=args.fork_session,

@@ -29,6 +29,7 @@ from lull.settings.checks import (
     TextList,
     Thinking,
 )
+from lull.settings.directories import DirectoryList
 from lull.settings.hooks import Hooks
 from lull.settings.mcp_servers import McpServers
 from lull.settings.model import Settings
@@ -337,6 +338,11 @@ _TABLE = (
     Field("permissions.deny", RuleList(effect="deny"),
           "Rules for calls that never run (the model is told which rule refused it).",
           project="adds", project_note=_AT_ONCE),
+    Field("permissions.additionalDirectories", DirectoryList(),
+          "Folders beyond the workspace that tools may read and edit as if they were in it "
+          "(and sandboxed commands may write), Claude Code's key; ~ and paths relative to the "
+          "workspace work. --add-dir DIR adds one.", flag="--add-dir",
+          project="adds", project_note=_ONCE_TRUSTED),
     Field("hooks", Hooks(),
           "Commands run at lifecycle events, in Claude Code's shape: {\"PreToolUse\": "
           "[{\"matcher\": \"Bash|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": "

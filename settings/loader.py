@@ -1,4 +1,10 @@
-"""Load settings: defaults < user file < project file < env < CLI flags, key by key.
+"""Load settings: defaults < user files < project files < env < CLI flags, key by key.
+
+The user files are lull's ``settings.json`` and Claude Code's ``~/.claude/settings.json``; the
+project files ``.lull/settings.json``, Claude Code's ``.claude/settings.local.json`` and
+``.claude/settings.json`` (:mod:`lull.settings.claude_code`), and ``.mcp.json``. Where lull's
+own file and Claude Code's of the same level both set a key, lull's wins; list keys (rules,
+hooks, added directories) add up.
 
 Every problem in a file or an environment variable becomes a :class:`Diagnostic`
 and only the offending file or key is ignored, so lull always gets valid
@@ -18,10 +24,24 @@ from lull.settings.errors import Diagnostic, SettingsError, show
 from lull.settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from lull.settings.jsonfile import FileProblem, read_json_object
 from lull.settings.model import Settings
-from lull.settings.paths import mcp_json_path, project_settings_path, user_settings_path
+from lull.settings.paths import (
+    claude_project_settings_paths,
+    claude_user_settings_path,
+    mcp_json_path,
+    project_settings_path,
+    user_settings_path,
+)
 from lull.settings.trust import judge, narrowed_message, refused_message
 
-__all__ = ["LoadedSettings", "apply_cli", "apply_env", "apply_file", "load_settings", "show"]
+__all__ = [
+    "LoadedSettings",
+    "apply_claude_file",
+    "apply_cli",
+    "apply_env",
+    "apply_file",
+    "load_settings",
+    "show",
+]
 
 SCHEMA_KEY = "$schema"
 MCP_JSON_KEY = "mcpServers"
@@ -78,9 +98,15 @@ def load_settings(
     values are skipped. Raises :class:`SettingsError` for a bad CLI value.
     """
     loaded = LoadedSettings()
-    apply_file(loaded, user_settings_path())
+    user_file = user_settings_path()
+    apply_file(loaded, user_file)
+    apply_claude_file(loaded, claude_user_settings_path(), below=(user_file,))
     apply_workspace_rules(loaded, workspace)
-    apply_file(loaded, project_settings_path(workspace), trusted=False)
+    project_file = project_settings_path(workspace)
+    apply_file(loaded, project_file, trusted=False)
+    local, shared = claude_project_settings_paths(workspace)
+    apply_claude_file(loaded, local, trusted=False, below=(project_file,))
+    apply_claude_file(loaded, shared, trusted=False, below=(project_file, local))
     apply_mcp_json(loaded, mcp_json_path(workspace))
     apply_env(loaded, os.environ if env is None else env)
     apply_cli(loaded, cli or {})
@@ -103,6 +129,41 @@ def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> N
         return
     if data is not None:
         _apply_object(loaded, data, "", source, trusted)
+
+
+def apply_claude_file(
+    loaded: LoadedSettings, path: Path, *, trusted: bool = True, below: tuple[Path, ...] = ()
+) -> None:
+    """Apply what lull understands of one Claude Code settings file (a missing one is fine).
+
+    A key one of the files ``below`` already set keeps that value (lull's own file wins),
+    except list keys, whose entries add up. A project file (``trusted=False``) goes through
+    the same rules as ``.lull/settings.json``.
+    """
+    from lull.settings.claude_code import translated
+
+    source = str(path)
+    if not trusted:
+        loaded.untrusted.add(source)
+    try:
+        data = read_json_object(path)
+    except FileProblem as exc:
+        loaded.report("error", str(exc), source)
+        return
+    if data is None:
+        return
+    found = translated(data, source)
+    for problem in found.problems:
+        loaded.report("warning", problem, source)
+    stronger = {str(file) for file in below}
+    for key, value in found.values.items():
+        spec = FIELDS[key]
+        if loaded.sources.get(key) in stronger and spec.project != "adds":
+            continue
+        if trusted:
+            _apply_value(loaded, spec, value, source)
+        else:
+            _apply_project_value(loaded, spec, value, source)
 
 
 def apply_mcp_json(loaded: LoadedSettings, path: Path) -> None:
@@ -149,8 +210,12 @@ def _apply_object(
 def _apply_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
     """Check one file value; keep the lower-precedence value when it is wrong."""
     checked = _checked(loaded, spec, value, source)
-    if checked is not _INVALID:
-        loaded.set(spec.key, spec.check.stamped(checked, source, project=False), source)
+    if checked is _INVALID:
+        return
+    checked = spec.check.stamped(checked, source, project=False)
+    if spec.project == "adds" and spec.key in loaded.sources:
+        checked = judge(spec, checked, get_value(loaded.settings, spec.key)).value
+    loaded.set(spec.key, checked, source)
 
 
 def _apply_project_value(loaded: LoadedSettings, spec: Field, value: object, source: str) -> None:
@@ -224,8 +289,9 @@ def apply_env(loaded: LoadedSettings, env: Mapping[str, str]) -> None:
 def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
     """Apply command-line values (strings are parsed like env values); raise on a bad one.
 
-    A deny list (:class:`~lull.settings.checks.AdditiveList`, e.g. ``--exclude-tools``) adds to
-    the value from the files instead of replacing it.
+    A deny list (:class:`~lull.settings.checks.AdditiveList`, e.g. ``--exclude-tools``) and a
+    list whose entries keep their origin (rules, ``--add-dir``) add to the value from the
+    files instead of replacing it.
     """
     for key, raw in cli.items():
         if raw is None:
@@ -241,10 +307,13 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
         except Invalid as exc:
             shown = repr(raw) if isinstance(raw, str) else show(raw)
             raise SettingsError(f"{label}: expected {exc}, got {shown}") from None
-        if isinstance(spec.check, AdditiveList) and isinstance(value, tuple):
-            standing: tuple[str, ...] = get_value(loaded.settings, key)
+        value = spec.check.stamped(value, label, project=False)
+        if (isinstance(spec.check, AdditiveList) or spec.project == "adds") and isinstance(
+            value, tuple
+        ):
+            standing: tuple[object, ...] = get_value(loaded.settings, key)
             value = standing + tuple(entry for entry in value if entry not in standing)
-        loaded.set(key, spec.check.stamped(value, label, project=False), label)
+        loaded.set(key, value, label)
 
 
 def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:

@@ -17,6 +17,7 @@ from lull.model.permissions import PermissionRule
 from lull.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
 from lull.model.search import WebSearchConfig
 from lull.model.tool_search import DEFAULT_TOOL_SEARCH, ToolSearchSetting
+from lull.settings.directories import AddedDirectory
 
 __all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
@@ -121,12 +122,14 @@ class ContextSettings:
 
 @dataclass(frozen=True, slots=True)
 class PermissionsSettings:
-    """Saved permission rules (``permissions.allow`` / ``ask`` / ``deny``), each with the file
-    it came from; every file's rules add up."""
+    """Saved permission rules (``permissions.allow`` / ``ask`` / ``deny``) and the folders
+    added to the workspace (``permissions.additionalDirectories``), each with the file it came
+    from; every file's entries add up."""
 
     allow: tuple[PermissionRule, ...] = ()
     ask: tuple[PermissionRule, ...] = ()
     deny: tuple[PermissionRule, ...] = ()
+    additional_directories: tuple[AddedDirectory, ...] = ()
 
     def rules(self) -> tuple[PermissionRule, ...]:
         """Every rule, deny first (the order of precedence)."""

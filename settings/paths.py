@@ -12,6 +12,8 @@ from pathlib import Path
 APP_NAME = "lull"
 SETTINGS_FILE = "settings.json"
 PROJECT_DIR = ".lull"
+CLAUDE_DIR = ".claude"
+"""Claude Code's folder, read in place: ``~/.claude`` (the user's) and ``<workspace>/.claude``."""
 
 
 def user_config_dir() -> Path:
@@ -62,10 +64,38 @@ def skill_roots(workspace: Path) -> list[tuple[Path, bool]]:
     ``~/.claude/skills``), then the project's (``.lull/skills``, then ``.claude/skills``)."""
     return [
         (user_config_dir() / "skills", False),
-        (Path.home() / ".claude" / "skills", False),
+        (claude_user_dir() / "skills", False),
         (Path(workspace) / PROJECT_DIR / "skills", True),
-        (Path(workspace) / ".claude" / "skills", True),
+        (Path(workspace) / CLAUDE_DIR / "skills", True),
     ]
+
+
+def claude_user_dir() -> Path:
+    """Claude Code's user folder, ``~/.claude`` (found through the home directory)."""
+    return Path.home() / CLAUDE_DIR
+
+
+def claude_user_settings_path() -> Path:
+    """Claude Code's user settings, ``~/.claude/settings.json``."""
+    return claude_user_dir() / SETTINGS_FILE
+
+
+def claude_project_settings_paths(workspace: Path) -> tuple[Path, Path]:
+    """A project's Claude Code settings, the stronger first: ``.claude/settings.local.json``
+    (personal, git-ignored) and ``.claude/settings.json`` (shared)."""
+    folder = Path(workspace) / CLAUDE_DIR
+    return folder / "settings.local.json", folder / SETTINGS_FILE
+
+
+def claude_commands_dirs(workspace: Path) -> tuple[Path, Path]:
+    """Claude Code's custom commands: ``~/.claude/commands`` and
+    ``<workspace>/.claude/commands``."""
+    return claude_user_dir() / "commands", Path(workspace) / CLAUDE_DIR / "commands"
+
+
+def claude_agents_dirs(workspace: Path) -> tuple[Path, Path]:
+    """Claude Code's sub-agents: ``~/.claude/agents`` and ``<workspace>/.claude/agents``."""
+    return claude_user_dir() / "agents", Path(workspace) / CLAUDE_DIR / "agents"
 
 
 def data_dir() -> Path:

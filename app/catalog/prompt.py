@@ -13,8 +13,10 @@ import platform
 import subprocess
 from pathlib import Path
 
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "QWEN.md")
-MAX_INSTRUCTIONS_CHARS = 40_000
+from lull.catalog.instructions import project_instructions
+
+__all__ = ["STATIC_SYSTEM_PROMPT", "environment_prompt", "git_status", "project_instructions"]
+
 MAX_GIT_STATUS_LINES = 40
 
 STATIC_SYSTEM_PROMPT = """\
@@ -97,25 +99,3 @@ def git_status(workspace: Path) -> str:
     else:
         text += "; clean"
     return text
-
-
-def project_instructions(workspace: Path) -> str:
-    """The workspace's AGENTS.md / CLAUDE.md / QWEN.md, as a prompt section ('' if none)."""
-    sections: list[str] = []
-    budget = MAX_INSTRUCTIONS_CHARS
-    for name in INSTRUCTION_FILES:
-        path = workspace / name
-        if not path.is_file() or budget <= 0:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            continue
-        if len(text) > budget:
-            text = text[:budget] + f"\n[... {name} truncated ...]"
-        budget -= len(text)
-        sections.append(f"## {name}\n\n{text}")
-    if not sections:
-        return ""
-    header = "# Project instructions (from the workspace; follow them)"
-    return header + "\n\n" + "\n\n".join(sections)

@@ -1,7 +1,10 @@
 """Custom slash commands: Markdown files in ``<config>/lull/commands/`` (the user's) and
-``.lull/commands/`` (the project's), in the format Claude Code uses.
+``.lull/commands/`` (the project's), in the format Claude Code uses, and Claude Code's own
+``~/.claude/commands/`` and ``.claude/commands/`` read in place.
 
-``review.md`` becomes ``/review``, ``frontend/test.md`` ``/frontend:test``. Optional front
+``review.md`` becomes ``/review``; in lull's folders ``frontend/test.md`` is ``/frontend:test``,
+in Claude Code's it is ``/test``, described "(project:frontend)" as Claude Code names it. Where
+both name a command, lull's folder wins. Optional front
 matter between ``---`` lines: ``description``, ``argument-hint``, ``allowed-tools`` (a comma
 list, a ``[a, b]`` list or a ``- item`` list of tools: ``read_file``, ``Bash(git status:*)``)
 and ``model``; the body is the prompt (``custom_run.py`` expands ``$ARGUMENTS``, ``$1``…``$9``,
@@ -59,6 +62,8 @@ class CustomCommand:
     model: str | None = None
     confined: bool = False
     """An untrusted project's command: its ``@path`` mentions attach only workspace files."""
+    namespace: str = ""
+    """The subfolder of a Claude Code command (``frontend`` for ``frontend/test.md``)."""
 
     @property
     def source(self) -> str:
@@ -74,7 +79,8 @@ class CustomCommand:
     def summary(self) -> str:
         """The description, marked with where the command comes from."""
         text = self.description or self.body.strip().splitlines()[0][:DESCRIPTION_CHARS]
-        return f"{text} ({self.scope})"
+        where = f"{self.scope}:{self.namespace}" if self.namespace else self.scope
+        return f"{text} ({where})"
 
     def turn_scope(self) -> TurnScope | None:
         """The tools its turn may use (None: no ``allowed-tools``, every tool as usual)."""
@@ -105,7 +111,7 @@ class LoadedCommands:
 def workspace_commands(workspace: Path, reserved: frozenset[str]) -> LoadedCommands:
     """The custom commands of the user and of ``workspace`` (read afresh: a file added or
     edited while lull runs is picked up at its next use)."""
-    from lull.settings.paths import project_commands_dir, user_commands_dir
+    from lull.settings.paths import claude_commands_dirs, project_commands_dir, user_commands_dir
     from lull.settings.workspaces import is_trusted
 
     return load_custom_commands(
@@ -114,15 +120,17 @@ def workspace_commands(workspace: Path, reserved: frozenset[str]) -> LoadedComma
         reserved=reserved,
         project_trusted=is_trusted(workspace.resolve()),
         workspace=workspace,
+        claude_dirs=claude_commands_dirs(workspace),
     )
 
 
-def command_name(relative: Path) -> str | None:
-    """``frontend/test.md`` -> ``frontend:test`` (None when a part is not a usable name)."""
+def command_name(relative: Path, claude: bool = False) -> str | None:
+    """``frontend/test.md`` -> ``frontend:test``, or ``test`` in a Claude Code folder
+    (``claude``); None when a part is not a usable name."""
     parts = [*relative.parts[:-1], relative.stem]
     if not all(_SEGMENT.match(part) for part in parts):
         return None
-    return ":".join(parts).lower()
+    return relative.stem.lower() if claude else ":".join(parts).lower()
 
 
 def load_custom_commands(
@@ -132,25 +140,36 @@ def load_custom_commands(
     reserved: frozenset[str] = frozenset(),
     project_trusted: bool = False,
     workspace: Path | None = None,
+    claude_dirs: tuple[Path, Path] | None = None,
 ) -> LoadedCommands:
-    """Every command of both directories (the user's first; ``reserved`` names are the
-    built-in commands, which win). Unless ``project_trusted``, a project file must lie in
-    ``workspace`` (default: ``project_dir``) once symlinks are followed."""
+    """Every command of the directories: the user's, Claude Code's user folder, the
+    project's, Claude Code's project folder (``claude_dirs``: user, project), the first of a
+    name winning (``reserved`` names are the built-in commands, which win over all). Unless
+    ``project_trusted``, a project file must lie in ``workspace`` (default: ``project_dir``)
+    once symlinks are followed."""
     loaded = LoadedCommands()
     bound = (workspace or project_dir).resolve()
-    for directory, scope in ((user_dir, "user"), (project_dir, "project")):
+    folders: list[tuple[Path, CommandScope, bool]] = [(user_dir, "user", False)]
+    if claude_dirs is not None:
+        folders.append((claude_dirs[0], "user", True))
+    folders.append((project_dir, "project", False))
+    if claude_dirs is not None:
+        folders.append((claude_dirs[1], "project", True))
+    for directory, scope, claude in folders:
         for path in _command_files(directory):
             if (
                 scope == "project"
                 and not project_trusted
-                and _outside(loaded, path, directory, bound)
+                and _outside(loaded, path, directory, bound, claude)
             ):
                 continue
-            _load_one(loaded, path, directory, scope, reserved, project_trusted)  # type: ignore[arg-type]
+            _load_one(loaded, path, (directory, scope, claude), reserved, project_trusted)
     return loaded
 
 
-def _outside(loaded: LoadedCommands, path: Path, directory: Path, bound: Path) -> bool:
+def _outside(
+    loaded: LoadedCommands, path: Path, directory: Path, bound: Path, claude: bool
+) -> bool:
     """Whether project file ``path`` leads outside ``bound`` (then it is refused, said)."""
     try:
         target = path.resolve(strict=True)
@@ -163,7 +182,7 @@ def _outside(loaded: LoadedCommands, path: Path, directory: Path, bound: Path) -
         "command may read only files inside it until you /trust this workspace"
     )
     loaded.problems.append(reason)
-    name = command_name(path.relative_to(directory))
+    name = command_name(path.relative_to(directory), claude)
     if name is not None:
         loaded.refused.setdefault(name, reason)
     return True
@@ -179,12 +198,15 @@ def _command_files(directory: Path) -> list[Path]:
 def _load_one(
     loaded: LoadedCommands,
     path: Path,
-    directory: Path,
-    scope: CommandScope,
+    folder: tuple[Path, CommandScope, bool],
     reserved: frozenset[str],
     project_trusted: bool,
 ) -> None:
-    name = command_name(path.relative_to(directory))
+    """Load one command file of ``folder`` (its directory, scope, and whether it is Claude
+    Code's) unless a command of that name is already there."""
+    directory, scope, claude = folder
+    relative = path.relative_to(directory)
+    name = command_name(relative, claude)
     if name is None:
         loaded.problems.append(
             f"{path}: skipped: a command name uses letters, digits, '-' and '_' (one folder "
@@ -218,7 +240,9 @@ def _load_one(
             "project may not choose what a run costs)"
         )
         command = replace(command, model=None)
-    loaded.commands[name] = replace(command, confined=scope == "project" and not project_trusted)
+    namespace = "/".join(relative.parts[:-1]) if claude else ""
+    confined = scope == "project" and not project_trusted
+    loaded.commands[name] = replace(command, confined=confined, namespace=namespace)
 
 
 def parse_command_file(text: str, name: str, path: Path, scope: CommandScope) -> CustomCommand:

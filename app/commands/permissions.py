@@ -37,18 +37,37 @@ def _list(runtime: Runtime) -> CommandResult:
     book = runtime.agent.tools.rules
     mode = runtime.agent.tools.mode
     rules = sorted(book.all(), key=lambda rule: ("deny", "ask", "allow").index(rule.effect))
+    added = _added_directories(runtime)
     if not rules:
-        return say(
+        return CommandResult((
             f"no permission rules; the approval mode ({mode}) decides. Add rules under "
             'permissions {"allow": [...], "ask": [...], "deny": [...]} in settings.json, '
-            "answer a question with always, or /permissions allow|ask|deny RULE"
-        )
+            "answer a question with always, or /permissions allow|ask|deny RULE",
+            *added,
+        ))  # fmt: skip
     width = max(len(rule.text) for rule in rules)
     lines = [f"permission rules (deny > ask > allow > the {mode} mode):"]
     for rule in rules:
         waits = "" if book.applies(rule) else "; not applied until you /trust this workspace"
         lines.append(f"  {rule.effect:<5} {rule.text:<{width}}  {_origin(rule)}{waits}")
-    return CommandResult(tuple(lines))
+    return CommandResult((*lines, *added))
+
+
+def _added_directories(runtime: Runtime) -> list[str]:
+    """The folders added to the workspace (permissions.additionalDirectories, --add-dir),
+    each with where it came from."""
+    found = runtime.settings.permissions.additional_directories
+    if not found:
+        return []
+    trusted = runtime.trust() if runtime.trust is not None else False
+    lines = ["directories tools may reach besides the workspace:"]
+    for added in found:
+        origin = f"{added.source} (project)" if added.project else added.source
+        waits = (
+            "; not applied until you /trust this workspace" if added.project and not trusted else ""
+        )
+        lines.append(f"  {added.path}  {origin}{waits}")
+    return lines
 
 
 def _origin(rule: PermissionRule) -> str:

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 MEANING = (
     "what this workspace's project files ask to run or allow (MCP servers, hooks, allow rules "
-    "in .lull/settings.json and .mcp.json) may apply"
+    "and added directories in .lull/settings.json, .claude/settings.json and .mcp.json) may "
+    "apply"
 )
 
 

@@ -34,7 +34,7 @@ from lull.providers.config import (
 from lull.providers.sdk import without_collections
 from lull.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
 from lull.runtime.runtime import Runtime
-from lull.runtime.sandbox import command_sandbox, confine_runner
+from lull.runtime.sandbox import confine_runner, trusted_tool_context
 from lull.runtime.wiring import (
     ProviderFactory,
     agent_config,
@@ -48,7 +48,6 @@ from lull.runtime.wiring import (
     subagent_profiles,
     subagent_providers,
     summary_provider,
-    tool_context,
     tool_registry,
     web_search_backend,
 )
@@ -89,15 +88,12 @@ def build_runtime(
     clean_stale(pending_writes_dir())  # temporary files of writes a killed lull left behind
     search = web_search_backend(settings, config, env, notes)
     registry = tool_registry(settings, loaded, search)
-    sandbox = command_sandbox(settings, options.workspace, notes, registry=registry)
-    context = dataclasses.replace(
-        tool_context(settings, options.workspace, loaded), sandbox=sandbox
-    )
-    runner = ToolRunner(registry, context, _mode(settings))
     trusted = TrustCheck(options.workspace)
+    context = trusted_tool_context(settings, options.workspace, loaded, trusted(), notes, registry)
+    runner = ToolRunner(registry, context, _mode(settings))
     runner.rules = rule_book(settings, options.workspace, trusted)
     runner.hooks = hook_runner(settings, context.workspace, trusted, notes)
-    confine_runner(runner, settings, sandbox)
+    sandbox = confine_runner(runner, settings)
     runner.checkpoints = checkpoint_store(store)
     if resumed and options.fork_session:
         runner.checkpoints.fork(session.record.forked_from, session.id)

@@ -41,6 +41,7 @@ class RunOptions:
     max_turns: int | None = None
     max_attempts: int | None = None
     exclude_tools: tuple[str, ...] | None = None
+    add_dirs: tuple[str, ...] | None = None
     resume: str | None = None
     continue_last: bool = False
     fork_session: bool = False
@@ -59,6 +60,7 @@ def cli_overrides(options: RunOptions) -> dict[str, Any]:
         "maxTurns": options.max_turns,
         "guardrails.maxAttempts": options.max_attempts,
         "tools.exclude": options.exclude_tools,
+        "permissions.additionalDirectories": list(options.add_dirs) if options.add_dirs else None,
     }
     return {k: v for k, v in pairs.items() if v is not None}
 

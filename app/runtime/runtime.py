@@ -35,6 +35,7 @@ from lull.runtime.options import SwitchError, locked_message
 from lull.runtime.session_end import SessionEndings
 from lull.runtime.wiring import (
     ProviderFactory,
+    allowed_paths,
     explicit_idle_kinds,
     hooks_for_session,
     session_environment,
@@ -360,9 +361,13 @@ class Runtime:
 
     def trust_changed(self) -> None:
         """The trusted list changed (``/trust``, ``/trust revoke``): project hooks and allow
-        rules follow it from the next tool call on."""
-        if self.trust is not None:
-            self.trust.refresh()
+        rules follow it from the next tool call on, and so do its added directories."""
+        if self.trust is None:
+            return
+        trusted = self.trust.refresh()
+        runner = self._agent.tools
+        allowed = allowed_paths(self.settings, self.loaded, runner.context.workspace, trusted)
+        runner.context = dataclasses.replace(runner.context, allowed_paths=allowed)
 
     def mcp_notes(self) -> list[str]:
         """What the user should know at start: project MCP servers that wait for /trust."""

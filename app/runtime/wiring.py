@@ -160,11 +160,14 @@ def subagent_profiles(workspace: Path, notes: list[str]) -> list[AgentProfile]:
     """The task tool's kinds of sub-agent: the built-in one, then the user's and the
     project's ``agents/*.md`` (a skipped file is said in ``notes``)."""
     from lull.engine.subagents.profiles import load_profiles
-    from lull.settings.paths import project_agents_dir, user_agents_dir
+    from lull.settings.paths import claude_agents_dirs, project_agents_dir, user_agents_dir
     from lull.settings.workspaces import is_trusted
 
     loaded = load_profiles(
-        user_agents_dir(), project_agents_dir(workspace), project_trusted=is_trusted(workspace)
+        user_agents_dir(),
+        project_agents_dir(workspace),
+        project_trusted=is_trusted(workspace),
+        claude_dirs=claude_agents_dirs(workspace),
     )
     notes.extend(loaded.notes)
     return loaded.profiles
@@ -252,11 +255,12 @@ def summary_provider(
 
 
 def tool_context(
-    settings: Settings, workspace: Path, loaded: LoadedSettings | None = None
+    settings: Settings, workspace: Path, loaded: LoadedSettings | None = None, trusted: bool = False
 ) -> ToolContext:
     """Where tools run and what they may touch, from settings (an unusable
-    ``tools.allowedPaths`` entry is left out, with a warning in ``loaded``)."""
-    allowed = allowed_paths(settings, loaded)
+    ``tools.allowedPaths`` entry is left out, with a warning in ``loaded``; a project file's
+    ``permissions.additionalDirectories`` count only when ``trusted``)."""
+    allowed = allowed_paths(settings, loaded, workspace, trusted)
     return ToolContext(
         workspace=workspace.resolve(),
         output_dir=tool_output_dir(),
@@ -269,22 +273,53 @@ def tool_context(
     )
 
 
-def allowed_paths(settings: Settings, loaded: LoadedSettings | None = None) -> tuple[Path, ...]:
-    """``tools.allowedPaths`` resolved; an entry no file name can hold (a lone surrogate
-    escaped in JSON) is left out and said in ``loaded``'s diagnostics."""
+def allowed_paths(
+    settings: Settings,
+    loaded: LoadedSettings | None = None,
+    workspace: Path | None = None,
+    trusted: bool = False,
+) -> tuple[Path, ...]:
+    """``tools.allowedPaths`` and the ``permissions.additionalDirectories`` in force (the
+    user's, and a project file's when ``trusted``; relative to ``workspace``), resolved; an
+    entry no file name can hold (a lone surrogate escaped in JSON) is left out and said in
+    ``loaded``'s diagnostics."""
+    entries = [("tools.allowedPaths", entry) for entry in settings.tools.allowed_paths]
+    entries += [
+        ("permissions.additionalDirectories", added.path)
+        for added in settings.permissions.additional_directories
+        if trusted or not added.project
+    ]
     paths: list[Path] = []
-    for entry in settings.tools.allowed_paths:
+    for key, entry in entries:
         try:
-            paths.append(Path(entry).expanduser().resolve())
+            path = Path(entry).expanduser()
+            if key != "tools.allowedPaths" and workspace is not None:
+                path = workspace / path
+            paths.append(path.resolve())
         except (OSError, ValueError) as error:  # UnicodeEncodeError is a ValueError
             if loaded is not None:
-                source = loaded.sources.get("tools.allowedPaths", "settings")
-                message = (
-                    f"{source}: tools.allowedPaths: {entry!r} is left out: it is no usable "
-                    f"path ({error})"
-                )
+                source = loaded.sources.get(key, "settings")
+                message = f"{source}: {key}: {entry!r} is left out: it is no usable path ({error})"
                 loaded.report("warning", message, source)
     return tuple(paths)
+
+
+def added_directories(settings: Settings, workspace: Path, trusted: bool) -> tuple[Path, ...]:
+    """The ``permissions.additionalDirectories`` in force, resolved (sandboxed commands may
+    write them)."""
+    bare = dataclasses.replace(
+        settings, tools=dataclasses.replace(settings.tools, allowed_paths=())
+    )
+    return allowed_paths(bare, None, workspace, trusted)
+
+
+def directories_waiting_for_trust(settings: Settings) -> list[str]:
+    """The project files' added directories that apply once the workspace is trusted."""
+    return [
+        f"{added.path} ({added.source})"
+        for added in settings.permissions.additional_directories
+        if added.project
+    ]
 
 
 def tool_registry(

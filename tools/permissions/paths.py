@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lull.tools.permissions.shell_forms import has_glob
-from lull.tools.search.globpattern import glob_matches
+from lull.tools.search.globpattern import compile_glob, glob_matches
 
 MAX_EXPANDED = 500
 """How many files one shell pattern word (``cat sec*``) is expanded to when rules check it."""
@@ -28,8 +28,12 @@ def path_matches(pattern: str, path: Path, workspace: Path) -> bool:
     if not path.is_relative_to(workspace):
         return False
     relative = path.relative_to(workspace).as_posix()
+    anchored = pattern.startswith(("./", "/"))  # Claude Code's ./path and /path: from the root
     pattern = pattern.removeprefix("./").lstrip("/") or "**"
     parts = relative.split("/") if relative != "." else []
+    if anchored and "/" not in pattern:
+        glob = compile_glob(pattern)
+        return any(glob.match("/".join(parts[:end])) for end in range(len(parts), 0, -1))
     return any(glob_matches(pattern, "/".join(parts[:end])) for end in range(len(parts), 0, -1))
 
 

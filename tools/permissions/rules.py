@@ -12,8 +12,8 @@ matches
   substitutions and subshells, and look through ``VAR=x``, ``sudo``, ``env``, ``nohup``,
   ``time``, ``timeout``, ``nice``, ``xargs``, ``command``, ``exec``, ``bash -c`` and ``eval``.
 - file tools (``read_file``, ``write_file``, ``edit``, ``list_directory``, ``grep_search``,
-  ``glob``): the path, as a glob relative to the workspace (``src/**``; a pattern without
-  ``/`` matches a name at any depth, a matching directory covers what is inside it);
+  ``glob``): the path, as a glob relative to the workspace (``src/**``; ``.env`` is the name at
+  any depth, ``./.env`` or ``/.env`` the top one's; a directory covers what is inside it);
   ``//abs/path`` is absolute and ``~/`` is the home directory, as in Claude Code.
 - ``web_fetch``: ``domain:docs.python.org`` (``domain:*.python.org`` for subdomains), or a
   glob over the URL.

@@ -1,5 +1,7 @@
 """Custom sub-agents from Markdown files: ``.lull/agents/*.md`` (the project) and
-``<config>/lull/agents/*.md`` (the user), in the format Claude Code uses.
+``<config>/lull/agents/*.md`` (the user), in the format Claude Code uses, and Claude Code's
+``~/.claude/agents/`` and ``.claude/agents/`` read in place (lull's folder wins a name both
+define).
 
 A file starts with front matter between ``---`` lines: ``name``, ``description``, ``tools``
 (a comma-separated list or a ``[a, b]`` list of built-in tool names; omitted: the read-only
@@ -60,12 +62,22 @@ def parse_profile(text: str, source: str) -> AgentProfile:
 
 
 def load_profiles(
-    user_dir: Path, project_dir: Path, *, project_trusted: bool = False
+    user_dir: Path,
+    project_dir: Path,
+    *,
+    project_trusted: bool = False,
+    claude_dirs: tuple[Path, Path] | None = None,
 ) -> LoadedProfiles:
-    """Every profile of both directories (user first; a name defined twice keeps the first)."""
+    """Every profile of the directories: the user's, Claude Code's user folder, the
+    project's, Claude Code's project folder (``claude_dirs``: user, project); a name defined
+    twice keeps the first."""
     loaded = LoadedProfiles()
     taken = {p.name for p in loaded.profiles}
-    for directory, is_project in ((user_dir, False), (project_dir, True)):
+    folders = [(user_dir, False), (project_dir, True)]
+    if claude_dirs is not None:
+        folders = [(user_dir, False), (claude_dirs[0], False), (project_dir, True)]
+        folders.append((claude_dirs[1], True))
+    for directory, is_project in folders:
         try:
             paths = sorted(directory.glob("*.md"))
         except OSError:

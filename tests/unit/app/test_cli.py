@@ -135,3 +135,23 @@ def test_bad_guardrail_flags_exit_2_with_one_line(
         parse_command_line(argv, cwd=tmp_path)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_add_dir_repeats_and_reaches_the_settings_as_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path)
+    line = parse_command_line(["--add-dir", "one", "--add-dir", str(tmp_path / "two")])
+    wanted = [str((tmp_path / "one").resolve()), str((tmp_path / "two").resolve())]
+    assert cli_overrides(line.run)["permissions.additionalDirectories"] == wanted
+
+
+def test_add_dir_of_no_directory_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_command_line(["--add-dir", "nowhere"], cwd=tmp_path)
+    assert exit_info.value.code == 2
+    assert "--add-dir: nowhere is not a directory" in capsys.readouterr().err

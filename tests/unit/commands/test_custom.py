@@ -11,6 +11,7 @@ from lull.commands.custom import (
     command_name,
     load_custom_commands,
     parse_command_file,
+    workspace_commands,
 )
 from lull.engine.calls.scope import ToolRule
 from lull.model.messages import ToolCall
@@ -190,3 +191,35 @@ def test_only_an_untrusted_project_s_command_is_confined(tmp_path: Path) -> None
     assert load_custom_commands(tmp_path / "none", project).commands["review"].confined
     trusted = load_custom_commands(tmp_path / "none", project, project_trusted=True)
     assert not trusted.commands["review"].confined
+
+
+def test_claude_codes_folders_are_read_in_place_and_lulls_win_a_name(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    claude_user = tmp_path / "home" / ".claude" / "commands"
+    claude_project = workspace / ".claude" / "commands"
+    write(tmp_path / "user" / "review.md", "lull's own review")
+    write(claude_user / "review.md", "Claude Code's review")
+    write(claude_user / "backend" / "api.md", "---\ndescription: Draft an API\n---\nDraft it")
+    write(claude_project / "frontend" / "test.md", "---\ndescription: Run tests\n---\nRun them")
+    write(claude_project / "greet.md", "Greet $ARGUMENTS")
+    loaded = load_custom_commands(
+        tmp_path / "user",
+        workspace / ".lull" / "commands",
+        workspace=workspace,
+        claude_dirs=(claude_user, claude_project),
+    )
+    assert sorted(loaded.commands) == ["api", "greet", "review", "test"]
+    assert loaded.commands["review"].body == "lull's own review"
+    assert "/review is already defined by" in "\n".join(loaded.problems)
+    assert loaded.commands["test"].summary == "Run tests (project:frontend)"
+    assert loaded.commands["api"].summary == "Draft an API (user:backend)"
+    assert loaded.commands["greet"].scope == "project"
+    assert loaded.commands["greet"].confined  # not trusted: as a .lull/commands file
+
+
+def test_workspace_commands_reads_claude_codes_folders(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    write(workspace / ".claude" / "commands" / "greet.md", "Greet $ARGUMENTS")
+    write(Path.home() / ".claude" / "commands" / "tidy.md", "Tidy up")
+    loaded = workspace_commands(workspace, frozenset())
+    assert {"greet", "tidy"} <= set(loaded.commands)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+from lull.commands import run_command
 from lull.model.search import WebSearchConfig
 from lull.providers.anthropic_search import AnthropicServerSearch
 from lull.providers.config import ProviderConfig
-from lull.runtime import RunOptions, build_runtime
+from lull.runtime import RunOptions, Runtime, build_runtime
 from lull.runtime.wiring import subagent_providers, web_search_backend
 from lull.settings.model import Settings
+from lull.tools.base import ToolError
+from lull.tools.files.paths import resolve_in_workspace
 from lull.tools.net.search_backends import HttpSearchBackend
 from tests.support import demo_runtime
 
@@ -97,3 +101,40 @@ def test_skills_of_the_user_and_the_project_are_offered_and_a_broken_one_is_a_no
     assert tool is not None
     assert "- lint: Lint it" in tool.description and "- notes: Take notes" in tool.description
     assert f"{broken / 'SKILL.md'}: skipped: description: missing" in " ".join(runtime.start_notes)
+
+
+def _reachable(runtime: Runtime, path: Path) -> bool:
+    """Whether the runtime's tools may touch ``path``."""
+    try:
+        resolve_in_workspace(str(path), runtime.agent.tools.context)
+    except ToolError:
+        return False
+    return True
+
+
+def test_a_projects_added_directory_waits_for_trust(tmp_path: Path) -> None:
+    workspace, shared = tmp_path / "ws", tmp_path / "shared"
+    (workspace / ".claude").mkdir(parents=True)
+    shared.mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        '{"permissions": {"additionalDirectories": ["../shared"]}}', "utf-8"
+    )
+    runtime = demo_runtime(workspace)
+    assert not _reachable(runtime, shared / "notes.md")
+    assert any("../shared" in note and "/trust" in note for note in runtime.start_notes)
+    run_command(runtime, "/trust")
+    assert _reachable(runtime, shared / "notes.md")
+
+
+def test_the_users_added_directories_and_add_dir_apply_at_once(tmp_path: Path) -> None:
+    workspace, mine, flagged = tmp_path / "ws", tmp_path / "mine", tmp_path / "flagged"
+    for folder in (workspace, mine, flagged):
+        folder.mkdir()
+    user_file = Path.home() / ".claude" / "settings.json"
+    user_file.parent.mkdir()
+    added = {"permissions": {"additionalDirectories": [str(mine)]}}
+    user_file.write_text(json.dumps(added), "utf-8")
+    runtime = demo_runtime(workspace, add_dirs=(str(flagged),))
+    assert _reachable(runtime, mine / "a.py")
+    assert _reachable(runtime, flagged / "b.py")
+    assert not _reachable(runtime, tmp_path / "elsewhere.py")

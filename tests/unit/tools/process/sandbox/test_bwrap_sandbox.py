@@ -220,7 +220,7 @@ async def test_a_new_domain_is_asked_about_once_a_session(
     ctx = ToolContext(place.workspace, tmp_path / "out", sandbox=sandbox)
     answers = Answers(decision)
     runner = ToolRunner(ToolRegistry(), ctx, "default", answers)
-    confine_runner(runner, Settings(), sandbox)
+    confine_runner(runner, Settings())
     fetch = FETCH.format(host="localhost", port=loopback_server)
     for _ in range(2):
         content, _ = await run(ctx, fetch)

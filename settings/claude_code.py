@@ -1,0 +1,101 @@
+"""Claude Code's settings files read in place: ``~/.claude/settings.json`` (the user's),
+``.claude/settings.local.json`` and ``.claude/settings.json`` (the project's).
+
+What lull understands of them is turned into its own dotted keys, and the loader applies those
+exactly as it applies ``settings.json`` and ``.lull/settings.json`` (a project's may only narrow;
+its hooks, allow rules and added directories wait for ``/trust``):
+
+- ``permissions.allow`` / ``ask`` / ``deny`` -> the same keys (rules in Claude Code's syntax);
+- ``permissions.defaultMode`` -> ``tools.approvalMode`` (:data:`APPROVAL_MODES_BY_CLAUDE_MODE`);
+- ``permissions.additionalDirectories`` -> the same key;
+- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``.
+
+``env`` is not applied (lull sets no variables from settings): a file that has it gets one
+warning saying so.
+
+Every other key is Claude Code's own (``statusLine``, ``enabledPlugins``, ...) and is left
+alone without a word: the file is shared with Claude Code, not written for lull.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lull.model.approvals import ApprovalMode
+from lull.settings.errors import show
+
+APPROVAL_MODES_BY_CLAUDE_MODE: dict[str, ApprovalMode] = {
+    "default": "default",
+    "acceptEdits": "auto-edit",
+    "plan": "plan",
+    "bypassPermissions": "yolo",
+}
+"""Claude Code's ``permissions.defaultMode`` values and the approval mode each stands for."""
+UNMATCHED_CLAUDE_MODES: dict[str, str] = {
+    "dontAsk": "lull has no mode that refuses every call no rule allows",
+    "auto": "lull has no mode that approves calls after a background safety check",
+}
+"""Claude Code's modes lull has no counterpart for, and why (said when one is set)."""
+_RULE_KEYS = ("allow", "ask", "deny")
+_SAME_KEYS = {"hooks": "hooks", "model": "model.name"}
+
+
+@dataclass
+class Translated:
+    """A Claude Code settings file in lull's dotted keys, and what could not be used
+    (warnings, each naming the file and the key)."""
+
+    values: dict[str, object] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def translated(data: Mapping[str, Any], source: str) -> Translated:
+    """The lull settings a Claude Code settings file (``data``, read from ``source``) sets."""
+    out = Translated()
+    for name, key in _SAME_KEYS.items():
+        if name in data:
+            out.values[key] = data[name]
+    if "env" in data:
+        out.problems.append(
+            f"{source}: env is not applied: lull sets no environment variables from settings; "
+            "export them in your shell instead"
+        )
+    permissions = data.get("permissions")
+    if permissions is None:
+        return out
+    if not isinstance(permissions, Mapping):
+        out.problems.append(
+            f"{source}: permissions: expected an object, got {show(permissions)}; ignored"
+        )
+        return out
+    for effect in _RULE_KEYS:
+        if effect in permissions:
+            out.values[f"permissions.{effect}"] = permissions[effect]
+    if "additionalDirectories" in permissions:
+        out.values["permissions.additionalDirectories"] = permissions["additionalDirectories"]
+    if "defaultMode" in permissions:
+        mode = _approval_mode(permissions["defaultMode"], source, out.problems)
+        if mode is not None:
+            out.values["tools.approvalMode"] = mode
+    return out
+
+
+def _approval_mode(value: object, source: str, problems: list[str]) -> ApprovalMode | None:
+    """The approval mode Claude Code's ``defaultMode`` stands for; None (said) when none."""
+    if isinstance(value, str) and value in APPROVAL_MODES_BY_CLAUDE_MODE:
+        return APPROVAL_MODES_BY_CLAUDE_MODE[value]
+    known = ", ".join(APPROVAL_MODES_BY_CLAUDE_MODE)
+    if isinstance(value, str) and value in UNMATCHED_CLAUDE_MODES:
+        reason = UNMATCHED_CLAUDE_MODES[value]
+        problems.append(
+            f"{source}: permissions.defaultMode = {show(value)} is ignored: {reason} (lull "
+            f"understands {known})"
+        )
+    else:
+        problems.append(
+            f"{source}: permissions.defaultMode = {show(value)} is no mode Claude Code "
+            f"documents that lull knows ({known}); ignored"
+        )
+    return None
