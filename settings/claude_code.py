@@ -8,10 +8,8 @@ its hooks, allow rules and added directories wait for ``/trust``):
 - ``permissions.allow`` / ``ask`` / ``deny`` -> the same keys (rules in Claude Code's syntax);
 - ``permissions.defaultMode`` -> ``tools.approvalMode`` (:data:`APPROVAL_MODES_BY_CLAUDE_MODE`);
 - ``permissions.additionalDirectories`` -> the same key;
-- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``.
-
-``env`` is not applied (lull sets no variables from settings): a file that has it gets one
-warning saying so.
+- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``; ``env`` -> ``env`` (the user's file
+  only: a project's is refused, as every project ``env``).
 
 Every other key is Claude Code's own (``statusLine``, ``enabledPlugins``, ...) and is left
 alone without a word: the file is shared with Claude Code, not written for lull.
@@ -39,7 +37,7 @@ UNMATCHED_CLAUDE_MODES: dict[str, str] = {
 }
 """Claude Code's modes lull has no counterpart for, and why (said when one is set)."""
 _RULE_KEYS = ("allow", "ask", "deny")
-_SAME_KEYS = {"hooks": "hooks", "model": "model.name"}
+_SAME_KEYS = {"hooks": "hooks", "model": "model.name", "env": "env"}
 
 
 @dataclass
@@ -57,11 +55,6 @@ def translated(data: Mapping[str, Any], source: str) -> Translated:
     for name, key in _SAME_KEYS.items():
         if name in data:
             out.values[key] = data[name]
-    if "env" in data:
-        out.problems.append(
-            f"{source}: env is not applied: lull sets no environment variables from settings; "
-            "export them in your shell instead"
-        )
     permissions = data.get("permissions")
     if permissions is None:
         return out

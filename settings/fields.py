@@ -30,6 +30,7 @@ from lull.settings.checks import (
     Thinking,
 )
 from lull.settings.directories import DirectoryList
+from lull.settings.environment import EnvVariables
 from lull.settings.hooks import Hooks
 from lull.settings.mcp_servers import McpServers
 from lull.settings.model import Settings
@@ -343,11 +344,17 @@ _TABLE = (
           "(and sandboxed commands may write), Claude Code's key; ~ and paths relative to the "
           "workspace work. --add-dir DIR adds one.", flag="--add-dir",
           project="adds", project_note=_ONCE_TRUSTED),
+    Field("env", EnvVariables(),
+          "Environment variables for the session, Claude Code's key (e.g. ANTHROPIC_BASE_URL): "
+          "the provider's configuration and every command, hook and MCP server lull starts see "
+          "them; a variable already in lull's environment is replaced.", project="no"),
     Field("hooks", Hooks(),
           "Commands run at lifecycle events, in Claude Code's shape: {\"PreToolUse\": "
           "[{\"matcher\": \"Bash|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": "
-          "\"./check.sh\", \"timeout\": 60}]}]}; events PreToolUse, PostToolUse, "
-          "UserPromptSubmit, Stop, SessionStart, PreCompact, Notification. Each command gets "
+          "\"./check.sh\", \"timeout\": 60}]}]}; every event Claude Code documents that lull "
+          "fires (PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, "
+          "UserPromptSubmit, Stop, StopFailure, SubagentStart, SubagentStop, SessionStart, "
+          "SessionEnd, PreCompact, PostCompact, Notification). Each command gets "
           "the event as JSON on stdin; exit 2 blocks (stderr goes to the model).",
           project="adds", project_note="added to yours; they run once you trust the workspace "
           "with /trust"),

@@ -209,4 +209,5 @@ class Settings:
     mcp: McpSettings = field(default_factory=McpSettings)
     permissions: PermissionsSettings = field(default_factory=PermissionsSettings)
     hooks: tuple[HookCommand, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)

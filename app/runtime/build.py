@@ -51,7 +51,7 @@ from lull.runtime.wiring import (
     tool_registry,
     web_search_backend,
 )
-from lull.settings.loader import load_settings
+from lull.settings.loader import LoadedSettings, load_settings
 from lull.settings.model import Settings
 from lull.settings.paths import pending_writes_dir, sessions_dir, skill_roots
 from lull.settings.workspaces import TrustCheck
@@ -75,8 +75,7 @@ def build_runtime(
     Raises ``lull.settings.errors.SettingsError`` for a bad flag value (exit 2) and
     :class:`StartupError` for anything else that stops a start (exit 1).
     """
-    env = dict(os.environ if env is None else env)
-    loaded = load_settings(options.workspace, env=env, cli=cli_overrides(options))
+    loaded, env = _settings_and_environment(options, env)
     settings = loaded.settings
     notes: list[str] = []
     if options.demo:
@@ -149,6 +148,20 @@ def build_runtime(
         trust=trusted,
     )
     return runtime
+
+
+def _settings_and_environment(
+    options: RunOptions, env: Mapping[str, str] | None
+) -> tuple[LoadedSettings, dict[str, str]]:
+    """The settings, and the environment with the variables of the ``env`` setting added
+    (``os.environ`` too, so every process lull starts has them)."""
+    environment = dict(os.environ if env is None else env)
+    loaded = load_settings(options.workspace, env=environment, cli=cli_overrides(options))
+    if loaded.settings.env:
+        variables = dict(loaded.settings.env)
+        environment |= variables
+        os.environ.update(variables)
+    return loaded, environment
 
 
 def _offer_skills(registry: ToolRegistry, workspace: Path, notes: list[str]) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
+
+import pytest
 
 from lull.commands import run_command
 from lull.model.search import WebSearchConfig
@@ -18,6 +21,7 @@ from lull.settings.model import Settings
 from lull.tools.base import ToolError
 from lull.tools.files.paths import resolve_in_workspace
 from lull.tools.net.search_backends import HttpSearchBackend
+from lull.tools.process.environment import tool_environment
 from tests.support import demo_runtime
 
 CLAUDE = ProviderConfig("anthropic", "claude-sonnet-4-5", "k", None, "anthropic")
@@ -138,3 +142,26 @@ def test_the_users_added_directories_and_add_dir_apply_at_once(tmp_path: Path) -
     assert _reachable(runtime, mine / "a.py")
     assert _reachable(runtime, flagged / "b.py")
     assert not _reachable(runtime, tmp_path / "elsewhere.py")
+
+
+def test_the_users_env_setting_reaches_the_provider_and_the_commands(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_BASE_URL", "LULL_TEST_GREETING"):
+        monkeypatch.delenv(name, raising=False)  # put back as they were when the test ends
+    variables = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "LULL_TEST_GREETING": "hi"}
+    user_file = Path.home() / ".claude" / "settings.json"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text(json.dumps({"env": variables}), "utf-8")
+    project = workspace / ".claude" / "settings.json"
+    project.parent.mkdir()
+    project.write_text(json.dumps({"env": {"PATH": "/evil"}}), "utf-8")
+    runtime = build_runtime(RunOptions(workspace=workspace), env={"ANTHROPIC_API_KEY": "k"})
+    try:
+        assert runtime.provider_config.base_url == "http://127.0.0.1:9"
+        assert tool_environment()["LULL_TEST_GREETING"] == "hi"
+        assert os.environ["PATH"] != "/evil"
+        refused = [d.message for d in runtime.loaded.diagnostics if "env" in d.message]
+        assert refused and str(project) in refused[0]
+    finally:
+        runtime.close()

@@ -179,9 +179,11 @@ def test_a_bad_rule_names_the_file_and_the_entry(home: Home) -> None:
     assert "no closing parenthesis" in messages(loaded)
 
 
-def test_env_in_a_claude_file_is_said_not_to_apply(home: Home) -> None:
-    source = claude_user({"env": {"FOO": "1"}})
-    assert f"{source}: env is not applied" in messages(home.load())
+def test_env_in_the_users_claude_file_applies(home: Home) -> None:
+    claude_user({"env": {"FOO": "1", "DEBUG": True}})
+    loaded = home.load()
+    assert loaded.settings.env == (("FOO", "1"), ("DEBUG", "true"))
+    assert not [m for m in messages(loaded) if "env" in m]
 
 
 def test_add_dir_on_the_command_line_adds_to_the_files(home: Home, tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def defaults_document(obj: Any = None, prefix: str = "") -> dict[str, Any]:
         elif dataclasses.is_dataclass(value):
             value = defaults_document(value, key + ".")
         elif isinstance(value, tuple):
-            value = {} if field.name in ("mcp_servers", "hooks") else list(value)
+            value = {} if field.name in ("mcp_servers", "hooks", "env") else list(value)
         doc[_camel(field.name)] = value
     return doc
 
