@@ -49,7 +49,7 @@ class EnvVariables(Check):
         """An object of strings."""
         return {
             "type": "object",
-            "propertyNames": {"pattern": _NAME.pattern},
+            "propertyNames": {"pattern": f"^{_NAME.pattern}$"},
             "additionalProperties": {"type": ["string", "number", "boolean"]},
         }
 
