@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
+from lull.model.permissions import PermissionRule
 from lull.settings.checks import AdditiveList, Invalid
 from lull.settings.errors import Diagnostic, SettingsError, show
 from lull.settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from lull.settings.jsonfile import FileProblem, read_json_object
 from lull.settings.model import Settings
 from lull.settings.paths import mcp_json_path, project_settings_path, user_settings_path
+from lull.settings.permission_rules import RuleList
 from lull.settings.trust import judge, narrowed_message, refused_message
 
 __all__ = ["LoadedSettings", "apply_cli", "apply_env", "apply_file", "load_settings", "show"]
@@ -219,8 +221,9 @@ def apply_env(loaded: LoadedSettings, env: Mapping[str, str]) -> None:
 def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
     """Apply command-line values (strings are parsed like env values); raise on a bad one.
 
-    A deny list (:class:`~lull.settings.checks.AdditiveList`, e.g. ``--exclude-tools``) adds to
-    the value from the files instead of replacing it.
+    A deny list (:class:`~lull.settings.checks.AdditiveList`, e.g. ``--exclude-tools``) and a
+    rule list (``--allowedTools``, ``--disallowedTools``) add to the value from the files
+    instead of replacing it.
     """
     for key, raw in cli.items():
         if raw is None:
@@ -239,7 +242,11 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
         if isinstance(spec.check, AdditiveList) and isinstance(value, tuple):
             standing: tuple[str, ...] = get_value(loaded.settings, key)
             value = standing + tuple(entry for entry in value if entry not in standing)
-        loaded.set(key, spec.check.stamped(value, label, project=False), label)
+        value = spec.check.stamped(value, label, project=False)
+        if isinstance(spec.check, RuleList) and isinstance(value, tuple):
+            held: tuple[PermissionRule, ...] = get_value(loaded.settings, key)
+            value = held + tuple(rule for rule in value if rule not in held)
+        loaded.set(key, value, label)
 
 
 def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:
