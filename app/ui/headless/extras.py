@@ -4,8 +4,8 @@ Each is ``{"type": "lull", "subtype": KIND, "session_id": ..., ...}``: a parser 
 stream skips a type it does not know, and a script that wants lull's detail reads these.
 Subtypes: ``request`` (one model request's usage and cost), ``context_edit``, ``discarded``
 (streamed text thrown away), ``subagent``, ``guardrail``, ``attempt_start``, ``attempt``,
-``notice``, ``prompt_offloaded``, ``tool_repairs`` (what lull fixed in a call's arguments),
-``mention`` (an ``@path`` attached or not).
+``notice`` (also each ``@path`` attached or not), ``prompt_offloaded``, ``tool_repairs`` (what
+lull fixed in a call's arguments).
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ LullSubtype = Literal[
     "notice",
     "prompt_offloaded",
     "tool_repairs",
-    "mention",
 ]
 
 
