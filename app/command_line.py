@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lull.model.approvals import APPROVAL_MODES
+from lull.model.approvals import APPROVAL_MODES, ApprovalMode
 from lull.model.provider import PROVIDERS
 from lull.model.text import decode_bytes
-from lull.ui.formats import OUTPUT_FORMATS, OutputFormat
+from lull.ui.formats import INPUT_FORMATS, OUTPUT_FORMATS, InputFormat, OutputFormat
+from lull.ui.headless.schema import PERMISSION_MODES
 
 if TYPE_CHECKING:
+    from lull.model.mcp import McpServerConfig
     from lull.runtime import RunOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -54,6 +56,8 @@ class CommandLine:
     output_format: OutputFormat = "text"
     plain: bool = False
     debug: bool = False
+    input_format: InputFormat = "text"
+    verbose: bool = False
 
 
 class _VersionAction(argparse.Action):
@@ -94,6 +98,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="with -p: text (default), json (one object) or stream-json (one event per line)",
     )
     parser.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        default="text",
+        help="with -p: text (default: the prompt, plus piped stdin) or stream-json (user "
+        "messages as JSON lines on stdin, one turn each, until end of input)",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="with -p: also say each tool call on stderr (text output); stream-json does "
+        "not need it (Claude Code requires it there, lull accepts it)",
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_last",
@@ -119,6 +136,57 @@ def build_parser() -> argparse.ArgumentParser:
         choices=APPROVAL_MODES,
         help="default: ask before edits and shell; auto-edit: ask before shell; "
         "yolo: never ask; plan: read-only tools only",
+    )
+    parser.add_argument(
+        "--permission-mode",
+        choices=tuple(PERMISSION_MODES),
+        metavar="MODE",
+        help="Claude Code's names for the approval mode: default, acceptEdits (auto-edit), "
+        "plan, bypassPermissions (yolo), dontAsk (with -p: deny what is not allowed); "
+        "lull's names work too",
+    )
+    parser.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        nargs="+",
+        action="extend",
+        metavar="RULE",
+        help='permission rules that run without asking, e.g. "Bash(git log:*)" Edit '
+        "(space- or comma-separated; added to permissions.allow for this run)",
+    )
+    parser.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        nargs="+",
+        action="extend",
+        metavar="RULE",
+        help="permission rules that never run (added to permissions.deny; deny wins)",
+    )
+    parser.add_argument(
+        "--system-prompt",
+        metavar="TEXT",
+        help="use TEXT instead of lull's system prompt (the environment and project "
+        "instructions still follow it)",
+    )
+    parser.add_argument(
+        "--append-system-prompt",
+        metavar="TEXT",
+        help="add TEXT to the end of the system prompt",
+    )
+    parser.add_argument(
+        "--mcp-config",
+        nargs="+",
+        action="extend",
+        metavar="FILE_OR_JSON",
+        help='MCP servers for this run, in Claude Code\'s {"mcpServers": {...}} shape: a file '
+        "or the JSON itself (repeatable); they are yours, so they start without /trust",
+    )
+    parser.add_argument(
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the --mcp-config servers (not those of settings or .mcp.json)",
     )
     parser.add_argument(
         "--max-turns",
@@ -242,10 +310,24 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         parser.error("--fork-session needs --continue or --resume ID (the session to copy)")
     if args.prompt is None and args.output_format != "text":
         parser.error("--output-format needs -p/--print")
+    if args.prompt is None and args.input_format != "text":
+        parser.error("--input-format needs -p/--print")
+    approval_mode = _approval_mode(parser, args)
+    allowed = _rules(parser, "--allowedTools", args.allowed_tools)
+    disallowed = _rules(parser, "--disallowedTools", args.disallowed_tools)
+    servers = _mcp_servers(parser, args.mcp_config or [], workspace)
+    if args.strict_mcp_config and not args.mcp_config:
+        parser.error("--strict-mcp-config needs --mcp-config (the only servers to use)")
+    for flag, text in (
+        ("--system-prompt", args.system_prompt),
+        ("--append-system-prompt", args.append_system_prompt),
+    ):
+        if text is not None and not text.strip():
+            parser.error(f"argument {flag}: expected text, got an empty string")
     if args.prompt is None and args.max_attempts is not None:
         parser.error("--max-attempts needs -p/--print (fresh attempts are a one-shot feature)")
     prompt = args.prompt
-    if prompt is not None:
+    if prompt is not None and args.input_format == "text":
         prompt = _full_prompt(prompt)
         if not prompt.strip():
             parser.error("-p needs a prompt (as an argument or on stdin)")
@@ -256,7 +338,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         model=args.model,
         provider=args.provider,
         base_url=args.base_url,
-        approval_mode=args.approval_mode,
+        approval_mode=approval_mode,
         max_turns=args.max_turns,
         max_attempts=args.max_attempts,
         exclude_tools=args.exclude_tools,
@@ -266,8 +348,101 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         fork_session=args.fork_session,
         demo=args.demo,
         allow_project_mcp=args.allow_project_mcp,
+        client_mcp_servers=servers,
+        strict_mcp_config=args.strict_mcp_config,
+        allowed_tools=allowed,
+        disallowed_tools=disallowed,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
     )
-    return CommandLine(run, prompt, args.output_format, args.plain, args.debug)
+    return CommandLine(
+        run,
+        prompt,
+        args.output_format,
+        args.plain,
+        args.debug,
+        args.input_format,
+        args.verbose,
+    )
+
+
+def _approval_mode(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> ApprovalMode | None:
+    """The approval mode ``--approval-mode`` or ``--permission-mode`` asks for (they must
+    agree when both are given)."""
+    chosen: ApprovalMode | None = args.approval_mode
+    if args.permission_mode is None:
+        return chosen
+    if args.permission_mode == "dontAsk" and args.prompt is None:
+        parser.error(
+            "--permission-mode dontAsk needs -p/--print (interactively, lull asks; use "
+            "--permission-mode default and deny rules instead)"
+        )
+    mode = PERMISSION_MODES[args.permission_mode]
+    if chosen is not None and chosen != mode:
+        parser.error(
+            f"--permission-mode {args.permission_mode} is approval mode {mode}, but "
+            f"--approval-mode says {chosen}; give one of them"
+        )
+    return mode
+
+
+def _rules(
+    parser: argparse.ArgumentParser, flag: str, values: Sequence[str] | None
+) -> tuple[str, ...] | None:
+    """The rules of ``--allowedTools``/``--disallowedTools``: each value split at commas and
+    spaces outside parentheses; a rule that is not ``TOOL`` or ``TOOL(PATTERN)`` is an
+    error naming it."""
+    if values is None:
+        return None
+    from lull.model.permissions import parse_rule
+
+    rules: list[str] = []
+    for value in values:
+        for rule in _split_rules(value):
+            try:
+                parse_rule(rule)
+            except ValueError as problem:
+                parser.error(f"argument {flag}: {problem}")
+            rules.append(rule)
+    if not rules:
+        parser.error(f'argument {flag}: expected rules such as Edit or "Bash(git log:*)"')
+    return tuple(rules)
+
+
+def _split_rules(text: str) -> list[str]:
+    """``"Bash(git log:*) Edit,Read"`` -> three rules (separators inside parentheses stay)."""
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and (char == "," or char.isspace()):
+            rules.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    rules.append("".join(current))
+    return [rule.strip() for rule in rules if rule.strip()]
+
+
+def _mcp_servers(
+    parser: argparse.ArgumentParser, values: Sequence[str], workspace: Path
+) -> tuple[McpServerConfig, ...]:
+    """The servers of every ``--mcp-config`` (a file, or the JSON itself), in order; a
+    problem is an error naming the value and what is wrong."""
+    from lull.settings.mcp_config import McpConfigError, servers_from_config
+
+    servers: list[McpServerConfig] = []
+    for value in values:
+        try:
+            found = servers_from_config(value, workspace)
+        except McpConfigError as problem:
+            parser.error(f"argument --mcp-config: {problem}")
+        taken = {server.name for server in servers}
+        servers.extend(server for server in found if server.name not in taken)
+    return tuple(servers)
 
 
 def run_command_line(argv: Sequence[str] | None = None) -> int:
@@ -292,7 +467,9 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
     if line.prompt is not None:
         from lull.ui.printer import run_print
 
-        return run_print(options, line.prompt, line.output_format)
+        return run_print(
+            options, line.prompt, line.output_format, line.input_format, verbose=line.verbose
+        )
     if line.plain or not sys.stdout.isatty():
         from lull.ui.line import run_line
 

@@ -332,13 +332,14 @@ _TABLE = (
           env="MCP_TOOL_TIMEOUT", project="yes"),
     Field("permissions.allow", RuleList(effect="allow"),
           "Rules for calls that run without asking (a shell rule must match every command of "
-          "a compound line).", project="adds", project_note=_ONCE_TRUSTED),
+          "a compound line).", flag="--allowedTools", project="adds",
+          project_note=_ONCE_TRUSTED),
     Field("permissions.ask", RuleList(effect="ask"),
           "Rules for calls that are always asked about, in every approval mode.",
           project="adds", project_note=_AT_ONCE),
     Field("permissions.deny", RuleList(effect="deny"),
           "Rules for calls that never run (the model is told which rule refused it).",
-          project="adds", project_note=_AT_ONCE),
+          flag="--disallowedTools", project="adds", project_note=_AT_ONCE),
     Field("permissions.additionalDirectories", DirectoryList(),
           "Folders beyond the workspace that tools may read and edit as if they were in it "
           "(and sandboxed commands may write), Claude Code's key; ~ and paths relative to the "

@@ -290,8 +290,9 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
     """Apply command-line values (strings are parsed like env values); raise on a bad one.
 
     A deny list (:class:`~lull.settings.checks.AdditiveList`, e.g. ``--exclude-tools``) and a
-    list whose entries keep their origin (rules, ``--add-dir``) add to the value from the
-    files instead of replacing it.
+    list whose entries keep their origin (rules such as ``--allowedTools`` and
+    ``--disallowedTools``, ``--add-dir``) add to the value from the files instead of replacing
+    it.
     """
     for key, raw in cli.items():
         if raw is None:

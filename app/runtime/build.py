@@ -32,7 +32,13 @@ from lull.providers.config import (
     resolve_provider_config,
 )
 from lull.providers.sdk import without_collections
-from lull.runtime.options import RunOptions, StartupError, cli_overrides, locked_message
+from lull.runtime.options import (
+    RunOptions,
+    StartupError,
+    cli_overrides,
+    locked_message,
+    system_prompt,
+)
 from lull.runtime.runtime import Runtime
 from lull.runtime.sandbox import confine_runner, trusted_tool_context
 from lull.runtime.wiring import (
@@ -123,7 +129,7 @@ def build_runtime(
         session,
         provider,
         runner,
-        configured,
+        dataclasses.replace(configured, system=system_prompt(configured.system, options)),
         summary_provider=summary_provider(settings, config, provider_factory),
     )
     registry.deferred.restore(session.loaded_tools)

@@ -31,7 +31,10 @@ class SwitchError(Exception):
 @dataclass(frozen=True)
 class RunOptions:
     """What the command line asked for (None = not given); ``client_mcp_servers`` are
-    servers a front end adds to the settings' (an editor's, over ACP)."""
+    servers a front end adds to the settings' (an editor's over ACP, ``--mcp-config``'s), the
+    only ones with ``strict_mcp_config``. ``allowed_tools`` and ``disallowed_tools`` are
+    permission rules added to the settings' allow and deny lists; ``system_prompt`` replaces
+    lull's static system prompt, ``append_system_prompt`` follows it."""
 
     workspace: Path
     model: str | None = None
@@ -48,6 +51,11 @@ class RunOptions:
     demo: bool = False
     allow_project_mcp: bool = False
     client_mcp_servers: tuple[McpServerConfig, ...] = ()
+    strict_mcp_config: bool = False
+    allowed_tools: tuple[str, ...] | None = None
+    disallowed_tools: tuple[str, ...] | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
 
 
 def cli_overrides(options: RunOptions) -> dict[str, Any]:
@@ -61,6 +69,8 @@ def cli_overrides(options: RunOptions) -> dict[str, Any]:
         "guardrails.maxAttempts": options.max_attempts,
         "tools.exclude": options.exclude_tools,
         "permissions.additionalDirectories": list(options.add_dirs) if options.add_dirs else None,
+        "permissions.allow": options.allowed_tools,
+        "permissions.deny": options.disallowed_tools,
     }
     return {k: v for k, v in pairs.items() if v is not None}
 
@@ -71,3 +81,12 @@ def locked_message(error: SessionLocked) -> str:
         f"{error}; wait for it to finish, or continue in a copy: "
         f"lull --resume {error.session_id} --fork-session"
     )
+
+
+def system_prompt(static: str, options: RunOptions) -> str:
+    """The system prompt: lull's static one, or ``--system-prompt``'s text instead, with
+    ``--append-system-prompt``'s after it. Both come from the command line, so the prompt
+    stays the same for the whole run and its cached prefix holds."""
+    base = options.system_prompt.strip() if options.system_prompt else static
+    extra = options.append_system_prompt.strip() if options.append_system_prompt else ""
+    return f"{base}\n\n{extra}" if extra else base

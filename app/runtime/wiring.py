@@ -79,8 +79,9 @@ def mcp_manager(
     are none: nothing of the MCP client is imported then. A project's servers start only in a
     trusted workspace or with ``--allow-project-mcp``, inside ``sandbox`` when
     ``sandbox.mcpServers`` is on. A front end's servers (``options.client_mcp_servers``) join
-    them."""
-    servers = (*settings.mcp_servers, *options.client_mcp_servers)
+    them, or are the only ones with ``--strict-mcp-config``."""
+    own = () if options.strict_mcp_config else settings.mcp_servers
+    servers = (*own, *options.client_mcp_servers)
     if not servers:
         return None
     from lull.mcp.manager import McpManager

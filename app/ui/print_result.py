@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
-from lull.catalog.pricing import FREE, cost_usd, price_for
 from lull.engine.loop.attempts import RETRYABLE
 from lull.model import defaults
 from lull.model.edits import edit_to_dict
@@ -39,6 +38,7 @@ from lull.model.events import (
     TurnStop,
 )
 from lull.model.provider import Usage
+from lull.ui.headless.costs import request_cost, usage_cost
 
 Subtype = Literal[
     "success",
@@ -119,6 +119,8 @@ class RunResult:
         self.guards: Counter[str] = Counter()
         self.rollback_reasons: Counter[str] = Counter()
         self.attempts: list[AttemptFinished] = []
+        self.command_output: str | None = None
+        """What a built-in command printed, the result of a ``-p /command`` run."""
         self.offloaded: dict[str, Any] | None = None
         """Where the prompt was saved when it was too large to send whole (None: it was sent)."""
 
@@ -193,7 +195,10 @@ class RunResult:
     @property
     def answer(self) -> str:
         """The kept answer: the final one, else the pool's fallback, else what completed
-        requests said (never text of a discarded or unfinished attempt)."""
+        requests said (never text of a discarded or unfinished attempt); a built-in
+        command's output."""
+        if self.command_output is not None:
+            return self.command_output
         if self.stop_reason is not None and self.final_text:
             return self.final_text
         return self.fallback or "\n\n".join(self.kept_texts)
@@ -214,6 +219,8 @@ class RunResult:
     def _final_verdict(self) -> Verdict:
         if self.error:
             return Verdict("error", self.error)
+        if self.command_output is not None:
+            return Verdict("success")
         if self.stop_reason is None:
             return Verdict("error", "the turn ended without an answer")
         limits = self.limits
@@ -261,21 +268,3 @@ class RunResult:
             }
             for a in self.attempts
         ]
-
-
-def request_cost(
-    event: RequestFinished, pricing: Sequence[str], *, local: bool = False
-) -> float | None:
-    """What one request cost; None when its price or its usage is unknown (a server that
-    reports no usage has not told us what it counted)."""
-    return usage_cost(event.usage, event.model, pricing, local=local)
-
-
-def usage_cost(
-    usage: Usage, model: str, pricing: Sequence[str], *, local: bool = False
-) -> float | None:
-    """What ``usage`` of ``model`` cost; None when its price or the usage is unknown (a
-    model that costs nothing costs $0 whether or not its server reports usage)."""
-    if not usage.reported:
-        return 0.0 if price_for(model, pricing, local=local) == FREE else None
-    return cost_usd(usage, model, pricing, local=local)

@@ -9,105 +9,96 @@ line on stderr, ``is_error`` and its ``subtype`` in JSON, exit 1. With ``--max-a
 such a run is tried again in a fresh session with a summary of what failed
 (:mod:`lull.engine.loop.attempts`). SIGHUP (the terminal went away) stops the turn and
 saves the session (exit 129).
+
+``json`` and ``stream-json`` are Claude Code's shapes (:mod:`lull.ui.headless`); with
+``--input-format stream-json`` each user message on stdin is one more turn of the session,
+each answered with its own ``result``. A ``/command`` or an ``@path`` in the prompt works as
+it does interactively (:mod:`lull.ui.headless.prompt`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, TextIO, assert_never
 
 from lull.context.tool_stats import tool_stats
 from lull.engine.calls.approvals import DenyApprover
 from lull.engine.loop.agent import Agent
-from lull.engine.loop.attempts import AttemptUnavailable, run_attempts
-from lull.model.edits import edit_to_dict
+from lull.engine.loop.attempts import AttemptUnavailable
 from lull.model.events import (
-    AssistantText,
-    AssistantThinking,
-    AttemptDiscarded,
-    AttemptFinished,
-    AttemptStarted,
     ContextEdited,
     Event,
     GuardrailTriggered,
     Notice,
     PromptOffloaded,
-    RequestFinished,
-    SubagentUpdate,
-    ToolFinished,
     ToolStarted,
-    TurnFailed,
-    TurnFinished,
-    TurnStarted,
 )
+from lull.model.messages import Image
 from lull.model.text import json_text, terminal_text
 from lull.runtime import RunOptions, Runtime, SwitchError
-from lull.ui.formats import OutputFormat
-from lull.ui.print_result import Limits, RunResult, Verdict, request_cost, usage_cost
+from lull.ui.formats import InputFormat, OutputFormat
+from lull.ui.headless.clock import TurnClock
+from lull.ui.headless.costs import usage_cost
+from lull.ui.headless.prompt import prepare
+from lull.ui.headless.schema import (
+    CLAUDE_MODES,
+    McpStatus,
+    init_message,
+    model_usage_entry,
+    result_message,
+)
+from lull.ui.headless.stream import ClaudeStream
+from lull.ui.headless.stream_input import InputLineError, UserInput, read_messages
+from lull.ui.print_result import Limits, RunResult, Verdict
 from lull.ui.shared.hangup import HANGUP_EXIT, HangupWatch
 from lull.ui.shared.startup import open_runtime
 
-__all__ = ["Limits", "RunResult", "Verdict", "event_to_json", "run_print"]
+__all__ = ["Limits", "RunResult", "Verdict", "init_line", "result_line", "run_print"]
 
 NO_TTY_DENIAL = (
-    "denied: lull is running non-interactively (-p) and cannot ask the user; "
-    "re-run with --approval-mode auto-edit or yolo to allow this"
+    "denied: lull is running non-interactively (-p) and cannot ask the user; re-run with "
+    "--permission-mode acceptEdits or bypassPermissions (--approval-mode auto-edit or yolo), "
+    "or allow this call with --allowedTools RULE"
 )
 
 
 HANGUP_MESSAGE = "the terminal went away (SIGHUP); the turn was stopped and the session saved"
 
 
-def run_print(options: RunOptions, prompt: str, output_format: OutputFormat) -> int:
-    """Run ``prompt`` (as up to ``guardrails.maxAttempts`` attempts); returns the exit code
-    (0 ok, 1 error, 2 usage, 129 the terminal went away)."""
+def run_print(
+    options: RunOptions,
+    prompt: str,
+    output_format: OutputFormat,
+    input_format: InputFormat = "text",
+    stdin: TextIO | None = None,
+    *,
+    verbose: bool = False,
+) -> int:
+    """Run ``prompt`` (as up to ``guardrails.maxAttempts`` attempts), then with
+    ``--input-format stream-json`` each user message read from ``stdin`` as a turn of the same
+    session; returns the exit code (0 ok, 1 error, 2 usage, 129 the terminal went away).
+    ``verbose`` (text output) says each tool call on stderr as it starts."""
     runtime, code = open_runtime(options)
     if runtime is None:
         return code
-    agent = runtime.agent
-    agent.set_approver(DenyApprover(NO_TTY_DENIAL))
-    attempts = run_attempts(
-        agent, lambda: _fresh_agent(runtime), prompt, runtime.settings.guardrails.max_attempts
-    )
-    started = time.monotonic()
-    limits = Limits(runtime.settings.max_turns, agent.config.max_output_tokens)
-    result = RunResult(runtime.settings.pricing, local=runtime.local_endpoint(), limits=limits)
-    if output_format == "stream-json":
-        _emit(
-            {
-                "type": "system",
-                "subtype": "init",
-                "session_id": agent.session.id,
-                "model": runtime.provider_config.model,
-                "cwd": str(options.workspace),
-            }
-        )
+    runtime.agent.set_approver(DenyApprover(NO_TTY_DENIAL))
+    run = _Run(runtime, output_format, verbose=verbose)
+    messages = read_messages(stdin or sys.stdin) if input_format == "stream-json" else None
     unsaved: str | None = None
-    hung_up = False
     try:
-        hung_up = asyncio.run(_drive(attempts, result, output_format, runtime))
+        asyncio.run(run.session(prompt, messages))
     except KeyboardInterrupt:
-        result.error, result.error_kind = "interrupted by the user", "cancelled"
+        run.interrupted("interrupted by the user")
     finally:
         unsaved = runtime.close()
-    if hung_up:
-        result.error, result.error_kind = HANGUP_MESSAGE, "cancelled"
-    duration_ms = int((time.monotonic() - started) * 1000)
-    session = runtime.agent.session
-    tools = {
-        stats.name: stats.to_dict()
-        for stats in tool_stats(session.transcript, session.edits, session.record.tool_seconds)
-    }
-    code = _report(output_format, result, session.id, duration_ms, tools)
-    if hung_up:
+    if run.hung_up:
         return HANGUP_EXIT
     if unsaved:
         _say(f"error: {unsaved}")
-        return code or 1
-    return code
+        return run.code or 1
+    return run.code
 
 
 def _fresh_agent(runtime: Runtime) -> Agent:
@@ -121,17 +112,160 @@ def _fresh_agent(runtime: Runtime) -> Agent:
     return agent
 
 
-async def _drive(
-    events: AsyncIterator[Event],
-    result: RunResult,
-    output_format: OutputFormat,
-    runtime: Runtime | None = None,
-) -> bool:
-    """Run the turn, printing as it goes; True if SIGHUP stopped it. MCP servers start now,
-    while the first request is prepared, and that request waits for them."""
-    if runtime is not None:
-        runtime.start_tools(wait=True)
-    task = asyncio.create_task(_consume(events, result, output_format))
+class _Run:
+    """One ``-p`` run: its turns, what each printed, the exit code so far."""
+
+    def __init__(
+        self, runtime: Runtime, output_format: OutputFormat, *, verbose: bool = False
+    ) -> None:
+        self.runtime = runtime
+        self.output_format = output_format
+        self.verbose = verbose
+        settings = runtime.settings
+        self.limits = Limits(settings.max_turns, runtime.agent.config.max_output_tokens)
+        self.local = runtime.local_endpoint()
+        self.stream = ClaudeStream(
+            runtime.agent.session.id,
+            runtime.provider_config.model,
+            settings.pricing,
+            local=self.local,
+        )
+        self.code = 0
+        self.hung_up = False
+        self.result: RunResult | None = None  # the turn running now, until it is reported
+        self.clock = TurnClock()
+
+    async def session(
+        self, prompt: str, messages: Iterator[UserInput | InputLineError] | None
+    ) -> None:
+        """Start the tools, say ``init``, run the prompt and then each stdin message."""
+        self.runtime.start_tools(wait=True)
+        try:
+            if self.output_format == "stream-json":
+                await self._init()
+            if prompt.strip():
+                await self.turn(prompt)
+            while messages is not None and not self.hung_up:
+                item = await asyncio.to_thread(next, messages, None)
+                if item is None:
+                    break
+                if isinstance(item, InputLineError):
+                    _say(f"error: {item}; the line was skipped")
+                    self.code = self.code or 1
+                    continue
+                await self.turn(item.text, item.images)
+        finally:
+            for notice in await self.runtime.end_session("other"):
+                _say(f"{notice.level}: {notice.text}")
+            await self.runtime.stop_tools()
+
+    async def _init(self) -> None:
+        await self.runtime.agent.tools.settle()  # the MCP servers' tools are listed too
+        _emit(init_line(self.runtime))
+
+    async def turn(self, text: str, images: Sequence[Image] = ()) -> None:
+        """Run one prompt as a turn (or a command) and report its result."""
+        runtime = self.runtime
+        self.result = result = RunResult(
+            runtime.settings.pricing, local=self.local, limits=self.limits
+        )
+        self.clock = TurnClock()
+        prepared = prepare(runtime, text, lambda: _fresh_agent(runtime), images)
+        for event in prepared.shown:
+            self._show(event)
+        if prepared.error is not None:
+            result.error, result.error_kind = prepared.error, "command"
+        elif prepared.events is None:
+            result.command_output = "\n".join(prepared.lines)
+        else:
+            for line in prepared.lines:
+                self._show(Notice("info", line))
+            self.hung_up = await _drive(prepared.events, self)
+            if self.hung_up:
+                result.error, result.error_kind = HANGUP_MESSAGE, "cancelled"
+        self.report()
+
+    def take(self, event: Event) -> None:
+        """Fold one event of the running turn and print what the output format shows."""
+        assert self.result is not None
+        self.result.take(event)
+        self.clock.take(event)
+        self._show(event)
+
+    def _show(self, event: Event) -> None:
+        match self.output_format:
+            case "stream-json":
+                for line in self.stream.take(event):
+                    _emit(line)
+            case "text":
+                if isinstance(event, Notice | GuardrailTriggered | PromptOffloaded):
+                    _say(event.text)
+                elif isinstance(event, ContextEdited):
+                    _say(event.description)
+                elif isinstance(event, ToolStarted) and self.verbose:
+                    _say(f"{event.call.name}: {event.summary}")
+            case "json":  # stdout is the result alone; what went wrong is said on stderr
+                warning = isinstance(event, Notice) and event.level != "info"
+                if isinstance(event, PromptOffloaded) or (isinstance(event, Notice) and warning):
+                    _say(event.text)
+            case _:
+                assert_never(self.output_format)
+
+    def interrupted(self, message: str) -> None:
+        """The user stopped the run (Ctrl-C): the running turn's result says so."""
+        if self.result is None:
+            return
+        self.result.error, self.result.error_kind = message, "cancelled"
+        self.report()
+
+    def report(self) -> None:
+        """Print the running turn's result (once) and fold its exit code in."""
+        result = self.result
+        if result is None:
+            return
+        self.result = None
+        session = self.runtime.agent.session
+        tools = {
+            stats.name: stats.to_dict()
+            for stats in tool_stats(session.transcript, session.edits, session.record.tool_seconds)
+        }
+        code = _report(self.output_format, result, session.id, self.clock, tools)
+        self.code = self.code or code
+
+
+def init_line(runtime: Runtime) -> dict[str, Any]:
+    """The ``system``/``init`` line of ``runtime``'s session."""
+    from lull.commands.registry import command_entries
+    from lull.version import version
+
+    statuses = runtime.mcp.statuses() if runtime.mcp is not None else []
+    return init_message(
+        session_id=runtime.agent.session.id,
+        cwd=str(runtime.workspace),
+        tools=[spec.name for spec in runtime.agent.tools.specs()],
+        mcp_servers=[(s.name, MCP_STATUS.get(s.state, "failed")) for s in statuses],
+        model=runtime.provider_config.model,
+        permission_mode=CLAUDE_MODES[runtime.agent.tools.mode],
+        slash_commands=[name for name, _ in command_entries(runtime.workspace)],
+        lull_version=version(),
+    )
+
+
+MCP_STATUS: dict[str, McpStatus] = {
+    "ready": "connected",
+    "failed": "failed",
+    "starting": "pending",
+    "stopped": "pending",
+    "disabled": "disabled",
+    "needs trust": "pending",
+}
+"""An MCP server's state in lull's words, as Claude Code's ``init`` names it."""
+
+
+async def _drive(events: AsyncIterator[Event], run: _Run) -> bool:
+    """Run the turn, printing as it goes; True if SIGHUP stopped it. The first request waits
+    for the MCP servers started with the run."""
+    task = asyncio.create_task(_consume(events, run))
 
     def stop_turn() -> None:
         task.cancel()  # the engine gives a running tool call its result; the session is saved
@@ -145,39 +279,19 @@ async def _drive(
             raise
     finally:
         watch.stop()
-        if runtime is not None:
-            for notice in await runtime.end_session("other"):
-                _say(f"{notice.level}: {notice.text}")
-            await runtime.stop_tools()
     return watch.fired
 
 
-async def _consume(
-    events: AsyncIterator[Event], result: RunResult, output_format: OutputFormat
-) -> None:
+async def _consume(events: AsyncIterator[Event], run: _Run) -> None:
     async for event in events:
-        result.take(event)
-        match output_format:
-            case "stream-json":
-                _emit(event_to_json(event, result.pricing, local=result.local))
-            case "text":
-                if isinstance(event, Notice | GuardrailTriggered | PromptOffloaded):
-                    _say(event.text)
-                elif isinstance(event, ContextEdited):
-                    _say(event.description)
-            case "json":  # stdout is the result alone; what went wrong is said on stderr
-                warning = isinstance(event, Notice) and event.level != "info"
-                if isinstance(event, PromptOffloaded) or (isinstance(event, Notice) and warning):
-                    _say(event.text)
-            case _:
-                assert_never(output_format)
+        run.take(event)
 
 
 def _report(
     output_format: OutputFormat,
     result: RunResult,
     session_id: str,
-    duration_ms: int,
+    clock: TurnClock,
     tools: dict[str, Any] | None = None,
 ) -> int:
     verdict = result.verdict()
@@ -186,31 +300,57 @@ def _report(
         if text:  # plain text, to a terminal or a pipe (one that may end in a terminal)
             print(terminal_text(text))
     else:
-        payload = {
-            "type": "result",
-            "subtype": verdict.subtype,
-            "is_error": verdict.error is not None,
-            "session_id": session_id,
-            "result": text,
-            "error": verdict.error,
-            "stop_reason": result.stop_reason,
-            "usage": result.usage.to_dict(),
-            "usage_reported": result.usage.reported,
-            "cache_hit_ratio": _rounded(result.usage.cache_hit_ratio),
-            "cost_usd": None if result.cost_usd is None else round(result.cost_usd, 6),
-            "num_requests": result.num_requests,
-            "duration_ms": duration_ms,
-            "context_edits": result.context_edits,
-            "guardrails": result.guardrail_counts(),
-            "attempts": result.attempts_json(),
-            "tools": tools or {},
-            "prompt_offloaded": result.offloaded,
-        }
-        _emit(payload)
+        _emit(result_line(result, verdict, session_id, clock, tools or {}))
     if verdict.error is None:
         return 0
     _say(f"error: {verdict.error}")
     return 1
+
+
+def result_line(
+    result: RunResult,
+    verdict: Verdict,
+    session_id: str,
+    clock: TurnClock,
+    tools: dict[str, Any],
+) -> dict[str, Any]:
+    """The ``result`` object: Claude Code's fields, then lull's own."""
+    cost = None if result.cost_usd is None else round(result.cost_usd, 6)
+    payload = result_message(
+        lull_subtype=verdict.subtype,
+        error=verdict.error,
+        duration_ms=clock.duration_ms(),
+        duration_api_ms=clock.api_ms(),
+        num_turns=clock.requests,
+        result=result.answer,
+        session_id=session_id,
+        total_cost_usd=cost,
+        usage=result.usage,
+        stop_reason=result.stop_reason,
+        model_usage={
+            model: model_usage_entry(
+                usage,
+                _rounded(usage_cost(usage, model, result.pricing, local=result.local), 6),
+                clock.windows.get(model, 0),
+            )
+            for model, usage in clock.models.items()
+        },
+    )
+    payload.update(
+        {
+            "lull_usage": result.usage.to_dict(),
+            "usage_reported": result.usage.reported,
+            "cache_hit_ratio": _rounded(result.usage.cache_hit_ratio),
+            "cost_usd": cost,
+            "num_requests": result.num_requests,
+            "context_edits": result.context_edits,
+            "guardrails": result.guardrail_counts(),
+            "attempts": result.attempts_json(),
+            "tools": tools,
+            "prompt_offloaded": result.offloaded,
+        }
+    )
+    return payload
 
 
 def _say(text: str) -> None:
@@ -220,102 +360,6 @@ def _say(text: str) -> None:
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
-
-
-def event_to_json(
-    event: Event, pricing: Sequence[str] = (), *, local: bool = False
-) -> dict[str, Any]:
-    """One engine event as a stream-json line (``pricing``: the price overrides setting;
-    ``local``: the endpoint is on this machine or network)."""
-    match event:
-        case ToolStarted(call, _, repairs):
-            return {
-                "type": "tool_start",
-                "id": call.id,
-                "name": call.name,
-                "arguments": dict(call.arguments),
-                "repairs": list(repairs),
-            }
-        case ToolFinished(call, result):
-            return {
-                "type": "tool_result",
-                "id": call.id,
-                "name": call.name,
-                "is_error": result.is_error,
-                "content": result.content,
-            }
-        case RequestFinished():
-            return {
-                "type": "usage",
-                "request": event.index,
-                "purpose": event.purpose,
-                "model": event.model,
-                "usage": event.usage.to_dict(),
-                "usage_reported": event.usage.reported,
-                "cache_hit_ratio": _rounded(event.usage.cache_hit_ratio),
-                "cost_usd": _rounded(request_cost(event, pricing, local=local), 6),
-                "context_tokens": event.context_tokens,
-            }
-        case ContextEdited(edit, description):
-            return {"type": "context_edit", "description": description, "edit": edit_to_dict(edit)}
-        case AttemptDiscarded(text, reason):
-            return {"type": "discarded", "text": text, "reason": reason}
-        case SubagentUpdate(usage=usage):
-            data: dict[str, Any] = {
-                "type": "subagent",
-                "id": event.call_id,
-                "agent": event.agent,
-                "step": event.step,
-                "text": event.text,
-                "session_id": event.session_id,
-            }
-            if usage is not None:
-                data["usage"] = usage.to_dict()
-                data["model"] = event.model
-                data["cost_usd"] = _rounded(usage_cost(usage, event.model, pricing, local=local), 6)
-            return data
-        case GuardrailTriggered(kind, text, reason):
-            return {"type": "guardrail", "kind": kind, "text": text, "reason": reason}
-        case AttemptStarted(number, total, session_id):
-            return {
-                "type": "attempt_start",
-                "attempt": number,
-                "of": total,
-                "session_id": session_id,
-            }
-        case AttemptFinished():
-            return {
-                "type": "attempt",
-                "attempt": event.number,
-                "session_id": event.session_id,
-                "outcome": event.outcome,
-                "failure_type": event.failure_type,
-                "summary": event.summary,
-            }
-        case (
-            TurnStarted()
-            | AssistantText()
-            | AssistantThinking()
-            | Notice()
-            | PromptOffloaded()
-            | TurnFinished()
-            | TurnFailed()
-        ):
-            return _fields(event)
-        case _:
-            assert_never(event)
-
-
-def _fields(event: Event) -> dict[str, Any]:
-    """An event's own fields under its snake_case type name."""
-    data: dict[str, Any] = {"type": _snake(type(event).__name__)}
-    for key in event.__dataclass_fields__:
-        data[key] = getattr(event, key)
-    return data
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
 def _emit(payload: dict[str, Any], out: TextIO | None = None) -> None:

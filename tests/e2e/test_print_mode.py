@@ -88,25 +88,38 @@ def test_json_output_carries_session_usage_and_counts(lull: Lull, fake: FakeServ
     payload = json.loads(done.stdout)
     assert payload["result"] == "It says alpha."
     assert payload["num_requests"] == 2
-    assert set(payload["usage"]) == {"input", "output", "cache_read", "cache_write", "reasoning"}
+    assert set(payload["lull_usage"]) == {
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "reasoning",
+    }
     served = [e.usage for e in fake.journal if e.status == 200 and e.usage is not None]
     assert len(served) == 2
     read = sum(u["cache_read_input_tokens"] for u in served)  # what the server says it billed
     written = sum(u["cache_creation_input_tokens"] for u in served)
     fresh = sum(u["input_tokens"] for u in served)
-    assert payload["usage"] == {
+    output = sum(u["output_tokens"] for u in served)
+    assert payload["lull_usage"] == {
         "input": fresh,
         "cache_read": read,
         "cache_write": written,
-        "output": sum(u["output_tokens"] for u in served),
+        "output": output,
         "reasoning": 0,
+    }
+    assert payload["usage"] == {  # Claude Code's names, the Messages API's counts
+        "input_tokens": fresh,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": written,
+        "output_tokens": output,
     }
     assert 0 < read < fresh + written + read  # the second request read what the first wrote
     assert payload["cache_hit_ratio"] == pytest.approx(read / (fresh + written + read), abs=1e-4)
-    assert payload["usage"]["output"] > 0
+    assert payload["usage"]["output_tokens"] > 0
     assert payload["session_id"] and payload["duration_ms"] >= 0
     assert payload["is_error"] is False and payload["context_edits"] == []
-    assert payload["cost_usd"] > 0  # the user priced the default model
+    assert payload["cost_usd"] == payload["total_cost_usd"] > 0  # the user priced the model
     [(name, read)] = payload["tools"].items()
     assert name == "read_file" and read["seconds"] >= 0
     assert {k: v for k, v in read.items() if k != "seconds"} == {
@@ -129,11 +142,12 @@ def test_stream_json_prints_one_event_per_line(lull: Lull, fake: FakeServer) -> 
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["type"] == "system" and events[-1]["type"] == "result"
-    text = "".join(e["text"] for e in events if e["type"] == "assistant_text")
-    assert text == "streamed words here"
-    [usage] = [e for e in events if e["type"] == "usage"]
-    assert usage["model"] == "claude-sonnet-4-6" and usage["purpose"] == "turn"
-    assert usage["cost_usd"] == events[-1]["cost_usd"] > 0
+    [said] = [e for e in events if e["type"] == "assistant"]
+    assert said["message"]["content"] == [{"type": "text", "text": "streamed words here"}]
+    [usage] = [e for e in events if e.get("subtype") == "request"]
+    assert usage["type"] == "lull" and usage["model"] == "claude-sonnet-4-6"
+    assert usage["purpose"] == "turn"
+    assert usage["cost_usd"] == events[-1]["total_cost_usd"] > 0
     assert usage["cache_hit_ratio"] == 0.0  # the first request writes the cache
 
 
@@ -308,7 +322,9 @@ def test_ctrl_c_leaves_a_resumable_session(lull: Lull, fake: FakeServer) -> None
     for line in proc.stdout:
         event = json.loads(line)
         session_id = session_id or event.get("session_id", "")
-        if event["type"] == "tool_start" or time.monotonic() > deadline:
+        content = event.get("message", {}).get("content", [])
+        calls = [block for block in content if block.get("type") == "tool_use"]
+        if (event["type"] == "assistant" and calls) or time.monotonic() > deadline:
             break
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
@@ -351,7 +367,8 @@ def test_prompt_caching_can_be_turned_off_from_the_environment(
     marked, unmarked = (json.dumps(body) for body in fake.requests)
     assert "cache_control" in marked and "cache_control" not in unmarked
     usage = json.loads(done.stdout)["usage"]
-    assert usage["cache_read"] == usage["cache_write"] == 0 and usage["input"] > 0
+    assert usage["cache_read_input_tokens"] == usage["cache_creation_input_tokens"] == 0
+    assert usage["input_tokens"] > 0
 
 
 def test_demo_mode_needs_no_key_and_lists_files(lull: Lull, fake: FakeServer) -> None:

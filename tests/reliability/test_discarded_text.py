@@ -62,7 +62,8 @@ def test_after_two_cuts_the_json_result_holds_no_discarded_text(
     _cut_twice(anthropic_env)
     code, out, _ = print_mode(capsys, workspace, "json")
     payload = json.loads(out)
-    assert code == 1 and payload["is_error"] is True and payload["subtype"] == "error"
+    assert code == 1 and payload["is_error"] is True
+    assert (payload["subtype"], payload["lull_subtype"]) == ("error_during_execution", "error")
     assert payload["result"] == ""
 
 
@@ -72,11 +73,10 @@ def test_stream_json_marks_each_discarded_attempt(
     _cut_twice(anthropic_env)
     _, out, _ = print_mode(capsys, workspace, "stream-json")
     events = [json.loads(line) for line in out.splitlines()]
-    kinds = [e["type"] for e in events]
-    assert kinds.count("discarded") == 2
-    first = kinds.index("discarded")
-    streamed = "".join(e["text"] for e in events[:first] if e["type"] == "assistant_text")
-    assert streamed and events[first]["text"] == streamed and CUT_TEXT.startswith(streamed)
+    discarded = [e for e in events if e["type"] == "lull" and e["subtype"] == "discarded"]
+    assert len(discarded) == 2
+    assert all(e["text"] and CUT_TEXT.startswith(e["text"]) for e in discarded)
+    assert not [e for e in events if e["type"] == "assistant"]  # never as the model's message
     assert events[-1]["type"] == "result" and events[-1]["result"] == ""
 
 

@@ -46,7 +46,9 @@ def test_p_reports_an_unfinished_answer_as_an_error(
     code, out, err = print_mode(capsys, workspace, "json", **options)
     payload = json.loads(out)
     assert code == 1
-    assert payload["is_error"] is True and payload["subtype"] == subtype
+    assert payload["is_error"] is True and payload["lull_subtype"] == subtype
+    claude = subtype if subtype == "error_max_turns" else "error_during_execution"
+    assert payload["subtype"] == claude  # Claude Code's three subtypes
     assert says in payload["error"]
     errors = [line for line in err.splitlines() if line.startswith("lull: error:")]
     assert len(errors) == 1 and says in errors[0]

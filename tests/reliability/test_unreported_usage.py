@@ -61,7 +61,7 @@ def test_displays_say_not_reported(
     fake.script(Reply(text="hello again"))
     assert run_print(RunOptions(workspace, model="local-model"), "hi", "stream-json") == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    [usage] = [line for line in lines if line["type"] == "usage"]
+    [usage] = [line for line in lines if line.get("subtype") == "request"]
     assert usage["usage_reported"] is False and usage["cost_usd"] == 0.0
 
 

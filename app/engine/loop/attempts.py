@@ -32,7 +32,7 @@ from lull.model.events import (
     TurnFailed,
     TurnFinished,
 )
-from lull.model.messages import Message, Text
+from lull.model.messages import Image, Message, Text
 from lull.model.provider import Completed, ProviderError, Retrying
 
 log = logging.getLogger("lull.guardrails")
@@ -205,9 +205,14 @@ async def failure_summary(
 
 
 async def run_attempts(
-    first: Agent, fresh: AgentSource, prompt: str, max_attempts: int
+    first: Agent,
+    fresh: AgentSource,
+    prompt: str,
+    max_attempts: int,
+    images: Sequence[Image] = (),
 ) -> AsyncIterator[Event]:
-    """Run ``prompt`` as up to ``max_attempts`` attempts (see the module docstring)."""
+    """Run ``prompt`` (with ``images``) as up to ``max_attempts`` attempts (see the module
+    docstring)."""
     agent = first
     summaries: list[tuple[int, FailureSummary]] = []
     for number in range(1, max_attempts + 1):
@@ -222,7 +227,7 @@ async def run_attempts(
         yield AttemptStarted(number, max_attempts, agent.session.id)
         start = len(agent.session.transcript)
         watch = OutcomeWatch()
-        async for event in agent.run_turn(text):
+        async for event in agent.run_turn(text, images):
             watch.take(event)
             yield event
         answer = pool_answer(agent.session.transcript[start:])

@@ -22,7 +22,8 @@ from lull.model.events import (
 from lull.model.provider import Usage
 from lull.runtime import RunOptions
 from lull.settings.paths import sessions_dir
-from lull.ui.printer import Limits, RunResult, event_to_json, run_print
+from lull.ui.headless.extras import extra_line
+from lull.ui.printer import Limits, RunResult, run_print
 from tests.fakes import FakeServer, Reply, ToolUse
 from tests.fakes.script import last_user_text
 
@@ -80,7 +81,7 @@ def test_an_unpriced_local_model_costs_nothing_in_the_result_and_the_stream() ->
     elsewhere = RunResult()
     elsewhere.take(done())
     assert elsewhere.cost_usd is None
-    assert event_to_json(done(), local=True)["cost_usd"] == 0.0
+    assert extra_line(done(), "s", local=True)["cost_usd"] == 0.0
 
 
 def test_a_local_model_whose_server_reports_no_usage_still_costs_nothing() -> None:
@@ -88,21 +89,23 @@ def test_a_local_model_whose_server_reports_no_usage_still_costs_nothing() -> No
     result = RunResult(local=True)
     result.take(unreported)
     assert result.cost_usd == 0.0
-    assert event_to_json(unreported, local=True)["cost_usd"] == 0.0
+    assert extra_line(unreported, "s", local=True)["cost_usd"] == 0.0
     elsewhere = RunResult()  # a remote server that says nothing: unknown, not free
     elsewhere.take(unreported)
     assert elsewhere.cost_usd is None
     # a local server answering under an API model's name is still free; priced by the user
     # (a proxy to a paid API), unreported usage is unknown
     known = RequestFinished(Usage(reported=False), 1, 100, model="claude-sonnet-4-5")
-    assert event_to_json(known, local=True)["cost_usd"] == 0.0
+    assert extra_line(known, "s", local=True)["cost_usd"] == 0.0
     proxy = ("claude-sonnet-4-5=3/15",)
-    assert event_to_json(known, proxy, local=True)["cost_usd"] is None
+    assert extra_line(known, "s", proxy, local=True)["cost_usd"] is None
 
 
-def test_a_discard_is_its_own_stream_json_event() -> None:
-    assert event_to_json(AttemptDiscarded("half", "cut")) == {
-        "type": "discarded",
+def test_a_discard_is_one_of_lulls_own_stream_json_lines() -> None:
+    assert extra_line(AttemptDiscarded("half", "cut"), "s") == {
+        "type": "lull",
+        "subtype": "discarded",
+        "session_id": "s",
         "text": "half",
         "reason": "cut",
     }
@@ -178,7 +181,8 @@ def test_the_last_answer_text_of_any_attempt_is_the_fallback(
         Reply(tool_calls=[ToolUse("glob", {"pattern": "src/*.py"})]),
     )
     code, payload, err = print_json(capsys, workspace, max_turns=1, max_attempts=2)
-    assert code == 1 and payload["is_error"] is True and payload["subtype"] == "fallback"
+    assert code == 1 and payload["is_error"] is True
+    assert (payload["subtype"], payload["lull_subtype"]) == ("error_during_execution", "fallback")
     assert payload["result"] == "The bug is the minus sign; checking."
     assert [a["outcome"] for a in payload["attempts"]] == ["max_turns", "max_turns"]
     assert "ended without a final answer" in payload["error"]
@@ -206,7 +210,7 @@ def test_stream_json_carries_guardrail_and_attempt_events(
     anthropic_env.script(Reply(text="I cannot help with that."), Reply(text="ok"))
     run_print(RunOptions(workspace=workspace), "go", "stream-json")
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    kinds = [line["type"] for line in lines]
+    kinds = [line.get("subtype") for line in lines if line["type"] == "lull"]
     assert "attempt_start" in kinds and "attempt" in kinds
-    [guard] = [line for line in lines if line["type"] == "guardrail"]
+    [guard] = [line for line in lines if line.get("subtype") == "guardrail"]
     assert (guard["kind"], guard["reason"]) == ("rollback", "refusal")
