@@ -248,7 +248,19 @@ def init_line(runtime: Runtime) -> dict[str, Any]:
         permission_mode=CLAUDE_MODES[runtime.agent.tools.mode],
         slash_commands=[name for name, _ in command_entries(runtime.workspace)],
         lull_version=version(),
+        agents=_tool_choices(runtime, "task", "subagent_type"),
+        skills=_tool_choices(runtime, "skill", "skill"),
     )
+
+
+def _tool_choices(runtime: Runtime, tool: str, argument: str) -> list[str]:
+    """The names a tool's argument may take (the sub-agents of ``task``, the skills of
+    ``skill``); empty when the tool is not offered."""
+    found = runtime.agent.tools.registry.get(tool)
+    if found is None:
+        return []
+    choices = found.parameters.get("properties", {}).get(argument, {}).get("enum", [])
+    return [str(choice) for choice in choices]
 
 
 MCP_STATUS: dict[str, McpStatus] = {

@@ -56,6 +56,9 @@ def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
 def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: FakeServer) -> None:
     _priced()
     (lull.workspace / "a.txt").write_text("alpha\n")
+    skill = lull.workspace / ".claude" / "skills" / "release"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\ndescription: Cut a release\n---\nTag it.\n")
     fake.script(
         Reply(text="Reading it.", tool_calls=[ToolUse("read_file", {"path": "a.txt"})]),
         Reply(text="It says alpha."),
@@ -80,6 +83,7 @@ def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: 
         "claude-sonnet-4-6",
     )
     assert "read_file" in init["tools"] and init["cwd"] == str(lull.workspace)
+    assert init["skills"] == ["release"] and "general-purpose" in init["agents"]
     assert shape_problems(said, RECORDED["assistant_text"]) == []
     assert _blocks(said, "text") == [{"type": "text", "text": "Reading it."}]
     assert shape_problems(call, RECORDED["assistant_tool_use"]) == []

@@ -85,6 +85,8 @@ def init_message(
     permission_mode: PermissionMode,
     slash_commands: Sequence[str],
     lull_version: str,
+    agents: Sequence[str] = (),
+    skills: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The ``system``/``init`` line that starts a session's stream."""
     return {
@@ -99,8 +101,8 @@ def init_message(
         "slash_commands": list(slash_commands),
         "apiKeySource": "none",
         "output_style": "default",
-        "agents": [],
-        "skills": [],
+        "agents": list(agents),
+        "skills": list(skills),
         "plugins": [],
         "uuid": new_uuid(),
         "lull_version": lull_version,
