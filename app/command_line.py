@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lull.model.approvals import APPROVAL_MODES, ApprovalMode
+from lull.claude_flags import added_dirs, approval_mode, mcp_servers, rule_flag
+from lull.model.approvals import APPROVAL_MODES
 from lull.model.provider import PROVIDERS
 from lull.model.text import decode_bytes
 from lull.ui.formats import INPUT_FORMATS, OUTPUT_FORMATS, InputFormat, OutputFormat
 from lull.ui.headless.schema import PERMISSION_MODES
 
 if TYPE_CHECKING:
-    from lull.model.mcp import McpServerConfig
     from lull.runtime import RunOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -278,20 +278,6 @@ def _tool_names(text: str) -> tuple[str, ...]:
     return names
 
 
-def _added_dirs(parser: argparse.ArgumentParser, given: list[str] | None) -> tuple[str, ...] | None:
-    """``--add-dir`` values as absolute paths (relative to the current directory, as typed);
-    one that is no directory is a usage error."""
-    if not given:
-        return None
-    found: list[str] = []
-    for text in given:
-        path = Path(text).expanduser()
-        if not path.is_dir():
-            parser.error(f"argument --add-dir: {text} is not a directory")
-        found.append(str(path.resolve()))
-    return tuple(found)
-
-
 def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = None) -> CommandLine:
     """Parse and check ``argv``; a bad command line exits with code 2 and a one-line message.
 
@@ -312,10 +298,10 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         parser.error("--output-format needs -p/--print")
     if args.prompt is None and args.input_format != "text":
         parser.error("--input-format needs -p/--print")
-    approval_mode = _approval_mode(parser, args)
-    allowed = _rules(parser, "--allowedTools", args.allowed_tools)
-    disallowed = _rules(parser, "--disallowedTools", args.disallowed_tools)
-    servers = _mcp_servers(parser, args.mcp_config or [], workspace)
+    mode = approval_mode(parser, args)
+    allowed = rule_flag(parser, "--allowedTools", args.allowed_tools)
+    disallowed = rule_flag(parser, "--disallowedTools", args.disallowed_tools)
+    servers = mcp_servers(parser, args.mcp_config or [], workspace)
     if args.strict_mcp_config and not args.mcp_config:
         parser.error("--strict-mcp-config needs --mcp-config (the only servers to use)")
     for flag, text in (
@@ -338,11 +324,11 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         model=args.model,
         provider=args.provider,
         base_url=args.base_url,
-        approval_mode=approval_mode,
+        approval_mode=mode,
         max_turns=args.max_turns,
         max_attempts=args.max_attempts,
         exclude_tools=args.exclude_tools,
-        add_dirs=_added_dirs(parser, args.add_dir),
+        add_dirs=added_dirs(parser, args.add_dir),
         resume=args.resume.strip() if args.resume else None,
         continue_last=args.continue_last,
         fork_session=args.fork_session,
@@ -364,85 +350,6 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         args.input_format,
         args.verbose,
     )
-
-
-def _approval_mode(
-    parser: argparse.ArgumentParser, args: argparse.Namespace
-) -> ApprovalMode | None:
-    """The approval mode ``--approval-mode`` or ``--permission-mode`` asks for (they must
-    agree when both are given)."""
-    chosen: ApprovalMode | None = args.approval_mode
-    if args.permission_mode is None:
-        return chosen
-    if args.permission_mode == "dontAsk" and args.prompt is None:
-        parser.error(
-            "--permission-mode dontAsk needs -p/--print (interactively, lull asks; use "
-            "--permission-mode default and deny rules instead)"
-        )
-    mode = PERMISSION_MODES[args.permission_mode]
-    if chosen is not None and chosen != mode:
-        parser.error(
-            f"--permission-mode {args.permission_mode} is approval mode {mode}, but "
-            f"--approval-mode says {chosen}; give one of them"
-        )
-    return mode
-
-
-def _rules(
-    parser: argparse.ArgumentParser, flag: str, values: Sequence[str] | None
-) -> tuple[str, ...] | None:
-    """The rules of ``--allowedTools``/``--disallowedTools``: each value split at commas and
-    spaces outside parentheses; a rule that is not ``TOOL`` or ``TOOL(PATTERN)`` is an
-    error naming it."""
-    if values is None:
-        return None
-    from lull.model.permissions import parse_rule
-
-    rules: list[str] = []
-    for value in values:
-        for rule in _split_rules(value):
-            try:
-                parse_rule(rule)
-            except ValueError as problem:
-                parser.error(f"argument {flag}: {problem}")
-            rules.append(rule)
-    if not rules:
-        parser.error(f'argument {flag}: expected rules such as Edit or "Bash(git log:*)"')
-    return tuple(rules)
-
-
-def _split_rules(text: str) -> list[str]:
-    """``"Bash(git log:*) Edit,Read"`` -> three rules (separators inside parentheses stay)."""
-    rules: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and (char == "," or char.isspace()):
-            rules.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    rules.append("".join(current))
-    return [rule.strip() for rule in rules if rule.strip()]
-
-
-def _mcp_servers(
-    parser: argparse.ArgumentParser, values: Sequence[str], workspace: Path
-) -> tuple[McpServerConfig, ...]:
-    """The servers of every ``--mcp-config`` (a file, or the JSON itself), in order; a
-    problem is an error naming the value and what is wrong."""
-    from lull.settings.mcp_config import McpConfigError, servers_from_config
-
-    servers: list[McpServerConfig] = []
-    for value in values:
-        try:
-            found = servers_from_config(value, workspace)
-        except McpConfigError as problem:
-            parser.error(f"argument --mcp-config: {problem}")
-        taken = {server.name for server in servers}
-        servers.extend(server for server in found if server.name not in taken)
-    return tuple(servers)
 
 
 def run_command_line(argv: Sequence[str] | None = None) -> int:

@@ -98,8 +98,17 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "lull.cli": frozenset({"lull.command_line", "lull.help_text", "lull.version"}),
     "lull.command_line": frozenset(
-        {"lull.model", "lull.runtime", "lull.ui", "lull.log", "lull.version", "lull.settings"}
+        {
+            "lull.model",
+            "lull.runtime",
+            "lull.ui",
+            "lull.log",
+            "lull.version",
+            "lull.settings",
+            "lull.claude_flags",
+        }
     ),
+    "lull.claude_flags": frozenset({"lull.model", "lull.ui", "lull.settings"}),
     "lull.help_text": frozenset(),
     "lull.__main__": frozenset({"lull.cli"}),
     "lull": frozenset(),  # app/__init__.py (the package lull) stays empty

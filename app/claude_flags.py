@@ -1,0 +1,108 @@
+"""Claude Code's command-line flags checked and turned into lull's options:
+``--permission-mode`` (with ``--approval-mode``), ``--allowedTools``/``--disallowedTools``
+rules, ``--mcp-config`` servers and ``--add-dir`` folders. A bad value is a usage error (exit 2)
+naming the flag and what is wrong."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lull.model.approvals import ApprovalMode
+from lull.ui.headless.schema import PERMISSION_MODES
+
+if TYPE_CHECKING:
+    from lull.model.mcp import McpServerConfig
+
+
+def added_dirs(parser: argparse.ArgumentParser, given: list[str] | None) -> tuple[str, ...] | None:
+    """``--add-dir`` values as absolute paths (relative to the current directory, as typed);
+    one that is no directory is a usage error."""
+    if not given:
+        return None
+    found: list[str] = []
+    for text in given:
+        path = Path(text).expanduser()
+        if not path.is_dir():
+            parser.error(f"argument --add-dir: {text} is not a directory")
+        found.append(str(path.resolve()))
+    return tuple(found)
+
+
+def approval_mode(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ApprovalMode | None:
+    """The approval mode ``--approval-mode`` or ``--permission-mode`` asks for (they must
+    agree when both are given)."""
+    chosen: ApprovalMode | None = args.approval_mode
+    if args.permission_mode is None:
+        return chosen
+    if args.permission_mode == "dontAsk" and args.prompt is None:
+        parser.error(
+            "--permission-mode dontAsk needs -p/--print (interactively, lull asks; use "
+            "--permission-mode default and deny rules instead)"
+        )
+    mode = PERMISSION_MODES[args.permission_mode]
+    if chosen is not None and chosen != mode:
+        parser.error(
+            f"--permission-mode {args.permission_mode} is approval mode {mode}, but "
+            f"--approval-mode says {chosen}; give one of them"
+        )
+    return mode
+
+
+def rule_flag(
+    parser: argparse.ArgumentParser, flag: str, values: Sequence[str] | None
+) -> tuple[str, ...] | None:
+    """The rules of ``--allowedTools``/``--disallowedTools``: each value split at commas and
+    spaces outside parentheses; a rule that is not ``TOOL`` or ``TOOL(PATTERN)`` is an
+    error naming it."""
+    if values is None:
+        return None
+    from lull.model.permissions import parse_rule
+
+    rules: list[str] = []
+    for value in values:
+        for rule in split_rules(value):
+            try:
+                parse_rule(rule)
+            except ValueError as problem:
+                parser.error(f"argument {flag}: {problem}")
+            rules.append(rule)
+    if not rules:
+        parser.error(f'argument {flag}: expected rules such as Edit or "Bash(git log:*)"')
+    return tuple(rules)
+
+
+def split_rules(text: str) -> list[str]:
+    """``"Bash(git log:*) Edit,Read"`` -> three rules (separators inside parentheses stay)."""
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and (char == "," or char.isspace()):
+            rules.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    rules.append("".join(current))
+    return [rule.strip() for rule in rules if rule.strip()]
+
+
+def mcp_servers(
+    parser: argparse.ArgumentParser, values: Sequence[str], workspace: Path
+) -> tuple[McpServerConfig, ...]:
+    """The servers of every ``--mcp-config`` (a file, or the JSON itself), in order; a
+    problem is an error naming the value and what is wrong."""
+    from lull.settings.mcp_config import McpConfigError, servers_from_config
+
+    servers: list[McpServerConfig] = []
+    for value in values:
+        try:
+            found = servers_from_config(value, workspace)
+        except McpConfigError as problem:
+            parser.error(f"argument --mcp-config: {problem}")
+        taken = {server.name for server in servers}
+        servers.extend(server for server in found if server.name not in taken)
+    return tuple(servers)
