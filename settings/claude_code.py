@@ -21,14 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lull.model.approvals import ApprovalMode
+from lull.model.approvals import CLAUDE_CODE_MODES, ApprovalMode
 from lull.settings.errors import show
 
 APPROVAL_MODES_BY_CLAUDE_MODE: dict[str, ApprovalMode] = {
-    "default": "default",
-    "acceptEdits": "auto-edit",
-    "plan": "plan",
-    "bypassPermissions": "yolo",
+    claude: mode for mode, claude in CLAUDE_CODE_MODES.items()
 }
 """Claude Code's ``permissions.defaultMode`` values and the approval mode each stands for."""
 UNMATCHED_CLAUDE_MODES: dict[str, str] = {

@@ -16,6 +16,15 @@ ApprovalMode = Literal["default", "auto-edit", "yolo", "plan"]
 """default: ask before edits and shell commands; auto-edit: ask before shell commands;
 yolo: never ask; plan: read-only tools only."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+ClaudeCodeMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+CLAUDE_CODE_MODES: dict[ApprovalMode, ClaudeCodeMode] = {
+    "default": "default",
+    "auto-edit": "acceptEdits",
+    "plan": "plan",
+    "yolo": "bypassPermissions",
+}
+"""lull's approval modes by the names Claude Code gives them (``defaultMode``,
+``--permission-mode``, a hook's ``permission_mode``, ``init``'s ``permissionMode``)."""
 
 Decision = Literal["allow", "allow_always", "deny"]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from lull.model.approvals import ApprovalMode
+from lull.model.approvals import CLAUDE_CODE_MODES, ApprovalMode
 from lull.model.events import Notice
 from lull.model.hooks import HookCommand, HookEvent
 from lull.model.messages import ToolCall
@@ -45,13 +45,6 @@ log = logging.getLogger("lull.hooks")
 BLOCKING_EXIT = 2
 MAX_CAPTURE = 256 * 1024
 KILL_GRACE_SECONDS = 1.0
-PERMISSION_MODES: dict[str, str] = {
-    "default": "default",
-    "auto-edit": "acceptEdits",
-    "yolo": "bypassPermissions",
-    "plan": "plan",
-}
-"""lull's approval modes as Claude Code names them in ``permission_mode``."""
 Permission = Literal["allow", "deny", "ask"]
 
 
@@ -171,7 +164,7 @@ class HookRunner:
             "transcript_path": str(transcript or ""),
             "cwd": str(workspace),
             "hook_event_name": event,
-            "permission_mode": PERMISSION_MODES.get(mode, mode),
+            "permission_mode": CLAUDE_CODE_MODES[mode],
             **fields,
         }
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "replace")

@@ -16,28 +16,19 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from lull.model.approvals import ApprovalMode
+from lull.model.approvals import APPROVAL_MODES, CLAUDE_CODE_MODES, ApprovalMode
 from lull.model.messages import ToolCall, ToolResult
 from lull.model.provider import Usage
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
 """Claude Code's permission modes (``--permission-mode``)."""
 PERMISSION_MODES: Mapping[str, ApprovalMode] = {
-    "default": "default",
-    "acceptEdits": "auto-edit",
-    "plan": "plan",
-    "bypassPermissions": "yolo",
+    **{claude: mode for mode, claude in CLAUDE_CODE_MODES.items()},
     "dontAsk": "default",  # -p never asks: what would be asked about is denied
-    "auto-edit": "auto-edit",
-    "yolo": "yolo",
+    **{mode: mode for mode in APPROVAL_MODES},
 }
 """``--permission-mode`` values (Claude Code's and lull's own names) as lull's approval mode."""
-CLAUDE_MODES: Mapping[ApprovalMode, PermissionMode] = {
-    "default": "default",
-    "auto-edit": "acceptEdits",
-    "plan": "plan",
-    "yolo": "bypassPermissions",
-}
+CLAUDE_MODES: Mapping[ApprovalMode, PermissionMode] = CLAUDE_CODE_MODES
 """lull's approval mode as Claude Code names it (the ``permissionMode`` of ``init``)."""
 
 ResultSubtype = Literal["success", "error_max_turns", "error_during_execution"]
