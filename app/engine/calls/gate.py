@@ -161,6 +161,10 @@ async def permission(
     if hooked.behavior == "allow":
         updated = hooked.updated_input
         arguments = input_from_hook(updated, call.arguments) if updated else call.arguments
+        changed = host.rules.match(tool, arguments, host.context) if updated else None
+        if changed is not None and changed.effect == "deny":  # a deny rule still wins
+            message = denial_message(tool, host.mode, None, need, changed)
+            return arguments, ToolResult(call.id, call.name, message, True)
         return arguments, need is not None
     if hooked.behavior == "deny":
         why = hooked.reason or "denied by a PermissionRequest hook"

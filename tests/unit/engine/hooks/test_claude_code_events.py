@@ -67,6 +67,25 @@ async def test_a_permission_request_hook_denies_with_its_message_or_changes_the_
     assert (workspace / "b.txt").read_text() == "y" and not (workspace / "a.txt").exists()
 
 
+async def test_a_permission_request_hooks_new_input_still_meets_the_deny_rules(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
+) -> None:
+    from lull.model.permissions import PermissionRule
+    from lull.tools.permissions.rules import RuleBook
+
+    target = str(workspace / ".env")
+    allow = {"behavior": "allow", "updatedInput": {"file_path": target, "content": "KEY=1"}}
+    changer = script(tmp_path, "change.sh", _answer("PermissionRequest", decision=allow))
+    agent = make_agent(mode="default")
+    agent.tools.hooks = hooks(workspace, ("PermissionRequest", changer, ""))
+    agent.tools.rules = RuleBook([PermissionRule("deny", "write_file(.env)", "/u/settings.json")])
+    agent.set_approver(Ask())
+    provider.script(write("a.txt", "x"), ScriptedReply(text="ok"))
+    (result,) = _results(await run(agent, "write"))
+    assert not (workspace / ".env").exists() and not (workspace / "a.txt").exists()
+    assert 'deny rule "write_file(.env)"' in result
+
+
 async def test_no_permission_request_when_nothing_asks(
     provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path, tmp_path: Path
 ) -> None:
