@@ -12,6 +12,9 @@ from typing import Any
 
 from lull.settings.checks import Check, Invalid
 
+_PATH_PATTERN = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+"""Not blank, no NUL: what the loader takes as a path, said in the schema too."""
+
 
 @dataclass(frozen=True, slots=True)
 class AddedDirectory:
@@ -52,7 +55,7 @@ class DirectoryList(Check):
 
     def value_schema(self) -> dict[str, Any]:
         """An array of path strings."""
-        return {"type": "array", "items": {"type": "string", "minLength": 1}}
+        return {"type": "array", "items": {"type": "string", "pattern": _PATH_PATTERN}}
 
     def to_json(self, value: object) -> object:
         """The paths as written."""

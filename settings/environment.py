@@ -40,8 +40,8 @@ class EnvVariables(Check):
                 raise Invalid(f"variable names of letters, digits and _ ({name!r} is not one)")
             if isinstance(raw, bool):
                 raw = "true" if raw else "false"
-            if not isinstance(raw, str | int | float):
-                raise Invalid(f"a string value for {name}")
+            if not isinstance(raw, str | int | float) or "\0" in str(raw):
+                raise Invalid(f"a string value without NUL for {name}")
             pairs.append((name, str(raw)))
         return tuple(pairs)
 
@@ -50,7 +50,12 @@ class EnvVariables(Check):
         return {
             "type": "object",
             "propertyNames": {"pattern": f"^{_NAME.pattern}$"},
-            "additionalProperties": {"type": ["string", "number", "boolean"]},
+            "additionalProperties": {
+                "anyOf": [
+                    {"type": "string", "pattern": "^[^\\u0000]*$"},
+                    {"type": ["number", "boolean"]},
+                ]
+            },
         }
 
     def to_json(self, value: object) -> object:
