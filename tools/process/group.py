@@ -58,18 +58,28 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+KILL_SETTLE_SECONDS = 2.0
+"""How long :func:`kill_group` waits for a SIGKILLed group to be gone (a process stuck in
+the kernel may take longer; it is not waited for past this)."""
+
+
 def terminate_group(pgid: int) -> None:
     """SIGTERM the group now (a group already gone is no error)."""
     _signal_group(pgid, signal.SIGTERM)
 
 
 async def kill_group(pgid: int, grace: float) -> None:
-    """SIGTERM the group, wait up to ``grace`` seconds, then SIGKILL whatever is left."""
+    """SIGTERM the group, wait up to ``grace`` seconds, then SIGKILL whatever is left and wait
+    (up to :data:`KILL_SETTLE_SECONDS`) until the kernel has ended it: SIGKILL is delivered
+    when a process next runs, which on a busy machine is not at once."""
     terminate_group(pgid)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and group_alive(pgid):
         await asyncio.sleep(0.02)
     _signal_group(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + KILL_SETTLE_SECONDS
+    while time.monotonic() < deadline and group_alive(pgid):
+        await asyncio.sleep(0.01)
 
 
 async def start_group(
