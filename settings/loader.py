@@ -120,15 +120,21 @@ def apply_file(loaded: LoadedSettings, path: Path, *, trusted: bool = True) -> N
     :attr:`lull.settings.fields.Field.project` rule decides (see :mod:`lull.settings.trust`).
     """
     source = str(path)
-    if not trusted:
-        loaded.untrusted.add(source)
-    try:
-        data = read_json_object(path)
-    except FileProblem as exc:
-        loaded.report("error", str(exc), source)
-        return
+    data = _read_settings_file(loaded, path, trusted)
     if data is not None:
         _apply_object(loaded, data, "", source, trusted)
+
+
+def _read_settings_file(loaded: LoadedSettings, path: Path, trusted: bool) -> dict[str, Any] | None:
+    """A settings file's object (None: missing, or broken and reported); an untrusted file's
+    values are marked as not the user's."""
+    if not trusted:
+        loaded.untrusted.add(str(path))
+    try:
+        return read_json_object(path)
+    except FileProblem as exc:
+        loaded.report("error", str(exc), str(path))
+        return None
 
 
 def apply_claude_file(
@@ -143,13 +149,7 @@ def apply_claude_file(
     from lull.settings.claude_code import translated
 
     source = str(path)
-    if not trusted:
-        loaded.untrusted.add(source)
-    try:
-        data = read_json_object(path)
-    except FileProblem as exc:
-        loaded.report("error", str(exc), source)
-        return
+    data = _read_settings_file(loaded, path, trusted)
     if data is None:
         return
     found = translated(data, source)
