@@ -17,8 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lull.engine.subagents.task import GENERAL, AgentProfile
-
-_FENCE = "---"
+from lull.model.front_matter import FENCE, split_front_matter
 
 
 @dataclass
@@ -31,28 +30,16 @@ class LoadedProfiles:
 
 def parse_profile(text: str, source: str) -> AgentProfile:
     """The profile a Markdown file defines; raises ValueError saying what is wrong."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != _FENCE:
+    if text.lstrip("\ufeff").split("\n", 1)[0].strip() != FENCE:
         raise ValueError("no front matter (the file must start with a --- line)")
-    try:
-        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == _FENCE)
-    except StopIteration:
-        raise ValueError("the front matter has no closing --- line") from None
-    fields: dict[str, str] = {}
-    for number, line in enumerate(lines[1:end], 2):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        key, colon, value = line.partition(":")
-        if not colon:
-            raise ValueError(f"line {number}: expected 'key: value', got {line.strip()!r}")
-        fields[key.strip().lower()] = value.strip().strip("\"'")
+    fields, body = split_front_matter(text)
     name = fields.get("name", "")
     if not name or not all(c.isalnum() or c in "-_" for c in name):
         raise ValueError("name: expected letters, digits, '-' or '_'")
     description = fields.get("description", "")
     if not description:
         raise ValueError("description: missing (the model chooses sub-agents by it)")
-    prompt = "\n".join(lines[end + 1 :]).strip()
+    prompt = body.strip()
     if not prompt:
         raise ValueError("the body (the sub-agent's system prompt) is empty")
     tools = None
