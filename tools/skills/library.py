@@ -5,7 +5,8 @@ folders, read into :class:`Skill` (name, description, folder).
 64 characters; ``description``: what it does and when to use it, at most 1024 characters); the
 body is the instructions. The first root that defines a name wins (the user's folders come
 before the project's, lull's before Claude Code's). A broken file is skipped with a note that
-names it.
+names it, and so is a project's skill whose folder or ``SKILL.md`` links outside its skills
+folder (a repository may not make lull read beyond it).
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ def find_skills(roots: Iterable[tuple[Path, bool]]) -> SkillLibrary:
             continue  # no such folder: no skills there
         for folder in folders:
             path = folder / SKILL_FILE
+            if project and not path.resolve().is_relative_to(root.resolve()):
+                library.notes.append(f"{path}: skipped: it leads outside {root} (a link)")
+                continue  # a repository's link must not read beyond it
             try:
                 skill = parse_skill(path.read_text(encoding="utf-8", errors="replace"), folder)
             except (OSError, ValueError) as error:

@@ -42,3 +42,16 @@ def test_a_broken_skill_is_skipped_with_its_file_named(tmp_path: Path) -> None:
         f"{tmp_path / 'plain' / 'SKILL.md'}: skipped: no front matter (the file must start "
         "with a --- line)",
     ]
+
+
+def test_a_projects_skill_that_links_outside_is_skipped(tmp_path: Path) -> None:
+    outside = skill(tmp_path / "elsewhere", "secrets", "---\ndescription: x\n---\nbody")
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "secrets").symlink_to(outside)
+    library = find_skills([(root, True)])
+    assert library.skills == {}
+    assert library.notes == [
+        f"{root / 'secrets' / 'SKILL.md'}: skipped: it leads outside {root} (a link)"
+    ]
+    assert list(find_skills([(root, False)]).skills) == ["secrets"]  # the user's own may link
