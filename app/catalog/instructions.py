@@ -10,7 +10,9 @@ Read once when a session starts, in this order (later ones are nearer the work):
 A line's ``@path`` (relative to the file it is in; ``~/`` is the home folder) is replaced by
 that file's text, as Claude Code documents: imports may nest :data:`MAX_IMPORT_DEPTH` deep, a
 file already being imported is not imported again, and ``@`` inside a code span or block is
-text. Only files inside the workspace or the home folder are imported; any other stays as
+text. Only files inside the workspace or the home folder are imported, and a file in the
+workspace imports from outside it only once the workspace is trusted (as Claude Code asks
+before a project's first external import); any other stays as
 written, with a note saying why. An ``@word`` that names no file (a handle, an address) stays
 as it is.
 """
@@ -40,6 +42,8 @@ class _Reader:
 
     workspace: Path
     home: Path
+    trusted: bool = False
+    """Whether the workspace is trusted: only then may its files import from outside it."""
 
     def read(self, path: Path) -> str | None:
         """The text of ``path``, or None when it cannot be read."""
@@ -90,6 +94,13 @@ class _Reader:
         if not self.allowed(path):
             note = "not imported: outside the workspace and your home folder"
             return f"{mention} ({note}){tail}"
+        if (
+            not self.trusted
+            and _inside(origin, self.workspace)
+            and not _inside(path, self.workspace)
+        ):
+            note = "not imported until you /trust this workspace: it is outside it"
+            return f"{mention} ({note}){tail}"
         if path in chain:
             return f"{mention} (not imported: it is already being imported){tail}"
         if len(chain) > MAX_IMPORT_DEPTH:
@@ -117,6 +128,11 @@ def instruction_files(workspace: Path, home: Path) -> list[tuple[str, Path]]:
     return found
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or in it."""
+    return path.is_relative_to(folder)
+
+
 def _parents(workspace: Path, home: Path) -> list[Path]:
     """The folders above the workspace, nearest first: up to the home folder when the
     workspace is in it, else up to (not including) the filesystem root."""
@@ -132,11 +148,14 @@ def _parents(workspace: Path, home: Path) -> list[Path]:
     return folders
 
 
-def project_instructions(workspace: Path, home: Path | None = None) -> str:
+def project_instructions(
+    workspace: Path, home: Path | None = None, *, trusted: bool = False
+) -> str:
     """The instruction files (see the module docstring) with their imports, as a prompt
-    section ('' if none)."""
+    section ('' if none); unless ``trusted``, a file in the workspace imports nothing from
+    outside it (a repository's CLAUDE.md cannot pull ``@~/.ssh/id_rsa`` into the prompt)."""
     home = (Path.home() if home is None else home).resolve()
-    reader = _Reader(workspace.resolve(), home)
+    reader = _Reader(workspace.resolve(), home, trusted)
     sections: list[str] = []
     budget = MAX_INSTRUCTIONS_CHARS
     for name, path in instruction_files(workspace, home):

@@ -52,8 +52,11 @@ fixing bugs, adding features, refactoring, running tests and commands.
 """
 
 
-def environment_prompt(workspace: Path, today: dt.date | None = None) -> str:
-    """The per-session environment block: workspace, platform, date, git status, instructions."""
+def environment_prompt(
+    workspace: Path, today: dt.date | None = None, *, trusted: bool = False
+) -> str:
+    """The per-session environment block: workspace, platform, date, git status, instructions
+    (``trusted``: the workspace's files may import files outside it)."""
     today = today or dt.date.today()
     lines = [
         "# Environment",
@@ -64,7 +67,7 @@ def environment_prompt(workspace: Path, today: dt.date | None = None) -> str:
     git = git_status(workspace)
     lines.append(f"- Git: {git}" if git else "- Git: not a git repository")
     sections = ["\n".join(lines)]
-    instructions = project_instructions(workspace)
+    instructions = project_instructions(workspace, trusted=trusted)
     if instructions:
         sections.append(instructions)
     return "\n\n".join(sections)

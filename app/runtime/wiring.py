@@ -373,7 +373,10 @@ def session_environment(session: Session, workspace: Path, now: float | None = N
     saved = session.record.environment
     if saved and last is not None and now - last < ENVIRONMENT_REUSE_SECONDS:
         return saved
-    text = environment_prompt(workspace.resolve())
+    from lull.settings.workspaces import is_trusted
+
+    resolved = workspace.resolve()
+    text = environment_prompt(resolved, trusted=is_trusted(resolved))
     session.use_environment(text)
     return text
 

@@ -47,9 +47,22 @@ def test_imports_are_expanded_relative_to_the_importing_file(home: Path) -> None
     write(workspace / "docs" / "style.md", "Use tabs. See @../more/rules.md")
     write(workspace / "more" / "rules.md", "No globals.")
     write(home / "notes.md", "Be brief")
-    text = project_instructions(workspace, home)
+    text = project_instructions(workspace, home, trusted=True)
     assert "Style: Use tabs. See No globals." in text
     assert "Also Be brief." in text
+
+
+def test_an_untrusted_workspace_imports_nothing_from_outside_it(home: Path) -> None:
+    workspace = home / "code" / "app"
+    write(workspace / "CLAUDE.md", "Key: @~/.ssh/id_rsa\nStyle: @docs/style.md")
+    write(workspace / "docs" / "style.md", "Use tabs.")
+    write(home / ".ssh" / "id_rsa", "PRIVATE KEY")
+    write(home / ".claude" / "CLAUDE.md", "Mine: @~/notes.md")  # the user's own file may
+    write(home / "notes.md", "Be brief")
+    text = project_instructions(workspace, home)
+    assert "PRIVATE KEY" not in text
+    assert "@~/.ssh/id_rsa (not imported until you /trust this workspace" in text
+    assert "Style: Use tabs." in text and "Mine: Be brief" in text
 
 
 def test_imports_in_code_are_text_and_handles_stay(home: Path) -> None:
