@@ -18,10 +18,21 @@ in batches, at the moments the arithmetic says it pays:
   is the number made so far in the turn (a turn that has run long tends to run as long again;
   at least ``min_requests`` before anything is masked).
 
-It masks when ``saved * (remaining + 1) > (write / read - 1) * tail``, i.e. once enough has
-gone stale behind a short enough tail. Right after a batch, the tail behind the next
-candidates is long and what they would save small, so the next batch waits until enough has
-gathered again. A masked result reads like an idle-cleared one (``recall id …``), is a
+A batch that pays against never masking may still be too early: waiting lets more go stale,
+and one bigger batch costs one rewrite instead of two. The batch size that balances the two
+is the economic order quantity: with ``growth`` the maskable tokens the turn adds per
+request, the rewrite cost ``K = (write / read - 1) * tail`` and the holding cost one read
+per stale token per request, the best batch is ``sqrt(2 * K * growth)``. So a batch goes
+when both hold:
+
+- it pays: ``saved * (remaining + 1) > (write / read - 1) * tail``;
+- it is big enough: ``saved ** 2 >= 2 * (write / read - 1) * tail * growth``.
+
+Replayed on 122 real mini-swe-agent runs (``tests/bench/trajectories.py``) the second rule
+takes the masking from 1.03x of caching alone (the first rule alone, keep 10) to about
+0.91-0.93x, needs lost under 5%; the rule has no fitted constant.
+
+A masked result reads like an idle-cleared one (``recall id …``), is a
 :class:`ClearToolResults` edit with reason ``"masking"``, and ``/context restore`` undoes it.
 Pure functions.
 """
@@ -72,6 +83,26 @@ class MaskingState:
     warm: bool
     write_per_read: float = ANTHROPIC_WRITE_PER_READ
     reused: int = 0
+
+
+def turn_growth(
+    view: Sequence[Message],
+    located: Sequence[tuple[int, ToolResult]],
+    requests: int,
+    saving: Callable[[ToolResult], int],
+) -> float:
+    """The maskable tokens this turn has added per request: what its results (``located``:
+    (message index, result)) would free, over the requests made so far in the turn."""
+    start = next(
+        (
+            i
+            for i in range(len(view) - 1, -1, -1)
+            if view[i].role == "user" and view[i].origin == "user"
+        ),
+        0,
+    )
+    grown = sum(saving(part) for index, part in located if index > start)
+    return grown / max(1, requests)
 
 
 @dataclass(frozen=True)
@@ -127,7 +158,11 @@ def plan_masking(
     first = min(chosen[0][0], state.reused)
     tail = max(0, sum(state.sizes[first:]) - saved)
     remaining = state.requests
-    if state.warm and saved * (remaining + 1) <= (state.write_per_read - 1) * tail:
+    rewrite = (state.write_per_read - 1) * tail
+    if state.warm and saved * (remaining + 1) <= rewrite:
+        return None
+    growth = turn_growth(view, located, state.requests, saving)
+    if state.warm and saved * saved < 2 * rewrite * growth:
         return None
     edit = ClearToolResults(
         call_ids=tuple(dict.fromkeys(p.call_id for _, p in chosen)),

@@ -168,7 +168,7 @@ STEPS = (
         IdlePolicy(tool_results_threshold_minutes=60),
         masking=MaskingPolicy(),
     ),
-    Policy("(c) with masking", IdlePolicy(), masking=MaskingPolicy(enabled=True)),
+    Policy("(c) without masking", IdlePolicy(), masking=MaskingPolicy(enabled=False)),
     Policy(
         "(c) without the working set",
         IdlePolicy(keep_working_set=False),

@@ -75,12 +75,26 @@ def test_masking_comes_in_batches() -> None:
     assert plan(later, 13) is None
 
 
-def test_errors_are_never_masked() -> None:
+def mixed_turn() -> list[Message]:
+    """A read, a failed command and eight searches, all in the current turn."""
     view = [user("fix a.py")]
     view += tool_step("read", "read_file", "source " * 600)
     view += tool_step("bad", "run_shell_command", "Traceback " * 300, error=True)
     for n in range(8):
         view += tool_step(f"c{n}", "grep_search", "match " * 600)
-    masking = plan(view, 12)
+    return view
+
+
+def test_errors_are_never_masked() -> None:
+    masking = plan(mixed_turn(), 40)
     assert masking is not None
     assert "bad" not in masking.edit.call_ids
+
+
+def test_a_batch_waits_until_it_is_as_big_as_the_turns_pace_warrants() -> None:
+    # the same stale results pay against never masking in both cases; in a turn that adds
+    # this much per request, waiting for a bigger batch (one rewrite instead of two) is
+    # cheaper, while a turn that has added it over many requests masks now
+    view = mixed_turn()
+    assert plan(view, 12) is None
+    assert plan(view, 40) is not None
