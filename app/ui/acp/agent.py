@@ -22,6 +22,7 @@ from lull.ui.acp.client_mcp import client_servers
 from lull.ui.acp.files import client_files
 from lull.ui.acp.modes import approval_mode, available_commands, session_modes
 from lull.ui.acp.session import AcpSession
+from lull.ui.acp.terminal import client_terminal
 from lull.version import version
 
 if TYPE_CHECKING:
@@ -195,6 +196,16 @@ class LullAgent:
         session_id = resume if resume is not None else runtime.agent.session.id
         session = AcpSession(session_id, runtime, self.client)
         session.use_editor_files(client_files(self.client, session_id, self.capabilities))
+        sandboxed = runtime.settings.sandbox.enabled
+        session.use_editor_terminal(
+            client_terminal(
+                self.client,
+                session_id,
+                self.capabilities,
+                session.show_terminal,
+                sandboxed=sandboxed,
+            )
+        )
         self.sessions[session_id] = session
         runtime.start_tools()
         commands = available_commands(workspace)

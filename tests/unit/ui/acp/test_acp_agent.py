@@ -82,6 +82,7 @@ async def test_a_call_that_needs_approval_runs_when_granted(
     assert running.status == "in_progress"
     assert finished.status == "completed"
     assert "granted-run" in finished.content[0].content.text
+    assert editor.terminal_calls == []  # it offers no terminal: lull's own shell ran it
 
 
 async def test_a_rejected_call_fails_and_the_model_hears_why(
