@@ -161,16 +161,14 @@ class Editor:
         running = Terminal(process, variables)
         running.reader = asyncio.create_task(running.read())
         self.terminals[terminal_id] = running
-        self.terminal_calls.append(("create", " ".join([command, *(args or [])])))
-        async with self.changed:
-            self.changed.notify_all()
+        await self._record("create", " ".join([command, *(args or [])]))
         return CreateTerminalResponse(terminal_id=terminal_id)
 
     async def terminal_output(
         self, session_id: str, terminal_id: str, **_: Any
     ) -> TerminalOutputResponse:
         """What the command printed so far, and how it ended if it did."""
-        self.terminal_calls.append(("output", terminal_id))
+        await self._record("output", terminal_id)
         running = self.terminals[terminal_id]
         ended = running.process.returncode is not None
         status = await running.status() if ended else None
@@ -181,7 +179,7 @@ class Editor:
         self, session_id: str, terminal_id: str, **_: Any
     ) -> WaitForTerminalExitResponse:
         """Wait until the command has ended."""
-        self.terminal_calls.append(("wait_for_exit", terminal_id))
+        await self._record("wait_for_exit", terminal_id)
         status = await self.terminals[terminal_id].status()
         return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
 
@@ -189,7 +187,7 @@ class Editor:
         self, session_id: str, terminal_id: str, **_: Any
     ) -> KillTerminalResponse:
         """Kill the command (and what it started)."""
-        self.terminal_calls.append(("kill", terminal_id))
+        await self._record("kill", terminal_id)
         process = self.terminals[terminal_id].process
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -200,14 +198,18 @@ class Editor:
         self, session_id: str, terminal_id: str, **_: Any
     ) -> ReleaseTerminalResponse:
         """Forget the terminal (killing the command if it still runs)."""
-        self.terminal_calls.append(("release", terminal_id))
         running = self.terminals.pop(terminal_id)
         if running.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(running.process.pid, signal.SIGKILL)
-        async with self.changed:
-            self.changed.notify_all()
+        await self._record("release", terminal_id)
         return ReleaseTerminalResponse()
+
+    async def _record(self, method: str, what: str) -> None:
+        """Note one ``terminal/*`` request (waiters see it)."""
+        async with self.changed:
+            self.terminal_calls.append((method, what))
+            self.changed.notify_all()
 
     def methods(self) -> list[str]:
         """The ``terminal/*`` methods lull called, in order."""
