@@ -44,6 +44,7 @@ KINDS: Mapping[str, AcpToolKind] = {
     "web_fetch": "fetch",
     "web_search": "fetch",
     "note": "think",
+    "todo_write": "think",
 }
 MAX_RESULT_CHARS = 20_000
 """How much of a tool's result text the editor is sent (the model's copy is not cut here)."""

@@ -241,6 +241,28 @@ async def test_modes_switch_lulls_approval_mode(
     assert editor.of_call("c1")[-1].status == "completed"
 
 
+async def test_a_todo_list_becomes_the_editors_plan_without_a_question(
+    fake: FakeServer, workspace: Path, isolated_env: Path
+) -> None:
+    editor = Editor(answer=None)  # would cancel any question: none may come
+    todos = [
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run tests", "status": "pending", "activeForm": "Running tests"},
+    ]
+    fake.script(
+        Reply(tool_calls=[ToolUse("todo_write", {"todos": todos}, "t1")]),
+        Reply(text="planned"),
+    )
+    async with editor_connected(fake, workspace, isolated_env, editor) as lull:
+        session = await lull.new_session()
+        await lull.conn.prompt(session_id=session, prompt=[text_block("plan it")])
+    assert editor.permissions == []
+    (plan,) = [u for _, u in editor.updates if u.session_update == "plan"]
+    entries = [(e.content, e.priority, e.status) for e in plan.entries]
+    assert entries == [("Fix the bug", "medium", "in_progress"), ("Run tests", "medium", "pending")]
+    assert editor.of_call("t1")[-1].status == "completed"
+
+
 async def test_a_slash_command_answers_in_the_editor(
     fake: FakeServer, workspace: Path, isolated_env: Path
 ) -> None:
