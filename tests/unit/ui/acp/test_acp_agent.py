@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +212,36 @@ async def test_load_resumes_a_saved_session_and_replays_it(
     assert done.stop_reason == "end_turn"
     assert replayed[0] == "user_message_chunk"
     assert "It says alpha." in json.dumps(fake.requests[-1])  # the model sees the history
+
+
+async def test_list_names_the_saved_sessions_of_the_directory_newest_first(
+    fake: FakeServer, workspace: Path, isolated_env: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    fake.script(Reply(text="one"), Reply(text="two"), Reply(text="three"))
+    editor = Editor()
+    async with editor_connected(fake, workspace, isolated_env, editor) as lull:
+        capabilities = lull.initialized.agent_capabilities
+        assert capabilities is not None and capabilities.session_capabilities is not None
+        assert capabilities.session_capabilities.list is not None
+        first = await lull.new_session()
+        await lull.conn.prompt(session_id=first, prompt=[text_block("fix the parser")])
+        second = await lull.new_session()
+        await lull.conn.prompt(session_id=second, prompt=[text_block("add a test")])
+        other = await lull.conn.new_session(cwd=str(elsewhere), mcp_servers=[])
+        await lull.conn.prompt(session_id=other.session_id, prompt=[text_block("not here")])
+        await lull.new_session()  # nothing said in it: not listed
+        listed = await lull.conn.list_sessions(cwd=str(workspace))
+        default = await lull.conn.list_sessions()  # the directory lull started in
+    assert [(s.session_id, s.title) for s in listed.sessions] == [
+        (second, "add a test"),
+        (first, "fix the parser"),
+    ]
+    assert {s.cwd for s in listed.sessions} == {str(workspace)}
+    assert all(datetime.fromisoformat(s.updated_at or "").tzinfo for s in listed.sessions)
+    assert listed.next_cursor is None
+    assert [s.session_id for s in default.sessions] == [second, first]
 
 
 async def test_loading_an_unknown_session_is_an_error(
