@@ -90,15 +90,7 @@ def test_argument_names_are_the_public_contract() -> None:
 def test_flags() -> None:
     registry = default_registry()
     read_only = {tool.name for tool in registry if tool.read_only}
-    assert read_only == {
-        "read_file",
-        "grep_search",
-        "glob",
-        "list_directory",
-        "web_fetch",
-        "note",
-        "todo_write",
-    }
+    assert read_only == set(ALL_TOOLS) - {"write_file", "edit", "run_shell_command"}
     never_cleared = ["list_directory", "note", "todo_write"]
     assert [n for n in ALL_TOOLS if not registry.is_compactable(n)] == never_cleared
     assert not registry.is_compactable("no_such_tool")
