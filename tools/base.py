@@ -41,6 +41,48 @@ class EditorFiles(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class TerminalOutput:
+    """What an editor's terminal holds: the output so far (stdout and stderr together),
+    whether the editor dropped its beginning, and how the command ended (``exited`` False:
+    it still runs; else ``exit_code`` or the ``signal`` that ended it)."""
+
+    output: str
+    truncated: bool = False
+    exited: bool = False
+    exit_code: int | None = None
+    signal: str | None = None
+
+
+class EditorTerminal(Protocol):
+    """Commands run in the terminal of the editor lull runs in (ACP's ``terminal/*``), so
+    the user watches them there. ``create`` starts one for the tool call ``call_id`` and
+    returns its id; ``release`` frees it (and kills it if it still runs). A failure
+    raises :class:`OSError` with a message for the model."""
+
+    async def create(
+        self, argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], call_id: str
+    ) -> str:
+        """Start ``argv`` in a new terminal; its id."""
+        ...
+
+    async def wait_for_exit(self, terminal_id: str) -> None:
+        """Return when the command has exited."""
+        ...
+
+    async def output(self, terminal_id: str) -> TerminalOutput:
+        """The terminal's output and exit status."""
+        ...
+
+    async def kill(self, terminal_id: str) -> None:
+        """Kill the command (the terminal stays, with its output)."""
+        ...
+
+    async def release(self, terminal_id: str) -> None:
+        """Free the terminal."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class ToolContext:
     """Where and how a tool runs.
 
@@ -60,7 +102,9 @@ class ToolContext:
     from a path (``deny rule "Read(.env)" from FILE``), None when no rule does: searches and
     listings leave such files out or mark them. ``sandbox`` is the OS sandbox commands run
     in (``sandbox.enabled``; None: they run as the user's own); ``editor`` is where file text is
-    read and written when lull runs in an editor that offers it (None: the disk).
+    read and written when lull runs in an editor that offers it (None: the disk);
+    ``terminal`` is the editor's terminal commands run in when it offers one and there is no
+    sandbox (None: lull's own process).
     """
 
     workspace: Path
@@ -76,6 +120,7 @@ class ToolContext:
     read_guard: Callable[[Path], str | None] | None = None
     sandbox: CommandSandbox | None = None
     editor: EditorFiles | None = None
+    terminal: EditorTerminal | None = None
 
     def unreadable(self, path: Path) -> str | None:
         """The rule that keeps reading tools from ``path`` (described), or None."""

@@ -31,6 +31,7 @@ from lull.tools.builtin.list_directory import ListDirectoryTool
 from lull.tools.builtin.note import NoteTool
 from lull.tools.builtin.read_file import ReadFileTool
 from lull.tools.builtin.shell import ShellTool
+from lull.tools.builtin.todo_write import TodoWriteTool
 from lull.tools.builtin.web_fetch import WebFetchTool
 from lull.tools.builtin.write_file import WriteFileTool
 from lull.tools.deferral import DeferredTools, tool_spec
@@ -245,5 +246,6 @@ def default_registry() -> ToolRegistry:
             ListDirectoryTool(),
             WebFetchTool(),
             NoteTool(),
+            TodoWriteTool(),
         ]
     )

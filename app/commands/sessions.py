@@ -59,8 +59,11 @@ def choice_line(choice: SessionChoice) -> str:
     )
 
 
-def list_sessions(store: SessionStore, exclude: str | None = None) -> list[SessionChoice]:
-    """The newest saved sessions of the store's workspace that hold any message."""
+def list_sessions(
+    store: SessionStore, exclude: str | None = None, limit: int = MAX_CHOICES
+) -> list[SessionChoice]:
+    """The newest saved sessions of the store's workspace that hold any message (at most
+    ``limit``)."""
     choices: list[SessionChoice] = []
     for path in store.list_sessions():
         if path.stem == exclude:
@@ -72,7 +75,7 @@ def list_sessions(store: SessionStore, exclude: str | None = None) -> list[Sessi
             continue
         if record.messages:
             choices.append(_choice(record, updated))
-        if len(choices) >= MAX_CHOICES:
+        if len(choices) >= limit:
             break
     return choices
 

@@ -37,6 +37,7 @@ CLAUDE_CODE_NAMES: dict[str, tuple[str, ...]] = {
     "list_directory": ("LS",),
     "task": ("Task", "Agent"),
     "skill": ("Skill",),
+    "todo_write": ("TodoWrite",),
 }
 """lull's built-in tools by the names Claude Code users write in rules and hook matchers."""
 

@@ -10,6 +10,7 @@ from lull.model.messages import ToolCall, ToolResult
 from lull.ui.tui.widgets.conversation import Conversation, PrunedNote
 from lull.ui.tui.widgets.diff_view import diff_stats, render_diff, write_as_diff
 from lull.ui.tui.widgets.thinking_block import ThinkingBlock
+from lull.ui.tui.widgets.todo_list import TodoList
 from lull.ui.tui.widgets.tool_block import ToolBlock, key_argument
 
 
@@ -53,6 +54,22 @@ async def test_a_tool_block_counts_seconds_then_shows_the_outcome() -> None:
         now[0] += 10
         await pilot.pause(0.15)
         assert "2.5s" in str(block.query_one(".tool-header").render())
+
+
+async def test_a_todo_write_call_shows_its_list() -> None:
+    app = Harness()
+    todos = [
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run tests", "status": "pending", "activeForm": "Running tests"},
+    ]
+    async with app.run_test() as pilot:
+        call = ToolCall("t1", "todo_write", {"todos": todos})
+        block = ToolBlock(call, "2 items")
+        await app.query_one(Conversation).add(block)
+        await block.finish(ToolResult("t1", "todo_write", "to-do list updated (2 items)"))
+        await pilot.pause()
+        shown = str(block.query_one(TodoList).render())
+        assert shown.splitlines() == ["▸ Fixing the bug", "○ Run tests"]
 
 
 async def test_thinking_collapses_when_it_ends() -> None:

@@ -1,4 +1,6 @@
-"""The ``run_shell_command`` tool: ``bash -c`` in the workspace, in its own process group."""
+"""The ``run_shell_command`` tool: ``bash -c`` in the workspace, in its own process group, or
+in the editor's terminal when lull runs in an editor that offers one and there is no sandbox
+(``ToolContext.terminal``): same timeout, cancel and report there."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lull.model import defaults
-from lull.tools.base import ToolContext, ToolError, ToolOutput, TypedTool
+from lull.tools.base import EditorTerminal, ToolContext, ToolError, ToolOutput, TypedTool
 from lull.tools.confinement import (
     UNCONFINED_FLAG,
     ConfinedRun,
@@ -22,7 +24,7 @@ from lull.tools.confinement import (
 )
 from lull.tools.output import cap_output
 from lull.tools.params import doc
-from lull.tools.process.environment import tool_environment
+from lull.tools.process.environment import tool_environment, withheld_names
 from lull.tools.process.group import kill_group, start_group, stop_group
 
 DEFAULT_TIMEOUT = float(defaults.SHELL_TIMEOUT_SECONDS)
@@ -123,6 +125,8 @@ class _Run:
     stderr: str
     timed_out: bool
     notes: list[str]
+    combined: bool = False
+    """``stdout`` holds stderr too (an editor's terminal keeps one stream)."""
 
 
 def _timeout_arg(given: float | None, default: float) -> float:
@@ -154,7 +158,8 @@ def _format(run: _Run, timeout: float) -> str:
         head = f"Exit code: {run.exit_code}"
     parts = [head, *run.notes]
     if run.stdout:
-        parts.append(f"stdout:\n{run.stdout.rstrip()}")
+        label = "output (stdout and stderr)" if run.combined else "stdout"
+        parts.append(f"{label}:\n{run.stdout.rstrip()}")
     if run.stderr:
         parts.append(f"stderr:\n{run.stderr.rstrip()}")
     if not run.stdout and not run.stderr:
@@ -190,6 +195,8 @@ class ShellTool(TypedTool[ShellParams]):
         if not command.strip():
             raise ToolError("run_shell_command: command is empty")
         timeout = _timeout_arg(params.timeout_seconds, min(ctx.shell_timeout_seconds, MAX_TIMEOUT))
+        if ctx.terminal is not None and ctx.sandbox is None:
+            return _output(await _in_terminal(ctx.terminal, command, timeout, ctx), timeout, ctx)
         env = {**tool_environment(ctx.env_passthrough), "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
             async with _launch(ctx, ("bash", "-c", command), env, params) as run:
@@ -211,11 +218,7 @@ class ShellTool(TypedTool[ShellParams]):
         except SandboxUnavailable as exc:
             raise ToolError(f"run_shell_command: not run: {exc}") from exc
         result.notes.extend(_denial_notes(denials, ctx))
-        content = cap_output(_format(result, timeout), ctx, "command output")
-        meta: dict[str, Any] = {"exit_code": result.exit_code, "timed_out": result.timed_out}
-        if denials:
-            meta = {**meta, "sandbox_denials": list(denials)}
-        return ToolOutput(content, is_error=result.timed_out, metadata=meta)
+        return _output(result, timeout, ctx, denials)
 
     def sandboxed_without_asking(self, args: Mapping[str, Any], ctx: ToolContext) -> bool:
         """True when the command runs inside a sandbox that lets it run without asking."""
@@ -279,6 +282,66 @@ def _launch(
             )
         return unconfined(argv, env)
     return launch(sandbox, params.command, argv, env, ctx.workspace)
+
+
+def _output(
+    result: _Run, timeout: float, ctx: ToolContext, denials: tuple[str, ...] = ()
+) -> ToolOutput:
+    """The call's result: the report (capped), an error only on timeout."""
+    content = cap_output(_format(result, timeout), ctx, "command output")
+    meta: dict[str, Any] = {"exit_code": result.exit_code, "timed_out": result.timed_out}
+    if denials:
+        meta = {**meta, "sandbox_denials": list(denials)}
+    return ToolOutput(content, is_error=result.timed_out, metadata=meta)
+
+
+async def _in_terminal(
+    terminal: EditorTerminal, command: str, timeout: float, ctx: ToolContext
+) -> _Run:
+    """Run ``command`` in the editor's terminal: killed on timeout, killed and released when
+    the call is cancelled, always released. The editor's environment is the command's, with
+    the secrets lull withholds from its own commands set empty."""
+    env = dict.fromkeys(withheld_names(ctx.env_passthrough), "")
+    env.update(PAGER="cat", GIT_PAGER="cat")
+    try:
+        terminal_id = await terminal.create(
+            ("bash", "-c", command), ctx.workspace, env, ctx.call_id
+        )
+    except OSError as exc:
+        raise ToolError(f"run_shell_command: the editor could not start it: {exc}") from exc
+    try:
+        timed_out = False
+        try:
+            await asyncio.wait_for(terminal.wait_for_exit(terminal_id), timeout)
+        except TimeoutError:
+            timed_out = True
+            await terminal.kill(terminal_id)
+        held = await terminal.output(terminal_id)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):
+            await terminal.kill(terminal_id)
+        raise
+    except OSError as exc:
+        raise ToolError(f"run_shell_command: the editor's terminal failed: {exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            await terminal.release(terminal_id)
+    notes = ["Note: the editor kept only the end of the output."] if held.truncated else []
+    exit_code = held.exit_code
+    if exit_code is None and held.signal:
+        number = _signal_number(held.signal)
+        exit_code = -number if number else None
+        notes += [] if number else [f"Killed by signal {held.signal}."]
+    return _Run(None if timed_out else exit_code, held.output, "", timed_out, notes, True)
+
+
+def _signal_number(name: str) -> int:
+    """15 for ``SIGTERM`` or ``TERM`` (0: unknown)."""
+    name = name.upper()
+    try:
+        return int(signal.Signals[name if name.startswith("SIG") else f"SIG{name}"])
+    except KeyError:
+        return 0
 
 
 def _denial_notes(denials: tuple[str, ...], ctx: ToolContext) -> list[str]:

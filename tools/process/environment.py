@@ -104,3 +104,14 @@ def tool_environment(
         for name, value in source.items()
         if not (is_secret_name(name) or is_secret_value(value)) or _passes(name, kept)
     }
+
+
+def withheld_names(
+    passthrough: Iterable[str] = (), base: Mapping[str, str] | None = None
+) -> list[str]:
+    """The names of ``base``'s variables (default: ``os.environ``) that
+    :func:`tool_environment` withholds: a command started elsewhere (an editor's terminal)
+    gets them set empty."""
+    source = os.environ if base is None else base
+    kept = tool_environment(passthrough, source)
+    return sorted(name for name in source if name not in kept)

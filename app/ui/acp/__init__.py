@@ -4,11 +4,13 @@ One more front end on the same :class:`~lull.runtime.Runtime` as the terminal on
 on the official SDK (``agent-client-protocol``, imported only here): ``agent`` answers the
 protocol's methods, ``session`` runs one editor session's prompts, ``updates`` turns the
 engine's events into ``session/update`` messages, ``tool_calls`` says what a call is to the
-editor, ``permissions`` asks the editor for approvals, ``prompts`` reads the editor's
-content blocks, ``replay`` shows a loaded session, ``modes`` offers approval modes and
-slash commands, ``client_mcp`` takes the editor's MCP servers, ``files`` reads and writes
-through the editor's ``fs/*`` where it offers them, and ``wire`` keeps stdout for the protocol
-alone. Commands run in lull's own shell: the editor's ``terminal/*`` is not used yet.
+editor, ``plans`` makes the model's to-do list the editor's plan, ``permissions`` asks the
+editor for approvals, ``prompts`` reads the editor's content blocks, ``replay`` shows a
+loaded session, ``listing`` lists the saved ones, ``modes`` offers approval modes and slash
+commands, ``client_mcp`` takes the editor's MCP servers, ``files`` reads and writes through
+the editor's ``fs/*`` where it offers them, ``terminal`` runs commands in the editor's
+terminal where it offers one (never while lull's sandbox is on), and ``wire`` keeps stdout
+for the protocol alone.
 """
 
 from __future__ import annotations

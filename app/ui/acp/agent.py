@@ -1,6 +1,6 @@
 """The ACP methods lull answers (the SDK's ``Agent`` interface): ``initialize``,
-``session/new``, ``session/load``, ``session/set_mode``, ``session/prompt`` and
-``session/cancel``.
+``session/new``, ``session/load``, ``session/list``, ``session/set_mode``, ``session/prompt``
+and ``session/cancel``.
 
 Each session is a :class:`~lull.ui.acp.session.AcpSession` on its own runtime, built in the
 directory the editor names, exactly as ``lull`` would build it there (settings, trust, the
@@ -20,8 +20,10 @@ from lull.runtime import RunOptions, Runtime, StartupError, build_runtime
 from lull.settings.errors import SettingsError
 from lull.ui.acp.client_mcp import client_servers
 from lull.ui.acp.files import client_files
+from lull.ui.acp.listing import saved_sessions
 from lull.ui.acp.modes import approval_mode, available_commands, session_modes
 from lull.ui.acp.session import AcpSession
+from lull.ui.acp.terminal import client_terminal
 from lull.version import version
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
         ClientCapabilities,
         Implementation,
         InitializeResponse,
+        ListSessionsResponse,
         LoadSessionResponse,
         NewSessionResponse,
         PromptResponse,
@@ -76,6 +79,8 @@ class LullAgent:
             InitializeResponse,
             McpCapabilities,
             PromptCapabilities,
+            SessionCapabilities,
+            SessionListCapabilities,
         )
 
         self.capabilities = client_capabilities
@@ -85,6 +90,7 @@ class LullAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="lull", title="lull", version=version()),
             auth_methods=[],
@@ -127,6 +133,19 @@ class LullAgent:
         session = self._open(cwd, mcp_servers, resume=session_id)
         await session.replay()
         return LoadSessionResponse(modes=session_modes(session.runtime.agent.tools.mode))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The saved sessions of ``cwd`` (none given: the directory lull started in), newest
+        first, in one page."""
+        from acp import RequestError
+        from acp.schema import ListSessionsResponse
+
+        workspace = self.options.workspace if cwd is None else Path(cwd).expanduser()
+        if not workspace.is_absolute():
+            raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute path"})
+        return ListSessionsResponse(sessions=saved_sessions(workspace))
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
@@ -195,6 +214,16 @@ class LullAgent:
         session_id = resume if resume is not None else runtime.agent.session.id
         session = AcpSession(session_id, runtime, self.client)
         session.use_editor_files(client_files(self.client, session_id, self.capabilities))
+        sandboxed = runtime.settings.sandbox.enabled
+        session.use_editor_terminal(
+            client_terminal(
+                self.client,
+                session_id,
+                self.capabilities,
+                session.show_terminal,
+                sandboxed=sandboxed,
+            )
+        )
         self.sessions[session_id] = session
         runtime.start_tools()
         commands = available_commands(workspace)

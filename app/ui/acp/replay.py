@@ -2,9 +2,9 @@
 updates it streamed when it was live.
 
 The user's messages come back as ``user_message_chunk``, the answers and reasoning as agent
-chunks, every tool call with its result (edits as diffs). The messages ``/rewind`` hid stay
-hidden; messages lull wrote itself (summaries, hook context) are left out, as the terminal
-front ends leave them out of their recap.
+chunks, every tool call with its result (edits as diffs, a to-do list as the plan). The
+messages ``/rewind`` hid stay hidden; messages lull wrote itself (summaries, hook context)
+are left out, as the terminal front ends leave them out of their recap.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lull.model.messages import Image, Message, Text, Thinking, ToolCall, ToolResult
+from lull.ui.acp.plans import todo_plan
 from lull.ui.acp.tool_calls import ToolCallTracker
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ def replayed(messages: Sequence[Message], workspace: Path) -> Iterator[SessionUp
                         yield started
                 case ToolResult(call_id=call_id) if call_id in calls:
                     yield tracker.finish(calls[call_id], part)
+                    if plan := todo_plan(calls[call_id], part):
+                        yield plan
                 case _:
                     pass
     yield from tracker.unfinished()

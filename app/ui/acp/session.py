@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from lull.model.events import Event, TurnFinished
 from lull.runtime import Runtime
-from lull.tools.base import EditorFiles
+from lull.tools.base import EditorFiles, EditorTerminal
 from lull.ui.acp.permissions import ClientApprover
 from lull.ui.acp.prompts import typed_text, user_prompt
 from lull.ui.acp.replay import replayed
@@ -72,6 +72,17 @@ class AcpSession:
         """Read and write file text through the editor (its ``fs/*``), or the disk (None)."""
         tools = self.runtime.agent.tools
         tools.context = dataclasses.replace(tools.context, editor=files)
+
+    def use_editor_terminal(self, terminal: EditorTerminal | None) -> None:
+        """Run commands in the editor's terminal (its ``terminal/*``), or lull's own (None)."""
+        tools = self.runtime.agent.tools
+        tools.context = dataclasses.replace(tools.context, terminal=terminal)
+
+    async def show_terminal(self, call_id: str, terminal_id: str) -> None:
+        """The editor's terminal ``terminal_id`` runs call ``call_id``: show it in the call."""
+        update = self.tracker.terminal(call_id, terminal_id)
+        if update is not None:
+            await self.send(update)
 
     async def send(self, update: AnyUpdate) -> None:
         """Deliver one ``session/update`` to the editor."""

@@ -18,12 +18,13 @@ if TYPE_CHECKING:
     from acp.schema import (
         ContentToolCallContent,
         FileEditToolCallContent,
+        TerminalToolCallContent,
         ToolCallLocation,
         ToolCallProgress,
         ToolCallStart,
     )
 
-    ToolContent = ContentToolCallContent | FileEditToolCallContent
+    ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
 AcpToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -43,6 +44,7 @@ KINDS: Mapping[str, AcpToolKind] = {
     "web_fetch": "fetch",
     "web_search": "fetch",
     "note": "think",
+    "todo_write": "think",
 }
 MAX_RESULT_CHARS = 20_000
 """How much of a tool's result text the editor is sent (the model's copy is not cut here)."""
@@ -111,6 +113,7 @@ class ToolCallTracker:
         self.workspace = workspace
         self._open: dict[str, ToolCall] = {}
         self._announced: set[str] = set()
+        self._terminals: dict[str, str] = {}
 
     def start(self, call: ToolCall, summary: str) -> ToolCallStart | None:
         """The ``tool_call`` announcing ``call`` (pending), or None if it was announced."""
@@ -125,7 +128,7 @@ class ToolCallTracker:
             tool_title(call, summary),
             kind=tool_kind(call.name),
             status="pending",
-            content=proposed_content(call, self.workspace) or None,
+            content=self._terminal(call.id) or proposed_content(call, self.workspace) or None,
             locations=call_locations(call, self.workspace) or None,
             raw_input=dict(call.arguments),
         )
@@ -141,12 +144,34 @@ class ToolCallTracker:
         from acp.helpers import update_tool_call
 
         self._open.pop(call.id, None)
+        content = result_content(call, result, self.workspace)
+        terminal = self._terminal(call.id)
+        if terminal:  # the terminal shows the output: say only how the command ended
+            content = [*terminal, *_first_line(result.content)]
         return update_tool_call(
             call.id,
             status="failed" if result.is_error else "completed",
-            content=result_content(call, result, self.workspace),
+            content=content,
             raw_output={"content": result.content, "is_error": result.is_error},
         )
+
+    def terminal(self, call_id: str, terminal_id: str) -> ToolCallProgress | None:
+        """Show the editor's terminal ``terminal_id`` (running the command of ``call_id``) as
+        the call's content: the update, or None while the call is not announced (its
+        ``tool_call`` will carry it)."""
+        from acp.helpers import update_tool_call
+
+        self._terminals[call_id] = terminal_id
+        if call_id not in self._announced:
+            return None
+        return update_tool_call(call_id, content=self._terminal(call_id))
+
+    def _terminal(self, call_id: str) -> list[ToolContent]:
+        """The content embedding the call's terminal (empty: it ran in none)."""
+        from acp.helpers import tool_terminal_ref
+
+        terminal_id = self._terminals.get(call_id)
+        return [tool_terminal_ref(terminal_id)] if terminal_id else []
 
     def note(self, call_id: str, lines: list[str]) -> ToolCallProgress:
         """A progress update of a running call (a sub-agent's steps) shown as its content."""
@@ -163,13 +188,21 @@ class ToolCallTracker:
             update_tool_call(
                 call_id,
                 status="failed",
-                content=[tool_content(text_block(CANCELLED_TEXT))],
+                content=[*self._terminal(call_id), tool_content(text_block(CANCELLED_TEXT))],
                 raw_output={"content": CANCELLED_TEXT, "is_error": True},
             )
             for call_id in self._open
         ]
         self._open.clear()
         return closing
+
+
+def _first_line(text: str) -> list[ToolContent]:
+    """The first line of a result as content (a command's exit status)."""
+    from acp.helpers import text_block, tool_content
+
+    line = text.split("\n", 1)[0]
+    return [tool_content(text_block(line))] if line else []
 
 
 def _path_argument(arguments: Mapping[str, Any], workspace: Path) -> Path | None:

@@ -1,7 +1,8 @@
 """The engine's events as ACP ``session/update`` payloads, one event at a time.
 
 Answer text streams as ``agent_message_chunk``, reasoning as ``agent_thought_chunk``, tool
-calls as ``tool_call`` / ``tool_call_update`` (:mod:`lull.ui.acp.tool_calls`). What lull's
+calls as ``tool_call`` / ``tool_call_update`` (:mod:`lull.ui.acp.tool_calls`), the model's
+to-do list as ``plan`` (:mod:`lull.ui.acp.plans`). What lull's
 terminal front ends show as a notice (idle cleanup, compression, a guardrail, a warning)
 reaches the editor as its own paragraph of the agent's message, prefixed ``lull:``, so an
 editor user reads what a terminal user reads; the context size and the session's cost go as
@@ -33,6 +34,7 @@ from lull.model.events import (
     TurnStarted,
 )
 from lull.model.text import terminal_text
+from lull.ui.acp.plans import todo_plan
 from lull.ui.acp.tool_calls import ToolCallTracker
 
 if TYPE_CHECKING:
@@ -74,7 +76,9 @@ class EventUpdates:
                 return [*([announced] if announced else []), self.tracker.running(call)]
             case ToolFinished(call, result):
                 announced = self.tracker.start(call, call.name)
-                return [*([announced] if announced else []), self.tracker.finish(call, result)]
+                plan = todo_plan(call, result)
+                finished: list[AnyUpdate] = [self.tracker.finish(call, result)]
+                return [*([announced] if announced else []), *finished, *([plan] if plan else [])]
             case SubagentUpdate(call_id=call_id, step=step, text=text):
                 if step == "request" or not text:
                     return []

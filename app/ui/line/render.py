@@ -32,8 +32,10 @@ from lull.model.events import (
 )
 from lull.model.provider import Usage
 from lull.model.text import terminal_text
+from lull.model.todos import call_todos
 from lull.ui.line.stream import StreamView
 from lull.ui.shared.stop_notes import stop_note, with_repairs
+from lull.ui.shared.todos import todo_lines
 from lull.ui.shared.user_shell import user_run_output
 from lull.ui.shared.waiting import SHOW_AFTER_SECONDS, FirstTokenWait
 
@@ -218,6 +220,9 @@ class EventPrinter:
         else:
             self.line(f"  ✓ {first}", "dim")
         for row in user_run_output(event.call, result) or ():
+            self.line(f"    {row}")
+        todos = None if result.is_error else call_todos(event.call)
+        for row in todo_lines(todos) if todos is not None else ():
             self.line(f"    {row}")
 
     def _subagent(self, event: SubagentUpdate) -> None:

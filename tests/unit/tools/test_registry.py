@@ -20,6 +20,7 @@ ALL_TOOLS = [
     "list_directory",
     "web_fetch",
     "note",
+    "todo_write",
 ]
 
 
@@ -55,7 +56,7 @@ class Behaving(Tool):
 def test_default_registry_has_all_tools_in_a_fixed_order() -> None:
     registry = default_registry()
     assert registry.names() == ALL_TOOLS
-    assert len(registry) == 9
+    assert len(registry) == 10
     assert [t.name for t in registry] == ALL_TOOLS
 
 
@@ -82,14 +83,16 @@ def test_argument_names_are_the_public_contract() -> None:
         "list_directory": {"path"},
         "web_fetch": {"url"},
         "note": {"key", "text", "action"},
+        "todo_write": {"todos"},
     }
 
 
 def test_flags() -> None:
     registry = default_registry()
     read_only = {tool.name for tool in registry if tool.read_only}
-    assert read_only == {"read_file", "grep_search", "glob", "list_directory", "web_fetch", "note"}
-    assert [n for n in ALL_TOOLS if not registry.is_compactable(n)] == ["list_directory", "note"]
+    assert read_only == set(ALL_TOOLS) - {"write_file", "edit", "run_shell_command"}
+    never_cleared = ["list_directory", "note", "todo_write"]
+    assert [n for n in ALL_TOOLS if not registry.is_compactable(n)] == never_cleared
     assert not registry.is_compactable("no_such_tool")
     assert registry.get("no_such_tool") is None
 

@@ -1,7 +1,7 @@
 """One tool call: name and key argument, a spinner with elapsed time, then the outcome.
 
 The result preview is collapsible; an ``edit`` or ``write_file`` shows its
-change as a coloured diff instead.
+change as a coloured diff instead, a ``todo_write`` the to-do list.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from textual.widgets import Collapsible, Static
 
 from lull.model.messages import ToolCall, ToolResult
 from lull.model.text import terminal_text
+from lull.model.todos import call_todos
 from lull.ui.shared.user_shell import user_run_output
 from lull.ui.tui.widgets.diff_view import DiffView, diff_stats, write_as_diff
+from lull.ui.tui.widgets.todo_list import TodoList
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.1
@@ -168,6 +170,9 @@ class ToolBlock(Vertical):
         self.result = result
         self._set_state("error" if result.is_error else "ok")
         self._draw()
+        todos = None if result.is_error else call_todos(self.call)
+        if todos is not None:  # a todo_write: the list itself
+            return [self._outcome(_first_line(result.content)), TodoList(todos)]
         diff = self._diff(result, display)
         if diff is not None:
             added, removed = diff_stats(diff)

@@ -14,12 +14,12 @@ REGISTRY = default_registry()
 
 # mode -> decision for each tool, in registry order:
 # read_file, write_file, edit, run_shell_command, grep_search, glob, list_directory, web_fetch,
-# note
+# note, todo_write
 MATRIX: dict[ApprovalMode, list[str]] = {
-    "default": ["allow", "ask", "ask", "ask", "allow", "allow", "allow", "allow", "allow"],
-    "auto-edit": ["allow", "allow", "allow", "ask", "allow", "allow", "allow", "allow", "allow"],
-    "yolo": ["allow"] * 9,
-    "plan": ["allow", "deny", "deny", "deny", "allow", "allow", "allow", "allow", "allow"],
+    "default": ["allow", "ask", "ask", "ask", "allow", "allow", "allow", "allow", "allow", "allow"],
+    "auto-edit": ["allow", "allow", "allow", "ask", *["allow"] * 6],
+    "yolo": ["allow"] * 10,
+    "plan": ["allow", "deny", "deny", "deny", "allow", "allow", "allow", "allow", "allow", "allow"],
 }
 
 

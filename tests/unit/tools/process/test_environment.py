@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from lull.tools.process.environment import is_secret_name, is_secret_value, tool_environment
+from lull.tools.process.environment import (
+    is_secret_name,
+    is_secret_value,
+    tool_environment,
+    withheld_names,
+)
 
 
 @pytest.mark.parametrize(
@@ -153,3 +158,9 @@ def test_values_holding_credentials_are_secret(value: str) -> None:
 )
 def test_ordinary_values_pass(value: str) -> None:
     assert not is_secret_value(value)
+
+
+def test_withheld_names_are_the_ones_commands_do_not_get() -> None:
+    base = {"PATH": "/bin", "GH_TOKEN": "x", "DB": "postgres://u:pw@h/db", "NPM_TOKEN": "y"}
+    assert withheld_names((), base) == ["DB", "GH_TOKEN", "NPM_TOKEN"]
+    assert withheld_names(("NPM_*",), base) == ["DB", "GH_TOKEN"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,7 @@ async def test_a_call_that_needs_approval_runs_when_granted(
     assert running.status == "in_progress"
     assert finished.status == "completed"
     assert "granted-run" in finished.content[0].content.text
+    assert editor.terminal_calls == []  # it offers no terminal: lull's own shell ran it
 
 
 async def test_a_rejected_call_fails_and_the_model_hears_why(
@@ -212,6 +214,36 @@ async def test_load_resumes_a_saved_session_and_replays_it(
     assert "It says alpha." in json.dumps(fake.requests[-1])  # the model sees the history
 
 
+async def test_list_names_the_saved_sessions_of_the_directory_newest_first(
+    fake: FakeServer, workspace: Path, isolated_env: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    fake.script(Reply(text="one"), Reply(text="two"), Reply(text="three"))
+    editor = Editor()
+    async with editor_connected(fake, workspace, isolated_env, editor) as lull:
+        capabilities = lull.initialized.agent_capabilities
+        assert capabilities is not None and capabilities.session_capabilities is not None
+        assert capabilities.session_capabilities.list is not None
+        first = await lull.new_session()
+        await lull.conn.prompt(session_id=first, prompt=[text_block("fix the parser")])
+        second = await lull.new_session()
+        await lull.conn.prompt(session_id=second, prompt=[text_block("add a test")])
+        other = await lull.conn.new_session(cwd=str(elsewhere), mcp_servers=[])
+        await lull.conn.prompt(session_id=other.session_id, prompt=[text_block("not here")])
+        await lull.new_session()  # nothing said in it: not listed
+        listed = await lull.conn.list_sessions(cwd=str(workspace))
+        default = await lull.conn.list_sessions()  # the directory lull started in
+    assert [(s.session_id, s.title) for s in listed.sessions] == [
+        (second, "add a test"),
+        (first, "fix the parser"),
+    ]
+    assert {s.cwd for s in listed.sessions} == {str(workspace)}
+    assert all(datetime.fromisoformat(s.updated_at or "").tzinfo for s in listed.sessions)
+    assert listed.next_cursor is None
+    assert [s.session_id for s in default.sessions] == [second, first]
+
+
 async def test_loading_an_unknown_session_is_an_error(
     fake: FakeServer, workspace: Path, isolated_env: Path
 ) -> None:
@@ -238,6 +270,28 @@ async def test_modes_switch_lulls_approval_mode(
             await lull.conn.set_session_mode(session_id=session, mode_id="reckless")
     assert editor.permissions == []
     assert editor.of_call("c1")[-1].status == "completed"
+
+
+async def test_a_todo_list_becomes_the_editors_plan_without_a_question(
+    fake: FakeServer, workspace: Path, isolated_env: Path
+) -> None:
+    editor = Editor(answer=None)  # would cancel any question: none may come
+    todos = [
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run tests", "status": "pending", "activeForm": "Running tests"},
+    ]
+    fake.script(
+        Reply(tool_calls=[ToolUse("todo_write", {"todos": todos}, "t1")]),
+        Reply(text="planned"),
+    )
+    async with editor_connected(fake, workspace, isolated_env, editor) as lull:
+        session = await lull.new_session()
+        await lull.conn.prompt(session_id=session, prompt=[text_block("plan it")])
+    assert editor.permissions == []
+    (plan,) = [u for _, u in editor.updates if u.session_update == "plan"]
+    entries = [(e.content, e.priority, e.status) for e in plan.entries]
+    assert entries == [("Fix the bug", "medium", "in_progress"), ("Run tests", "medium", "pending")]
+    assert editor.of_call("t1")[-1].status == "completed"
 
 
 async def test_a_slash_command_answers_in_the_editor(

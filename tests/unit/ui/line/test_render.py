@@ -232,3 +232,17 @@ def test_a_sub_agent_is_indented_under_its_task_call() -> None:
         "  ↳ sub-agent general finished",
         "  ✓ the secret is 42",
     ]
+
+
+def test_a_todo_list_shows_under_its_call() -> None:
+    printer, out = _printer()
+    todos = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run tests", "status": "pending", "activeForm": "Running tests"},
+    ]
+    call = ToolCall("t1", "todo_write", {"todos": todos})
+    printer.render(ToolStarted(call, "3 items"))
+    result = ToolResult("t1", "todo_write", "to-do list updated (1 done, 1 in progress, 1 pending)")
+    printer.render(ToolFinished(call, result))
+    assert _lines(out)[-3:] == ["    ✓ Read the code", "    ▸ Fixing the bug", "    ○ Run tests"]
