@@ -12,7 +12,10 @@ keeps these, each with the reason ``/context`` shows:
   ``write_file``, or a shell command that writes it: ``sed -i``, ``>``, ``tee``, among the
   calls of the last :data:`RECENT_MESSAGES` assistant messages);
 - **repeated command**: the latest result of a shell command run more than once, when that
-  latest run is recent (the tests being worked on).
+  latest run is recent (the tests being worked on);
+- **re-read file**: the latest read of a file read more than once, when that latest read is
+  recent (a file the work keeps coming back to is read again after a clearing: a full copy
+  written to the cache, where keeping it costs a cache read and the next read is a pointer).
 
 Error results and notes are never cleared anyway (``idle.py``). Pure functions.
 """
@@ -25,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
+from lull.context.repeats import holds_output
 from lull.model.messages import Message, Text, ToolCall, ToolResult
 
-KeepReason = Literal["quoted", "edited_file", "repeated_command"]
+KeepReason = Literal["quoted", "edited_file", "repeated_command", "reread_file"]
 QUOTE_CHARS = 30
 """The shortest line (stripped) that counts as a quote of a result."""
 RECENT_MESSAGES = 20
@@ -59,6 +63,8 @@ class Kept:
                 why = f"the latest read of {self.detail}, which the session edits"
             case "repeated_command":
                 why = f"the latest run of a repeated command ({self.detail})"
+            case "reread_file":
+                why = f"the latest read of {self.detail}, which the session reads again and again"
             case _:
                 assert_never(self.reason)
         return f"{self.call_id}: {why}"
@@ -75,6 +81,7 @@ def working_set(view: Sequence[Message], candidates: Sequence[ToolResult]) -> li
     for item in (
         *_edited_files(view, calls, wanted, recent),
         *_repeated_commands(view, calls, wanted, recent),
+        *_reread_files(view, calls, wanted, recent),
         *_quoted(view, candidates),
     ):
         kept.setdefault(item.call_id, item)
@@ -170,6 +177,28 @@ def _repeated_commands(
         for command, ids in runs.items()
         if len(ids) > 1 and ids[-1] in wanted and ids[-1] in recent
     ]
+
+
+def _reread_files(
+    view: Sequence[Message], calls: Mapping[str, ToolCall], wanted: set[str], recent: set[str]
+) -> list[Kept]:
+    """The latest full copy of each file read more than once, latest read recent (a repeated
+    read answered by a pointer leaves the copy in the read it points to)."""
+    reads: dict[str, list[ToolResult]] = {}
+    for result in _results(view):
+        source = calls.get(result.call_id)
+        if result.is_error or source is None or source.name not in READ_TOOLS:
+            continue
+        if (path := _path(source.arguments)) is not None:
+            reads.setdefault(path, []).append(result)
+    kept = []
+    for path, results in sorted(reads.items()):
+        if len(results) < 2 or results[-1].call_id not in recent:
+            continue
+        full = [r.call_id for r in results if holds_output(r)]
+        if full and full[-1] in wanted:
+            kept.append(Kept(full[-1], "reread_file", path))
+    return kept
 
 
 def _short(command: str, limit: int = 40) -> str:

@@ -84,6 +84,23 @@ def test_the_latest_run_of_a_repeated_command_is_kept() -> None:
     assert kept[0].describe() == "t2: the latest run of a repeated command (pytest -q tests)"
 
 
+def test_the_full_copy_of_a_file_the_work_keeps_reading_is_kept() -> None:
+    pointer = "[Unchanged since call r1: src/a.py reads exactly as in that read_file result above]"
+    view = [
+        *step("r1", "read_file", "def a():\n    return 1\n" * 40, path="src/a.py"),
+        *step("once", "read_file", "def b():\n    return 2\n" * 40, path="src/b.py"),
+        *filler(2),
+        *step("r2", "read_file", pointer, path="src/a.py"),
+        *filler(6, 2),
+    ]
+    kept = working_set(view, candidates(view))
+    # the copy the pointer leads to, not the pointer; a file read once is not kept
+    assert [k.call_id for k in kept] == ["r1"]
+    assert kept[0].describe() == (
+        "r1: the latest read of src/a.py, which the session reads again and again"
+    )
+
+
 def test_shell_writes_are_found() -> None:
     assert shell_written("sed -i 's/a/b/' src/x.py") == {"src/x.py"}
     assert shell_written("sed -i -e 's/a/b/' ./src/x.py && echo hi > out.txt") == {
