@@ -63,7 +63,7 @@ MEDIA_KEEP: Final = 2  # the media window: messages with images that keep them
 TOOL_OUTPUT_MAX_TOKENS: Final = 12_000
 # context.cache.*
 PROMPT_CACHING: Final = True
-CACHE_TTL: Final[CacheLifetime] = "5m"
+CACHE_TTL: Final[CacheLifetime] = "auto"
 PROMPT_CACHE_KEY: Final = True
 # mcpServers.<name>.*
 MCP_TIMEOUT_SECONDS: Final = 60.0  # starting a server (mcp.startTimeoutSeconds, MCP_TIMEOUT)

@@ -86,7 +86,7 @@ class Policy:
     idle: IdlePolicy
     caching: bool = True
     compression: CompressionPolicy = field(default_factory=CompressionPolicy)
-    cache_ttl: CacheLifetime = defaults.CACHE_TTL
+    cache_ttl: CacheLifetime = "5m"
     server_editing: dict[str, Any] | None = None
     compact_reserve: int | None = None
     masking: MaskingPolicy = field(default_factory=lambda: NO_MASKING)
@@ -125,6 +125,10 @@ ANTHROPIC_EDITING: dict[str, Any] = {
 """Anthropic's server-side context editing with its documented defaults."""
 CLAUDE_CODE_RESERVE = 33_000
 """Claude Code auto-compacts at the window less 20k of output and a 13k buffer (issue #31806)."""
+LULL = Policy(
+    "(c) lull defaults", IdlePolicy(), cache_ttl=defaults.CACHE_TTL, masking=MaskingPolicy()
+)
+"""lull's defaults; the rows of :data:`STEPS` change one step of it each."""
 POLICIES = (
     Policy("(a) no context management", NO_CLEANUP, False, ONLY_WHEN_FULL),
     Policy("(a+) (a) with lull's cache markers", NO_CLEANUP, True, ONLY_WHEN_FULL),
@@ -149,29 +153,27 @@ POLICIES = (
         cache_ttl="1h",
         compact_reserve=CLAUDE_CODE_RESERVE,
     ),
-    Policy("(c) lull defaults", IdlePolicy(), masking=MaskingPolicy()),
+    LULL,
 )
 """Caching alone, the anchors (Qwen Code, Anthropic's server-side editing, Claude Code) and
 lull's defaults, side by side in one run."""
 STEPS = (
-    Policy(
-        "(c) with context.cache.ttl auto", IdlePolicy(), cache_ttl="auto", masking=MaskingPolicy()
-    ),
-    Policy(
-        "(c) without the cold line",
-        IdlePolicy(),
+    replace(LULL, name="(c) with context.cache.ttl 5m", cache_ttl="5m"),
+    replace(
+        LULL,
+        name="(c) without the cold line",
         compression=CompressionPolicy(cold_threshold=1.0),
-        masking=MaskingPolicy(),
     ),
-    Policy(
-        "(c) tool results after 60 min",
-        IdlePolicy(tool_results_threshold_minutes=60),
-        masking=MaskingPolicy(),
+    replace(
+        LULL,
+        name="(c) tool results after 60 min",
+        idle=IdlePolicy(tool_results_threshold_minutes=60),
     ),
-    Policy("(c) without masking", IdlePolicy(), masking=MaskingPolicy(enabled=False)),
-    Policy(
-        "(c) without the working set",
-        IdlePolicy(keep_working_set=False),
+    replace(LULL, name="(c) without masking", masking=MaskingPolicy(enabled=False)),
+    replace(
+        LULL,
+        name="(c) without the working set",
+        idle=IdlePolicy(keep_working_set=False),
         masking=MaskingPolicy(keep_working_set=False),
     ),
 )
@@ -744,11 +746,10 @@ def targets(workload: Workload, outcomes: list[tuple[str, Outcome]]) -> list[str
     return lines
 
 
-NO_LIGHT = Policy(
-    "(c-) lull defaults, light step off",
-    IdlePolicy(),
+NO_LIGHT = replace(
+    LULL,
+    name="(c-) lull defaults, light step off",
     compression=CompressionPolicy(light_threshold=1.0),
-    masking=MaskingPolicy(),
 )
 
 
