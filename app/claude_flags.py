@@ -1,7 +1,7 @@
 """Claude Code's command-line flags checked and turned into lull's options:
 ``--permission-mode`` (with ``--approval-mode``), ``--allowedTools``/``--disallowedTools``
-rules, ``--mcp-config`` servers and ``--add-dir`` folders. A bad value is a usage error (exit 2)
-naming the flag and what is wrong."""
+rules, ``--mcp-config`` servers, ``--add-dir`` folders and the system prompt's text or files.
+A bad value is a usage error (exit 2) naming the flag and what is wrong."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lull.model.approvals import ApprovalMode
+from lull.model.text import decode_bytes
 from lull.ui.headless.schema import PERMISSION_MODES
 
 if TYPE_CHECKING:
@@ -29,6 +30,60 @@ def added_dirs(parser: argparse.ArgumentParser, given: list[str] | None) -> tupl
             parser.error(f"argument --add-dir: {text} is not a directory")
         found.append(str(path.resolve()))
     return tuple(found)
+
+
+def system_prompts(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[str | None, str | None]:
+    """The system prompt that replaces lull's and the text appended to it, from
+    ``--system-prompt``/``--system-prompt-file`` (one or the other) and
+    ``--append-system-prompt``/``--append-system-prompt-file`` (both may be given: the text,
+    then the file). The file flags need ``-p``, as in Claude Code; a file that is missing,
+    unreadable or empty is a usage error naming its path."""
+    for flag, given in (
+        ("--system-prompt-file", args.system_prompt_file),
+        ("--append-system-prompt-file", args.append_system_prompt_file),
+    ):
+        if given is not None and args.prompt is None:
+            parser.error(f"{flag} needs -p/--print")
+    if args.system_prompt is not None and args.system_prompt_file is not None:
+        parser.error("use either --system-prompt or --system-prompt-file, not both")
+    replaced = _prompt_text(parser, "--system-prompt", args.system_prompt)
+    if args.system_prompt_file is not None:
+        replaced = _prompt_file(parser, "--system-prompt-file", args.system_prompt_file)
+    appended = [
+        text
+        for text in (
+            _prompt_text(parser, "--append-system-prompt", args.append_system_prompt),
+            _prompt_file(parser, "--append-system-prompt-file", args.append_system_prompt_file),
+        )
+        if text is not None
+    ]
+    return replaced, "\n\n".join(appended) if appended else None
+
+
+def _prompt_text(parser: argparse.ArgumentParser, flag: str, text: str | None) -> str | None:
+    if text is not None and not text.strip():
+        parser.error(f"argument {flag}: expected text, got an empty string")
+    return text
+
+
+def _prompt_file(parser: argparse.ArgumentParser, flag: str, given: str | None) -> str | None:
+    if given is None:
+        return None
+    path = Path(given).expanduser()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        parser.error(f"argument {flag}: {given}: no such file")
+    except IsADirectoryError:
+        parser.error(f"argument {flag}: {given} is a directory, not a file")
+    except OSError as problem:
+        parser.error(f"argument {flag}: {given}: cannot read it ({problem.strerror or problem})")
+    text = decode_bytes(data)
+    if not text.strip():
+        parser.error(f"argument {flag}: {given} is empty")
+    return text.strip()
 
 
 def approval_mode(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ApprovalMode | None:

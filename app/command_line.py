@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lull.claude_flags import added_dirs, approval_mode, mcp_servers, rule_flag
+from lull.claude_flags import added_dirs, approval_mode, mcp_servers, rule_flag, system_prompts
 from lull.model.approvals import APPROVAL_MODES
 from lull.model.provider import PROVIDERS
 from lull.model.text import decode_bytes
@@ -176,6 +176,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="add TEXT to the end of the system prompt",
     )
     parser.add_argument(
+        "--system-prompt-file",
+        metavar="PATH",
+        help="with -p: use the text of PATH instead of lull's system prompt",
+    )
+    parser.add_argument(
+        "--append-system-prompt-file",
+        metavar="PATH",
+        help="with -p: add the text of PATH to the end of the system prompt (after "
+        "--append-system-prompt's)",
+    )
+    parser.add_argument(
         "--mcp-config",
         nargs="+",
         action="extend",
@@ -304,12 +315,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
     servers = mcp_servers(parser, args.mcp_config or [], workspace)
     if args.strict_mcp_config and not args.mcp_config:
         parser.error("--strict-mcp-config needs --mcp-config (the only servers to use)")
-    for flag, text in (
-        ("--system-prompt", args.system_prompt),
-        ("--append-system-prompt", args.append_system_prompt),
-    ):
-        if text is not None and not text.strip():
-            parser.error(f"argument {flag}: expected text, got an empty string")
+    system_prompt, append_system_prompt = system_prompts(parser, args)
     if args.prompt is None and args.max_attempts is not None:
         parser.error("--max-attempts needs -p/--print (fresh attempts are a one-shot feature)")
     prompt = args.prompt
@@ -338,8 +344,8 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         strict_mcp_config=args.strict_mcp_config,
         allowed_tools=allowed,
         disallowed_tools=disallowed,
-        system_prompt=args.system_prompt,
-        append_system_prompt=args.append_system_prompt,
+        system_prompt=system_prompt,
+        append_system_prompt=append_system_prompt,
     )
     return CommandLine(
         run,

@@ -256,6 +256,19 @@ def test_system_prompt_replaces_and_append_system_prompt_adds(lull: Lull, fake: 
     assert first["text"].endswith("Answer in French.")  # inside the cached static block
 
 
+def test_system_prompt_files_replace_and_add(lull: Lull, fake: FakeServer) -> None:
+    (lull.workspace / "system.md").write_text("You are Terse.\n")
+    (lull.workspace / "extra.md").write_text("Answer in French.\n")
+    fake.script(Reply(text="one"))
+    done = lull.run(
+        "-p", "hi", "--system-prompt-file", "system.md", "--append-system-prompt-file", "extra.md"
+    )
+    assert done.returncode == 0, done.stderr
+    [first, *_] = fake.requests[0]["system"]
+    assert first["text"].startswith("You are Terse.") and "Answer in French." in first["text"]
+    assert STATIC_SYSTEM_PROMPT[:60] not in json.dumps(fake.requests[0]["system"])
+
+
 def _mcp_entry() -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-m", "tests.mcp.server"], "cwd": str(ROOT)}
 
@@ -315,6 +328,7 @@ def test_verbose_says_each_tool_call_on_stderr(lull: Lull, fake: FakeServer) -> 
         (["--mcp-config", '{"mcpServers": {"x": {"command": 3}}}'], "x"),
         (["--strict-mcp-config"], "--strict-mcp-config needs --mcp-config"),
         (["--system-prompt", " "], "expected text"),
+        (["--system-prompt-file", "nope.md"], "--system-prompt-file: nope.md: no such file"),
         (["--input-format", "xml"], "invalid choice: 'xml'"),
     ],
 )
