@@ -32,13 +32,15 @@ CLAUDE_CODE_NAMES: dict[str, tuple[str, ...]] = {
     "edit": ("Edit", "MultiEdit"),
     "write_file": ("Write",),
     "web_fetch": ("WebFetch",),
+    "web_search": ("WebSearch",),
     "grep_search": ("Grep",),
     "glob": ("Glob",),
     "list_directory": ("LS",),
     "task": ("Task", "Agent"),
     "skill": ("Skill",),
 }
-"""lull's built-in tools by the names Claude Code users write in rules and hook matchers."""
+"""lull's built-in tools by the names Claude Code users write in rules and hook matchers (the
+first is the name Claude Code's own tool has: :func:`claude_code_name`)."""
 
 _RULE_ALIASES: dict[str, tuple[str, ...]] = {
     alias: (tool,) for tool, aliases in CLAUDE_CODE_NAMES.items() for alias in aliases
@@ -46,6 +48,14 @@ _RULE_ALIASES: dict[str, tuple[str, ...]] = {
 _RULE_ALIASES["Edit"] = ("edit", "write_file")  # as in Claude Code: every file-editing tool
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.*-]+")
+
+
+def claude_code_name(tool: str) -> str:
+    """The name Claude Code gives lull's tool ``tool`` (``run_shell_command`` -> ``Bash``), as
+    hooks and ``-p``'s stream-json show it; a tool Claude Code has no match for (an MCP tool's
+    ``mcp__server__tool`` already is its name) keeps lull's name."""
+    names = CLAUDE_CODE_NAMES.get(tool)
+    return names[0] if names else tool
 
 
 def rule_tools(name: str) -> tuple[str, ...]:

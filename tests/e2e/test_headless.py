@@ -82,13 +82,16 @@ def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: 
         "default",
         "claude-sonnet-4-6",
     )
-    assert "read_file" in init["tools"] and init["cwd"] == str(lull.workspace)
+    assert init["cwd"] == str(lull.workspace)
+    assert {"Read", "Bash", "Edit", "Write", "Glob", "Grep", "Skill", "Task"} <= set(init["tools"])
+    assert "read_file" in init["lull_tools"]
     assert init["skills"] == ["release"] and "general-purpose" in init["agents"]
     assert shape_problems(said, RECORDED["assistant_text"]) == []
     assert _blocks(said, "text") == [{"type": "text", "text": "Reading it."}]
     assert shape_problems(call, RECORDED["assistant_tool_use"]) == []
     [use] = _blocks(call, "tool_use")
-    assert (use["name"], use["input"]) == ("read_file", {"path": "a.txt"})
+    assert (use["name"], use["input"]) == ("Read", {"path": "a.txt"})
+    assert use["lull_name"] == "read_file"
     assert call["message"]["id"] == said["message"]["id"]  # one request, one message id
     assert shape_problems(answer, RECORDED["tool_result"]) == []
     [back] = _blocks(answer, "tool_result")

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from lull.model.approvals import APPROVAL_MODES, CLAUDE_CODE_MODES, ApprovalMode
 from lull.model.messages import ToolCall, ToolResult
+from lull.model.permissions import claude_code_name
 from lull.model.provider import Usage
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
@@ -79,13 +80,14 @@ def init_message(
     agents: Sequence[str] = (),
     skills: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The ``system``/``init`` line that starts a session's stream."""
+    """The ``system``/``init`` line that starts a session's stream (``tools`` by Claude Code's
+    names, ``lull_tools`` by lull's)."""
     return {
         "type": "system",
         "subtype": "init",
         "cwd": cwd,
         "session_id": session_id,
-        "tools": list(tools),
+        "tools": [claude_code_name(tool) for tool in tools],
         "mcp_servers": [{"name": name, "status": status} for name, status in mcp_servers],
         "model": model,
         "permissionMode": permission_mode,
@@ -97,6 +99,7 @@ def init_message(
         "plugins": [],
         "uuid": new_uuid(),
         "lull_version": lull_version,
+        "lull_tools": list(tools),
     }
 
 
@@ -111,8 +114,15 @@ def thinking_block(text: str) -> dict[str, Any]:
 
 
 def tool_use_block(call: ToolCall) -> dict[str, Any]:
-    """A ``tool_use`` content block (lull's tool names, e.g. ``read_file``)."""
-    return {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+    """A ``tool_use`` content block: ``name`` as Claude Code names the tool (``Read``,
+    ``Bash``, ``mcp__server__tool``), ``lull_name`` as lull does (``read_file``)."""
+    return {
+        "type": "tool_use",
+        "id": call.id,
+        "name": claude_code_name(call.name),
+        "input": dict(call.arguments),
+        "lull_name": call.name,
+    }
 
 
 def assistant_message(
