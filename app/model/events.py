@@ -97,11 +97,14 @@ class ToolStarted:
 
 @dataclass(frozen=True, slots=True)
 class ToolFinished:
-    """A tool call has its result (run, denied, failed or cancelled)."""
+    """A tool call has its result (run, denied, failed or cancelled). ``denied``: it did not
+    run because a permission refused it (a rule, a hook, the approval mode, the user, or the
+    ``allowed-tools`` of the command or skill in use)."""
 
     call: ToolCall
     result: ToolResult
     display: str | None = None
+    denied: bool = False
 
 
 @dataclass(frozen=True, slots=True)

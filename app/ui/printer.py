@@ -339,6 +339,7 @@ def result_line(
         total_cost_usd=cost,
         usage=result.usage,
         stop_reason=result.stop_reason,
+        denied=result.denied,
         model_usage={
             model: model_usage_entry(
                 usage,

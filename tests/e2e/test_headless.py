@@ -248,6 +248,45 @@ def test_allowed_tools_allow_and_disallowed_tools_deny(lull: Lull, fake: FakeSer
     assert result["is_error"] and "Write(*.txt)" in str(result["content"])
 
 
+BLOCK_READS = """\
+#!/bin/sh
+# Claude Code's PreToolUse hook: exit 2 blocks the call, stderr says why.
+echo "no reading today" >&2
+exit 2
+"""
+
+
+def test_every_refused_call_is_listed_in_permission_denials(lull: Lull, fake: FakeServer) -> None:
+    hook = lull.workspace / "block.sh"
+    hook.write_text(BLOCK_READS)
+    hook.chmod(0o755)
+    path = user_settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"matcher": "Read", "hooks": [{"type": "command", "command": str(hook)}]}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [entry]}}))
+    (lull.workspace / "a.txt").write_text("alpha\n")
+    calls = [
+        ToolUse("write_file", {"path": "new.txt", "content": "x\n"}),  # -p cannot ask
+        ToolUse("run_shell_command", {"command": "rm a.txt"}),  # --disallowedTools
+        ToolUse("read_file", {"path": "a.txt"}),  # the hook
+        ToolUse("glob", {"pattern": "*.txt"}),  # runs
+    ]
+    fake.script(Reply(tool_calls=calls), Reply(text="done"))
+    done = lull.run("-p", "go", "--disallowedTools", "Bash(rm:*)", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert shape_problems(result, RECORDED["result"]) == []
+    denials = result["permission_denials"]
+    assert [(d["tool_name"], d["tool_input"]) for d in denials] == [
+        ("Write", {"path": "new.txt", "content": "x\n"}),
+        ("Bash", {"command": "rm a.txt"}),
+        ("Read", {"path": "a.txt"}),
+    ]
+    sent = {b["tool_use_id"] for b in _tool_results(fake.requests[-1])}
+    assert {d["tool_use_id"] for d in denials} < sent  # the glob call's id is not there
+    assert (lull.workspace / "a.txt").exists() and not (lull.workspace / "new.txt").exists()
+
+
 def test_system_prompt_replaces_and_append_system_prompt_adds(lull: Lull, fake: FakeServer) -> None:
     fake.script(Reply(text="one"), Reply(text="two"))
     assert lull.run("-p", "hi", "--system-prompt", "You are Terse.").returncode == 0

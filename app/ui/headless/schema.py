@@ -169,6 +169,16 @@ def tool_result_message(*, session_id: str, result: ToolResult) -> dict[str, Any
     }
 
 
+def permission_denial(call: ToolCall) -> dict[str, Any]:
+    """One entry of a result's ``permission_denials``: the refused call as Claude Code lists
+    it (``tool_name`` by Claude Code's name)."""
+    return {
+        "tool_name": claude_code_name(call.name),
+        "tool_use_id": call.id,
+        "tool_input": dict(call.arguments),
+    }
+
+
 def result_subtype(lull_subtype: str) -> ResultSubtype:
     """Claude Code's ``subtype`` for lull's verdict (``success``, ``error_max_turns``, else
     ``error_during_execution``)."""
@@ -194,11 +204,12 @@ def result_message(
     usage: Usage,
     stop_reason: str | None,
     model_usage: Mapping[str, Mapping[str, Any]] | None = None,
+    denied: Sequence[ToolCall] = (),
 ) -> dict[str, Any]:
     """The ``result`` line that ends a turn (and the whole ``--output-format json`` output).
 
     ``total_cost_usd`` is None (``null``) when a model's price is unknown: lull does not
-    guess a cost."""
+    guess a cost. ``denied``: the calls a permission refused, as ``permission_denials``."""
     return {
         "type": "result",
         "subtype": result_subtype(lull_subtype),
@@ -211,7 +222,7 @@ def result_message(
         "total_cost_usd": total_cost_usd,
         "usage": claude_usage(usage),
         "modelUsage": dict(model_usage or {}),
-        "permission_denials": [],
+        "permission_denials": [permission_denial(call) for call in denied],
         "stop_reason": stop_reason,
         "errors": [] if error is None else [error],
         "uuid": new_uuid(),

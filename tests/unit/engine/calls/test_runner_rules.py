@@ -46,7 +46,9 @@ async def test_a_deny_rule_refuses_even_in_yolo_mode_and_names_itself(
     agent = make_agent(mode="yolo")
     agent.tools.rules = _rules(("deny", "run_shell_command(rm *)"))
     provider.script(shell("ls && rm -f keep"), ScriptedReply(text="ok"))
-    (result,) = _results(await run(agent, "clean up"))
+    events = await run(agent, "clean up")
+    (result,) = _results(events)
+    assert [e.denied for e in events if isinstance(e, ToolFinished)] == [True]
     assert (workspace / "keep").exists()
     assert result.startswith(
         'run_shell_command was not run: the user\'s deny rule "run_shell_command(rm *)" from '
