@@ -58,6 +58,7 @@ class CommandLine:
     debug: bool = False
     input_format: InputFormat = "text"
     verbose: bool = False
+    partial: bool = False
 
 
 class _VersionAction(argparse.Action):
@@ -109,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with -p: also say each tool call on stderr (text output); stream-json does "
         "not need it (Claude Code requires it there, lull accepts it)",
+    )
+    parser.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with -p --output-format stream-json: also print the model's reply as it streams "
+        '(Claude Code\'s "stream_event" lines)',
     )
     parser.add_argument(
         "-c",
@@ -309,6 +316,10 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         parser.error("--output-format needs -p/--print")
     if args.prompt is None and args.input_format != "text":
         parser.error("--input-format needs -p/--print")
+    if args.include_partial_messages and (
+        args.prompt is None or args.output_format != "stream-json"
+    ):
+        parser.error("--include-partial-messages needs -p/--print and --output-format stream-json")
     mode = approval_mode(parser, args)
     allowed = rule_flag(parser, "--allowedTools", args.allowed_tools)
     disallowed = rule_flag(parser, "--disallowedTools", args.disallowed_tools)
@@ -355,6 +366,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         args.debug,
         args.input_format,
         args.verbose,
+        args.include_partial_messages,
     )
 
 
@@ -381,7 +393,12 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
         from lull.ui.printer import run_print
 
         return run_print(
-            options, line.prompt, line.output_format, line.input_format, verbose=line.verbose
+            options,
+            line.prompt,
+            line.output_format,
+            line.input_format,
+            verbose=line.verbose,
+            partial=line.partial,
         )
     if line.plain or not sys.stdout.isatty():
         from lull.ui.line import run_line

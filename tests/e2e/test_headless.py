@@ -109,6 +109,43 @@ def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: 
     assert "request" in extra  # lull's detail, under a type Claude Code's parsers skip
 
 
+def test_include_partial_messages_streams_the_reply_as_raw_events(
+    lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(
+        Reply(text="Looking.", tool_calls=[ToolUse("glob", {"pattern": "*.md"})]),
+        Reply(text="None found."),
+    )
+    done = lull.run(
+        "-p", "find docs", "--output-format", "stream-json", "--include-partial-messages"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = _lines(done.stdout)
+    events = [line["event"] for line in lines if line["type"] == "stream_event"]
+    texts = [
+        e["delta"]["text"]
+        for e in events
+        if e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta"
+    ]
+    assert "".join(texts) == "Looking.None found."
+    [tool] = [
+        e["content_block"]
+        for e in events
+        if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use"
+    ]
+    assert tool["name"] == "Glob"
+    kinds = [e["type"] for e in events]
+    assert kinds.count("message_start") == kinds.count("message_stop") == 2
+    first = next(i for i, line in enumerate(lines) if line["type"] == "stream_event")
+    said = next(i for i, line in enumerate(lines) if line["type"] == "assistant")
+    assert first < said and lines[-1]["type"] == "result"  # raw events before the whole message
+    done = lull.run("-p", "hi", "--include-partial-messages")
+    assert done.returncode == 2
+    assert "--include-partial-messages needs -p/--print and --output-format stream-json" in (
+        done.stderr
+    )
+
+
 def test_json_output_is_claude_codes_result_object(lull: Lull, fake: FakeServer) -> None:
     _priced()
     fake.script(Reply(text="Hello."))
