@@ -6,11 +6,12 @@ A bad value is a usage error (exit 2) naming the flag and what is wrong."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lull.model.approvals import ApprovalMode
+from lull.model.approvals import CLAUDE_CODE_NEAREST, ApprovalMode
 from lull.model.text import decode_bytes
 from lull.ui.headless.schema import PERMISSION_MODES
 
@@ -92,12 +93,14 @@ def approval_mode(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     chosen: ApprovalMode | None = args.approval_mode
     if args.permission_mode is None:
         return chosen
-    if args.permission_mode == "dontAsk" and args.prompt is None:
-        parser.error(
-            "--permission-mode dontAsk needs -p/--print (interactively, lull asks; use "
-            "--permission-mode default and deny rules instead)"
-        )
     mode = PERMISSION_MODES[args.permission_mode]
+    nearest = CLAUDE_CODE_NEAREST.get(args.permission_mode)
+    if nearest is not None:
+        print(
+            f"lull: note: --permission-mode {args.permission_mode} runs as approval mode "
+            f"{mode}: {nearest[1]}",
+            file=sys.stderr,
+        )
     if chosen is not None and chosen != mode:
         parser.error(
             f"--permission-mode {args.permission_mode} is approval mode {mode}, but "

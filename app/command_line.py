@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lull.claude_flags import added_dirs, approval_mode, mcp_servers, rule_flag, system_prompts
-from lull.model.approvals import APPROVAL_MODES
+from lull.model.approvals import ALL_APPROVAL_MODES
 from lull.model.provider import PROVIDERS
 from lull.model.text import decode_bytes
 from lull.ui.formats import INPUT_FORMATS, OUTPUT_FORMATS, InputFormat, OutputFormat
@@ -140,17 +140,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", metavar="URL", help="API base URL (overrides model.baseUrl)")
     parser.add_argument(
         "--approval-mode",
-        choices=APPROVAL_MODES,
+        choices=ALL_APPROVAL_MODES,
         help="default: ask before edits and shell; auto-edit: ask before shell; "
-        "yolo: never ask; plan: read-only tools only",
+        "yolo: never ask; plan: read-only tools only; dont-ask: refuse what default asks "
+        "about (only allow rules and read-only tools run)",
     )
     parser.add_argument(
         "--permission-mode",
         choices=tuple(PERMISSION_MODES),
         metavar="MODE",
         help="Claude Code's names for the approval mode: default, acceptEdits (auto-edit), "
-        "plan, bypassPermissions (yolo), dontAsk (with -p: deny what is not allowed); "
-        "lull's names work too",
+        "plan, bypassPermissions (yolo), dontAsk (dont-ask: refuse what is not allowed), "
+        "auto (runs as auto-edit: lull has no safety classifier); lull's names work too",
     )
     parser.add_argument(
         "--allowedTools",

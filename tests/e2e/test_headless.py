@@ -397,7 +397,10 @@ def test_verbose_says_each_tool_call_on_stderr(lull: Lull, fake: FakeServer) -> 
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--permission-mode", "sometimes"], "invalid choice: 'sometimes'"),
+        (
+            ["--permission-mode", "sometimes"],
+            "invalid choice: 'sometimes' (choose from 'default', 'acceptEdits'",
+        ),
         (["--permission-mode", "plan", "--approval-mode", "yolo"], "give one of them"),
         (["--allowedTools", "Bash(git log"], "no closing parenthesis"),
         (["--disallowedTools", ""], "expected rules"),
@@ -418,11 +421,43 @@ def test_a_bad_flag_is_a_usage_error(
     assert done.returncode == 2 and says in done.stderr and fake.requests == []
 
 
-def test_input_format_and_dont_ask_need_print(lull: Lull) -> None:
+def test_input_format_needs_print(lull: Lull) -> None:
     done = lull.run("--input-format", "stream-json")
     assert done.returncode == 2 and "--input-format needs -p" in done.stderr
-    done = lull.run("--permission-mode", "dontAsk")
-    assert done.returncode == 2 and "dontAsk needs -p" in done.stderr
+
+
+def test_dont_ask_runs_what_an_allow_rule_allows_and_says_so(lull: Lull, fake: FakeServer) -> None:
+    calls = [
+        ToolUse("write_file", {"path": "new.txt", "content": "x\n"}),
+        ToolUse("run_shell_command", {"command": "echo hi > said.txt"}),
+    ]
+    fake.script(Reply(tool_calls=calls), Reply(text="done"))
+    done = lull.run(
+        "-p",
+        "go",
+        "--permission-mode",
+        "dontAsk",
+        "--allowedTools",
+        "Write",
+        "--output-format",
+        "stream-json",
+    )
+    assert done.returncode == 0, done.stderr
+    assert (lull.workspace / "new.txt").exists() and not (lull.workspace / "said.txt").exists()
+    lines = _lines(done.stdout)
+    assert lines[0]["permissionMode"] == "dontAsk"
+    [denial] = lines[-1]["permission_denials"]
+    assert denial["tool_name"] == "Bash"
+    [_, refused] = _tool_results(fake.requests[-1])
+    assert "dontAsk permission mode" in str(refused["content"])
+
+
+def test_auto_permission_mode_runs_as_auto_edit_with_a_note(lull: Lull, fake: FakeServer) -> None:
+    fake.script(_write_call(), Reply(text="written"))
+    done = lull.run("-p", "write new.txt", "--permission-mode", "auto")
+    assert done.returncode == 0, done.stderr
+    assert (lull.workspace / "new.txt").exists()
+    assert "--permission-mode auto runs as approval mode auto-edit" in done.stderr
 
 
 # --- commands and mentions ------------------------------------------------------------------

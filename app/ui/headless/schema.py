@@ -16,17 +16,23 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from lull.model.approvals import APPROVAL_MODES, CLAUDE_CODE_MODES, ApprovalMode
+from lull.model.approvals import (
+    ALL_APPROVAL_MODES,
+    CLAUDE_CODE_MODES,
+    CLAUDE_CODE_NEAREST,
+    ApprovalMode,
+    ClaudeCodeMode,
+)
 from lull.model.messages import ToolCall, ToolResult
 from lull.model.permissions import claude_code_name
 from lull.model.provider import Usage
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
-"""Claude Code's permission modes (``--permission-mode``)."""
+PermissionMode = ClaudeCodeMode
+"""Claude Code's permission modes (``--permission-mode``) that lull has."""
 PERMISSION_MODES: Mapping[str, ApprovalMode] = {
     **{claude: mode for mode, claude in CLAUDE_CODE_MODES.items()},
-    "dontAsk": "default",  # -p never asks: what would be asked about is denied
-    **{mode: mode for mode in APPROVAL_MODES},
+    **{claude: mode for claude, (mode, _) in CLAUDE_CODE_NEAREST.items()},
+    **{mode: mode for mode in ALL_APPROVAL_MODES},
 }
 """``--permission-mode`` values (Claude Code's and lull's own names) as lull's approval mode."""
 CLAUDE_MODES: Mapping[ApprovalMode, PermissionMode] = CLAUDE_CODE_MODES

@@ -81,7 +81,7 @@ def test_lulls_user_file_wins_a_key_both_set_and_their_rules_add_up(home: Home) 
 @pytest.mark.parametrize(
     ("claude_mode", "mode"),
     [("default", "default"), ("acceptEdits", "auto-edit"), ("plan", "plan"),
-     ("bypassPermissions", "yolo")],
+     ("bypassPermissions", "yolo"), ("dontAsk", "dont-ask")],
 )  # fmt: skip
 def test_claude_codes_default_modes_map_onto_approval_modes(
     home: Home, claude_mode: str, mode: str
@@ -90,13 +90,29 @@ def test_claude_codes_default_modes_map_onto_approval_modes(
     assert home.load().settings.tools.approval_mode == mode
 
 
-@pytest.mark.parametrize("claude_mode", ["dontAsk", "whatever", 3])
+@pytest.mark.parametrize("claude_mode", ["whatever", 3])
 def test_an_unknown_default_mode_is_a_warning_naming_the_file(home: Home, claude_mode: Any) -> None:
     source = claude_user({"permissions": {"defaultMode": claude_mode}})
     loaded = home.load()
     assert loaded.settings.tools.approval_mode == "default"
     assert f"{source}: permissions.defaultMode = " in messages(loaded)
-    assert "ignored" in messages(loaded)
+    assert "expected one of default, acceptEdits, plan, bypassPermissions, dontAsk, auto" in (
+        messages(loaded)
+    )
+
+
+def test_auto_mode_runs_as_auto_edit_and_says_what_differs(home: Home) -> None:
+    source = claude_user({"permissions": {"defaultMode": "auto"}})
+    loaded = home.load()
+    assert loaded.settings.tools.approval_mode == "auto-edit"
+    assert f'{source}: permissions.defaultMode = "auto" runs as lull\'s auto-edit mode' in (
+        messages(loaded)
+    )
+
+
+def test_a_project_claude_file_may_set_dont_ask(home: Home) -> None:
+    claude_project(home, {"permissions": {"defaultMode": "dontAsk"}})
+    assert home.load().settings.tools.approval_mode == "dont-ask"  # narrower than default
 
 
 def test_a_project_claude_file_may_narrow_but_not_widen_the_mode(home: Home) -> None:
