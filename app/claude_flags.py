@@ -117,7 +117,7 @@ def rule_flag(
     error naming it."""
     if values is None:
         return None
-    from lull.model.permissions import parse_rule
+    from lull.model.permissions import parse_rule, split_rules
 
     rules: list[str] = []
     for value in values:
@@ -130,22 +130,6 @@ def rule_flag(
     if not rules:
         parser.error(f'argument {flag}: expected rules such as Edit or "Bash(git log:*)"')
     return tuple(rules)
-
-
-def split_rules(text: str) -> list[str]:
-    """``"Bash(git log:*) Edit,Read"`` -> three rules (separators inside parentheses stay)."""
-    rules: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and (char == "," or char.isspace()):
-            rules.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    rules.append("".join(current))
-    return [rule.strip() for rule in rules if rule.strip()]
 
 
 def mcp_servers(

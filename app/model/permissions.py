@@ -63,6 +63,26 @@ def rule_tools(name: str) -> tuple[str, ...]:
     return _RULE_ALIASES.get(name, (name,))
 
 
+def split_rules(text: str) -> list[str]:
+    """``"Bash(git log:*) Edit,Read"`` -> three rules (separators inside parentheses stay); a
+    YAML list on one line (``[Read, "Bash(git add:*)"]``) is read the same way."""
+    inner = text.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in inner:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and (char == "," or char.isspace()):
+            rules.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    rules.append("".join(current))
+    return [rule.strip().strip("\"'") for rule in rules if rule.strip().strip("\"'")]
+
+
 def parse_rule(text: str) -> tuple[str, str | None]:
     """``(tool, pattern)`` of a rule: ``"run_shell_command(npm test*)"`` ->
     ``("run_shell_command", "npm test*")``, ``"edit"`` -> ``("edit", None)``.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lull.catalog.local_servers import list_models
@@ -20,6 +20,7 @@ from lull.engine.sessions.store import SessionStorageError, SessionStore
 from lull.engine.sessions.writer import SessionLocked
 from lull.engine.subagents.task import SubagentSetup, TaskTool
 from lull.model.approvals import ApprovalMode
+from lull.model.permissions import RuleScope
 from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.providers.config import (
     ConfigError,
@@ -62,8 +63,9 @@ from lull.settings.model import Settings
 from lull.settings.paths import pending_writes_dir, sessions_dir, skill_roots
 from lull.settings.workspaces import TrustCheck
 from lull.tools.files.pending_writes import clean_stale
+from lull.tools.permissions.rules import RuleBook
 from lull.tools.registry import ToolRegistry
-from lull.tools.skills.library import find_skills
+from lull.tools.skills.library import Skill, find_skills
 from lull.tools.skills.tool import SkillTool
 
 
@@ -122,7 +124,7 @@ def build_runtime(
     setup = SubagentSetup(store, providers_for, configured)
     registry.add(TaskTool(setup, lambda: current().tools, lambda: current().session, profiles))
     registry.add(RecallTool(lambda: current().session))
-    _offer_skills(registry, options.workspace, notes)
+    _offer_skills(registry, options.workspace, notes, lambda: current().tools.rules)
     if servers is not None:  # after every built-in: it joins the list with the first deferred
         offer_tool_search(registry, settings, config)
     agent = Agent(
@@ -170,13 +172,22 @@ def _settings_and_environment(
     return loaded, environment
 
 
-def _offer_skills(registry: ToolRegistry, workspace: Path, notes: list[str]) -> None:
+def _offer_skills(
+    registry: ToolRegistry, workspace: Path, notes: list[str], rules: Callable[[], RuleBook]
+) -> None:
     """The ``skill`` tool, when the user's or the project's skill folders hold any skill (a
-    broken ``SKILL.md`` is a note)."""
+    broken ``SKILL.md`` is a note); a loaded skill's ``allowed-tools`` become allow rules of
+    the session (``rules``: the rule book in force), a project's only once trusted."""
+
+    def loaded(skill: Skill) -> None:
+        source = f"skill {skill.name} ({skill.instructions})"
+        scope: RuleScope = "project" if skill.project else "session"
+        rules().allow_for_session(skill.allowed_tools, source, scope)
+
     library = find_skills(skill_roots(workspace))
     notes.extend(library.notes)
     if library.skills:
-        registry.add(SkillTool(library.skills))
+        registry.add(SkillTool(library.skills, loaded))
 
 
 def _provider_config(
