@@ -209,3 +209,30 @@ def test_add_dir_on_the_command_line_adds_to_the_files(home: Home, tmp_path: Pat
         AddedDirectory("/a", str(claude_user_settings_path())),
         AddedDirectory(str(tmp_path), "--add-dir"),
     )
+
+
+def test_claude_json_servers_come_below_lulls_and_local_scope_wins_user_scope(home: Home) -> None:
+    home.write_user({"mcpServers": {"github": {"command": "lulls-github"}}})
+    here = str(home.workspace.resolve())
+    path = write(
+        Path.home() / ".claude.json",
+        {
+            "numStartups": 7,  # Claude Code's own state: left alone
+            "mcpServers": {
+                "github": {"command": "claudes-github"},
+                "db": {"command": "user-db"},
+                "broken": {"command": 3},
+            },
+            "projects": {
+                here: {"mcpServers": {"db": {"type": "http", "url": "https://db.local/mcp"}}},
+                "/elsewhere": {"mcpServers": {"other": {"command": "other"}}},
+            },
+        },
+    )
+    loaded = home.load()
+    servers = {s.name: s for s in loaded.settings.mcp_servers}
+    assert set(servers) == {"github", "db"}
+    assert servers["github"].command == "lulls-github"  # lull's own settings win
+    assert servers["db"].url == "https://db.local/mcp"  # this workspace's local scope wins
+    assert servers["db"].scope == "user" and servers["db"].source == f"{path}, local scope"
+    assert f"{path}: mcpServers.broken: expected " in messages(loaded)
