@@ -8,8 +8,8 @@ its hooks, allow rules and added directories wait for ``/trust``):
 - ``permissions.allow`` / ``ask`` / ``deny`` -> the same keys (rules in Claude Code's syntax);
 - ``permissions.defaultMode`` -> ``tools.approvalMode`` (:data:`APPROVAL_MODES_BY_CLAUDE_MODE`);
 - ``permissions.additionalDirectories`` -> the same key;
-- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``; ``env`` -> ``env`` (the user's file
-  only: a project's is refused, as every project ``env``).
+- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``; ``env`` -> ``env`` (a project's, as
+  every project ``env``, applies once the workspace is trusted).
 
 Every other key is Claude Code's own (``statusLine``, ``enabledPlugins``, ...) and is left
 alone without a word: the file is shared with Claude Code, not written for lull.

@@ -350,7 +350,7 @@ _TABLE = (
     Field("env", EnvVariables(),
           "Environment variables for the session, Claude Code's key (e.g. ANTHROPIC_BASE_URL): "
           "the provider's configuration and every command, hook and MCP server lull starts see "
-          "them; a variable already in lull's environment is replaced.", project="no"),
+          "them; a variable already in lull's environment is replaced.", project="trusted"),
     Field("hooks", Hooks(),
           "Commands run at lifecycle events, in Claude Code's shape: {\"PreToolUse\": "
           "[{\"matcher\": \"Bash|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": "

@@ -58,10 +58,11 @@ from lull.runtime.wiring import (
     tool_registry,
     web_search_backend,
 )
+from lull.settings.environment import variables_in_force, waiting_for_trust
 from lull.settings.loader import LoadedSettings, load_settings
 from lull.settings.model import Settings
 from lull.settings.paths import pending_writes_dir, sessions_dir, skill_roots
-from lull.settings.workspaces import TrustCheck
+from lull.settings.workspaces import TrustCheck, is_trusted
 from lull.tools.files.pending_writes import clean_stale
 from lull.tools.permissions.rules import RuleBook
 from lull.tools.registry import ToolRegistry
@@ -96,6 +97,7 @@ def build_runtime(
     search = web_search_backend(settings, config, env, notes)
     registry = tool_registry(settings, loaded, search)
     trusted = TrustCheck(options.workspace)
+    notes.extend(_env_notes(settings, trusted()))
     context = trusted_tool_context(settings, options.workspace, loaded, trusted(), notes, registry)
     runner = ToolRunner(registry, context, _mode(settings))
     runner.rules = rule_book(settings, options.workspace, trusted)
@@ -162,14 +164,26 @@ def _settings_and_environment(
     options: RunOptions, env: Mapping[str, str] | None
 ) -> tuple[LoadedSettings, dict[str, str]]:
     """The settings, and the environment with the variables of the ``env`` setting added
-    (``os.environ`` too, so every process lull starts has them)."""
+    (``os.environ`` too, so every process lull starts has them; a project's only in a
+    trusted workspace)."""
     environment = dict(os.environ if env is None else env)
     loaded = load_settings(options.workspace, env=environment, cli=cli_overrides(options))
-    if loaded.settings.env:
-        variables = dict(loaded.settings.env)
-        environment |= variables
-        os.environ.update(variables)
+    variables = variables_in_force(loaded.settings.env, is_trusted(options.workspace))
+    environment |= variables
+    os.environ.update(variables)
     return loaded, environment
+
+
+def _env_notes(settings: Settings, trusted: bool) -> list[str]:
+    """A note per project file whose ``env`` waits for ``/trust``."""
+    if trusted:
+        return []
+    return [
+        f"{source}: env ({', '.join(names)}) is not applied: a project's variables decide what "
+        "commands run, so they wait until you trust this workspace: /trust (commands, hooks "
+        "and MCP servers started after it get them; the provider from the next start)"
+        for source, names in waiting_for_trust(settings.env).items()
+    ]
 
 
 def _offer_skills(

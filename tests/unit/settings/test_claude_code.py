@@ -198,8 +198,23 @@ def test_a_bad_rule_names_the_file_and_the_entry(home: Home) -> None:
 def test_env_in_the_users_claude_file_applies(home: Home) -> None:
     claude_user({"env": {"FOO": "1", "DEBUG": True}})
     loaded = home.load()
-    assert loaded.settings.env == (("FOO", "1"), ("DEBUG", "true"))
+    assert [(v.name, v.value, v.scope) for v in loaded.settings.env] == [
+        ("FOO", "1", "user"),
+        ("DEBUG", "true", "user"),
+    ]
     assert not [m for m in messages(loaded) if "env" in m]
+
+
+def test_a_projects_env_is_kept_marked_as_the_projects_and_may_not_replace_yours(
+    home: Home,
+) -> None:
+    claude_user({"env": {"FOO": "mine"}})
+    source = claude_project(home, {"env": {"FOO": "theirs", "BAR": "1"}})
+    loaded = home.load()
+    env = {v.name: v for v in loaded.settings.env}
+    assert (env["FOO"].value, env["FOO"].scope) == ("mine", "user")
+    assert (env["BAR"].value, env["BAR"].scope, env["BAR"].source) == ("1", "project", str(source))
+    assert f"{source}: env" in messages(loaded) and "FOO" in messages(loaded)
 
 
 def test_add_dir_on_the_command_line_adds_to_the_files(home: Home, tmp_path: Path) -> None:
