@@ -179,11 +179,7 @@ def apply_claude_json(loaded: LoadedSettings, path: Path, workspace: Path) -> No
     server lull's settings name (a name taken there keeps lull's entry), each marked with its
     source for ``/mcp``; a bad entry is a warning naming the file and the server."""
     source = str(path)
-    try:
-        data = read_json_object(path)
-    except FileProblem as exc:
-        loaded.report("error", str(exc), source)
-        return
+    data = _read_settings_file(loaded, path, trusted=True)
     if data is None:
         return
     projects = data.get("projects")
