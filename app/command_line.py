@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lull.claude_flags import added_dirs, approval_mode, mcp_servers, rule_flag
-from lull.model.approvals import APPROVAL_MODES
+from lull.claude_flags import added_dirs, approval_mode, mcp_servers, rule_flag, system_prompts
+from lull.model.approvals import ALL_APPROVAL_MODES
 from lull.model.provider import PROVIDERS
 from lull.model.text import decode_bytes
 from lull.ui.formats import INPUT_FORMATS, OUTPUT_FORMATS, InputFormat, OutputFormat
@@ -58,6 +58,7 @@ class CommandLine:
     debug: bool = False
     input_format: InputFormat = "text"
     verbose: bool = False
+    partial: bool = False
 
 
 class _VersionAction(argparse.Action):
@@ -111,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
         "not need it (Claude Code requires it there, lull accepts it)",
     )
     parser.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with -p --output-format stream-json: also print the model's reply as it streams "
+        '(Claude Code\'s "stream_event" lines)',
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_last",
@@ -133,17 +140,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", metavar="URL", help="API base URL (overrides model.baseUrl)")
     parser.add_argument(
         "--approval-mode",
-        choices=APPROVAL_MODES,
+        choices=ALL_APPROVAL_MODES,
         help="default: ask before edits and shell; auto-edit: ask before shell; "
-        "yolo: never ask; plan: read-only tools only",
+        "yolo: never ask; plan: read-only tools only; dont-ask: refuse what default asks "
+        "about (only allow rules and read-only tools run)",
     )
     parser.add_argument(
         "--permission-mode",
         choices=tuple(PERMISSION_MODES),
         metavar="MODE",
         help="Claude Code's names for the approval mode: default, acceptEdits (auto-edit), "
-        "plan, bypassPermissions (yolo), dontAsk (with -p: deny what is not allowed); "
-        "lull's names work too",
+        "plan, bypassPermissions (yolo), dontAsk (dont-ask: refuse what is not allowed), "
+        "auto (runs as auto-edit: lull has no safety classifier); lull's names work too",
     )
     parser.add_argument(
         "--allowedTools",
@@ -174,6 +182,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--append-system-prompt",
         metavar="TEXT",
         help="add TEXT to the end of the system prompt",
+    )
+    parser.add_argument(
+        "--system-prompt-file",
+        metavar="PATH",
+        help="with -p: use the text of PATH instead of lull's system prompt",
+    )
+    parser.add_argument(
+        "--append-system-prompt-file",
+        metavar="PATH",
+        help="with -p: add the text of PATH to the end of the system prompt (after "
+        "--append-system-prompt's)",
     )
     parser.add_argument(
         "--mcp-config",
@@ -298,18 +317,17 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         parser.error("--output-format needs -p/--print")
     if args.prompt is None and args.input_format != "text":
         parser.error("--input-format needs -p/--print")
+    if args.include_partial_messages and (
+        args.prompt is None or args.output_format != "stream-json"
+    ):
+        parser.error("--include-partial-messages needs -p/--print and --output-format stream-json")
     mode = approval_mode(parser, args)
     allowed = rule_flag(parser, "--allowedTools", args.allowed_tools)
     disallowed = rule_flag(parser, "--disallowedTools", args.disallowed_tools)
     servers = mcp_servers(parser, args.mcp_config or [], workspace)
     if args.strict_mcp_config and not args.mcp_config:
         parser.error("--strict-mcp-config needs --mcp-config (the only servers to use)")
-    for flag, text in (
-        ("--system-prompt", args.system_prompt),
-        ("--append-system-prompt", args.append_system_prompt),
-    ):
-        if text is not None and not text.strip():
-            parser.error(f"argument {flag}: expected text, got an empty string")
+    system_prompt, append_system_prompt = system_prompts(parser, args)
     if args.prompt is None and args.max_attempts is not None:
         parser.error("--max-attempts needs -p/--print (fresh attempts are a one-shot feature)")
     prompt = args.prompt
@@ -338,8 +356,8 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         strict_mcp_config=args.strict_mcp_config,
         allowed_tools=allowed,
         disallowed_tools=disallowed,
-        system_prompt=args.system_prompt,
-        append_system_prompt=args.append_system_prompt,
+        system_prompt=system_prompt,
+        append_system_prompt=append_system_prompt,
     )
     return CommandLine(
         run,
@@ -349,6 +367,7 @@ def parse_command_line(argv: Sequence[str] | None = None, cwd: Path | None = Non
         args.debug,
         args.input_format,
         args.verbose,
+        args.include_partial_messages,
     )
 
 
@@ -375,7 +394,12 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
         from lull.ui.printer import run_print
 
         return run_print(
-            options, line.prompt, line.output_format, line.input_format, verbose=line.verbose
+            options,
+            line.prompt,
+            line.output_format,
+            line.input_format,
+            verbose=line.verbose,
+            partial=line.partial,
         )
     if line.plain or not sys.stdout.isatty():
         from lull.ui.line import run_line

@@ -8,8 +8,8 @@ its hooks, allow rules and added directories wait for ``/trust``):
 - ``permissions.allow`` / ``ask`` / ``deny`` -> the same keys (rules in Claude Code's syntax);
 - ``permissions.defaultMode`` -> ``tools.approvalMode`` (:data:`APPROVAL_MODES_BY_CLAUDE_MODE`);
 - ``permissions.additionalDirectories`` -> the same key;
-- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``; ``env`` -> ``env`` (the user's file
-  only: a project's is refused, as every project ``env``).
+- ``hooks`` -> ``hooks``; ``model`` -> ``model.name``; ``env`` -> ``env`` (a project's, as
+  every project ``env``, applies once the workspace is trusted).
 
 Every other key is Claude Code's own (``statusLine``, ``enabledPlugins``, ...) and is left
 alone without a word: the file is shared with Claude Code, not written for lull.
@@ -21,18 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lull.model.approvals import CLAUDE_CODE_MODES, ApprovalMode
+from lull.model.approvals import CLAUDE_CODE_MODES, CLAUDE_CODE_NEAREST, ApprovalMode
 from lull.settings.errors import show
 
 APPROVAL_MODES_BY_CLAUDE_MODE: dict[str, ApprovalMode] = {
     claude: mode for mode, claude in CLAUDE_CODE_MODES.items()
 }
 """Claude Code's ``permissions.defaultMode`` values and the approval mode each stands for."""
-UNMATCHED_CLAUDE_MODES: dict[str, str] = {
-    "dontAsk": "lull has no mode that refuses every call no rule allows",
-    "auto": "lull has no mode that approves calls after a background safety check",
-}
-"""Claude Code's modes lull has no counterpart for, and why (said when one is set)."""
 _RULE_KEYS = ("allow", "ask", "deny")
 _SAME_KEYS = {"hooks": "hooks", "model": "model.name", "env": "env"}
 
@@ -76,16 +71,16 @@ def _approval_mode(value: object, source: str, problems: list[str]) -> ApprovalM
     """The approval mode Claude Code's ``defaultMode`` stands for; None (said) when none."""
     if isinstance(value, str) and value in APPROVAL_MODES_BY_CLAUDE_MODE:
         return APPROVAL_MODES_BY_CLAUDE_MODE[value]
-    known = ", ".join(APPROVAL_MODES_BY_CLAUDE_MODE)
-    if isinstance(value, str) and value in UNMATCHED_CLAUDE_MODES:
-        reason = UNMATCHED_CLAUDE_MODES[value]
+    if isinstance(value, str) and value in CLAUDE_CODE_NEAREST:
+        mode, differs = CLAUDE_CODE_NEAREST[value]
         problems.append(
-            f"{source}: permissions.defaultMode = {show(value)} is ignored: {reason} (lull "
-            f"understands {known})"
+            f"{source}: permissions.defaultMode = {show(value)} runs as lull's {mode} mode: "
+            f"{differs}"
         )
-    else:
-        problems.append(
-            f"{source}: permissions.defaultMode = {show(value)} is no mode Claude Code "
-            f"documents that lull knows ({known}); ignored"
-        )
+        return mode
+    known = ", ".join([*APPROVAL_MODES_BY_CLAUDE_MODE, *CLAUDE_CODE_NEAREST])
+    problems.append(
+        f"{source}: permissions.defaultMode = {show(value)} is no permission mode; expected "
+        f"one of {known}; ignored"
+    )
     return None

@@ -2,8 +2,9 @@
 ``{"ANTHROPIC_BASE_URL": "http://127.0.0.1:4000", "BASH_DEFAULT_TIMEOUT_MS": "120000"}``.
 
 They apply to the model provider's configuration and to every process lull starts (commands,
-hooks, MCP servers). Only the user's own files may set them: a variable such as ``PATH`` or
-``LD_PRELOAD`` decides what code runs, so a project's ``env`` is refused with a warning.
+hooks, MCP servers). A variable such as ``PATH`` or ``LD_PRELOAD`` decides what code runs, so
+a project's ``env`` (``.lull/settings.json``, ``.claude/settings.json``) applies only once the
+user trusts the workspace, like its hooks; until then a note says it waits for ``/trust``.
 """
 
 from __future__ import annotations
@@ -11,11 +12,36 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from lull.settings.checks import Check, Invalid
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class EnvVariable:
+    """One variable of ``env``: where it came from (``scope`` "project": a project file's,
+    in force only in a trusted workspace)."""
+
+    name: str
+    value: str
+    scope: Literal["user", "project"] = "user"
+    source: str = ""
+
+
+def variables_in_force(variables: tuple[EnvVariable, ...], trusted: bool) -> dict[str, str]:
+    """The variables that apply: the user's, and a project's once ``trusted``."""
+    return {v.name: v.value for v in variables if v.scope == "user" or trusted}
+
+
+def waiting_for_trust(variables: tuple[EnvVariable, ...]) -> dict[str, list[str]]:
+    """A project's variables by the file that sets them (they wait for ``/trust``)."""
+    waiting: dict[str, list[str]] = {}
+    for variable in variables:
+        if variable.scope == "project":
+            waiting.setdefault(variable.source, []).append(variable.name)
+    return waiting
 
 
 @dataclass(frozen=True)
@@ -29,12 +55,12 @@ class EnvVariables(Check):
         return 'an object of environment variables ({"NAME": "value"})'
 
     def accepts(self, value: object) -> object:
-        """A tuple of ``(name, value)`` pairs, in the file's order."""
+        """A tuple of :class:`EnvVariable`, in the file's order."""
         if isinstance(value, tuple):
             return value
         if not isinstance(value, Mapping):
             raise self.fail()
-        pairs: list[tuple[str, str]] = []
+        pairs: list[EnvVariable] = []
         for name, raw in value.items():
             if not isinstance(name, str) or not _NAME.fullmatch(name):
                 raise Invalid(f"variable names of letters, digits and _ ({name!r} is not one)")
@@ -42,7 +68,7 @@ class EnvVariables(Check):
                 raw = "true" if raw else "false"
             if not isinstance(raw, str | int | float) or "\0" in str(raw):
                 raise Invalid(f"a string value without NUL for {name}")
-            pairs.append((name, str(raw)))
+            pairs.append(EnvVariable(name, str(raw)))
         return tuple(pairs)
 
     def value_schema(self) -> dict[str, Any]:
@@ -60,4 +86,6 @@ class EnvVariables(Check):
 
     def to_json(self, value: object) -> object:
         """The variables as a settings file writes them."""
-        return dict(value) if isinstance(value, tuple) else value
+        if not isinstance(value, tuple):
+            return value
+        return {v.name: v.value for v in value if isinstance(v, EnvVariable)}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lull.model import defaults
-from lull.model.approvals import APPROVAL_MODES
+from lull.model.approvals import ALL_APPROVAL_MODES
 from lull.model.provider import CACHE_LIFETIMES, PROVIDERS, VENDORS
 from lull.settings.checks import (
     AdditiveList,
@@ -150,11 +150,13 @@ _TABLE = (
           "chunks, before the request fails (connecting may take at most 10 s). Raise it for a "
           "slow local model.",
           env="LULL_TIMEOUT_SECONDS", project="no"),
-    Field("tools.approvalMode", Choice(APPROVAL_MODES),
+    Field("tools.approvalMode", Choice(ALL_APPROVAL_MODES),
           "default asks before edits and commands, auto-edit allows edits, yolo allows "
-          "everything, plan allows read-only tools only.",
+          "everything, plan allows read-only tools only, dont-ask refuses what default asks "
+          "about (Claude Code's dontAsk).",
           env="LULL_APPROVAL_MODE", flag="--approval-mode",
-          project="narrow", narrowest_first=("plan", "default", "auto-edit", "yolo")),
+          project="narrow",
+          narrowest_first=("plan", "dont-ask", "default", "auto-edit", "yolo")),
     Field("tools.allowedPaths", PathList(),
           "Paths outside the workspace that tools may read and write.", project="narrow"),
     Field("tools.maxOutputChars", Integer(1),
@@ -348,7 +350,7 @@ _TABLE = (
     Field("env", EnvVariables(),
           "Environment variables for the session, Claude Code's key (e.g. ANTHROPIC_BASE_URL): "
           "the provider's configuration and every command, hook and MCP server lull starts see "
-          "them; a variable already in lull's environment is replaced.", project="no"),
+          "them; a variable already in lull's environment is replaced.", project="trusted"),
     Field("hooks", Hooks(),
           "Commands run at lifecycle events, in Claude Code's shape: {\"PreToolUse\": "
           "[{\"matcher\": \"Bash|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": "

@@ -1,8 +1,9 @@
 """Load settings: defaults < user files < project files < env < CLI flags, key by key.
 
-The user files are lull's ``settings.json`` and Claude Code's ``~/.claude/settings.json``; the
-project files ``.lull/settings.json``, Claude Code's ``.claude/settings.local.json`` and
-``.claude/settings.json`` (:mod:`lull.settings.claude_code`), and ``.mcp.json``. Where lull's
+The user files are lull's ``settings.json`` and Claude Code's ``~/.claude/settings.json`` (and
+the MCP servers of ``~/.claude.json``, below both); the project files ``.lull/settings.json``,
+Claude Code's ``.claude/settings.local.json`` and ``.claude/settings.json``
+(:mod:`lull.settings.claude_code`), and ``.mcp.json``. Where lull's
 own file and Claude Code's of the same level both set a key, lull's wins; list keys (rules,
 hooks, added directories) add up.
 
@@ -13,18 +14,22 @@ settings. A bad command-line value raises :class:`SettingsError` instead.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
+from lull.model.mcp import McpServerConfig
 from lull.settings.checks import AdditiveList, Invalid, PartlyInvalid
 from lull.settings.errors import Diagnostic, SettingsError, show
 from lull.settings.fields import ENV_FIELDS, FIELDS, GROUPS, Field, get_value, suggest, with_value
 from lull.settings.jsonfile import FileProblem, read_json_object
+from lull.settings.mcp_servers import parse_server
 from lull.settings.model import Settings
 from lull.settings.paths import (
+    claude_json_path,
     claude_project_settings_paths,
     claude_user_settings_path,
     mcp_json_path,
@@ -101,6 +106,7 @@ def load_settings(
     user_file = user_settings_path()
     apply_file(loaded, user_file)
     apply_claude_file(loaded, claude_user_settings_path(), below=(user_file,))
+    apply_claude_json(loaded, claude_json_path(), workspace)
     apply_workspace_rules(loaded, workspace)
     project_file = project_settings_path(workspace)
     apply_file(loaded, project_file, trusted=False)
@@ -164,6 +170,52 @@ def apply_claude_file(
             _apply_value(loaded, spec, value, source)
         else:
             _apply_project_value(loaded, spec, value, source)
+
+
+def apply_claude_json(loaded: LoadedSettings, path: Path, workspace: Path) -> None:
+    """The MCP servers Claude Code keeps in ``~/.claude.json`` (the user's own file): the
+    user-scope ``mcpServers`` and this workspace's local-scope
+    ``projects["<abs path>"].mcpServers`` (which win a name both use). They come below every
+    server lull's settings name (a name taken there keeps lull's entry), each marked with its
+    source for ``/mcp``; a bad entry is a warning naming the file and the server."""
+    source = str(path)
+    data = _read_settings_file(loaded, path, trusted=True)
+    if data is None:
+        return
+    projects = data.get("projects")
+    project = projects.get(str(workspace.resolve())) if isinstance(projects, Mapping) else None
+    found: dict[str, McpServerConfig] = {}
+    for where, holder in (
+        ("", data),
+        (f'projects["{workspace.resolve()}"].', project if isinstance(project, Mapping) else {}),
+    ):
+        servers = holder.get(MCP_JSON_KEY)
+        if servers is None:
+            continue
+        key = f"{where}{MCP_JSON_KEY}"
+        if not isinstance(servers, Mapping):
+            loaded.report(
+                "warning",
+                f"{source}: {key}: expected an object, got {show(servers)}; ignored",
+                source,
+            )
+            continue
+        scope = "local scope" if where else "user scope"
+        for name, entry in servers.items():
+            try:
+                server = parse_server(str(name), entry)
+            except Invalid as exc:
+                message = f"{source}: {key}.{name}: expected {exc}; this server is ignored"
+                loaded.report("warning", message, source)
+                continue
+            found[server.name] = dataclasses.replace(server, source=f"{source}, {scope}")
+    if not found:
+        return
+    standing = get_value(loaded.settings, MCP_JSON_KEY)
+    taken = {server.name for server in standing}
+    added = tuple(server for name, server in found.items() if name not in taken)
+    if added:
+        loaded.set(MCP_JSON_KEY, (*standing, *added), loaded.sources.get(MCP_JSON_KEY, source))
 
 
 def apply_mcp_json(loaded: LoadedSettings, path: Path) -> None:

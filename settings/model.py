@@ -18,6 +18,7 @@ from lull.model.provider import CacheLifetime, CacheTtl, ProviderName, Vendor
 from lull.model.search import WebSearchConfig
 from lull.model.tool_search import DEFAULT_TOOL_SEARCH, ToolSearchSetting
 from lull.settings.directories import AddedDirectory
+from lull.settings.environment import EnvVariable
 
 __all__ = ["ApprovalMode", "CacheLifetime", "CacheTtl", "ProviderName", "Settings", "Vendor"]
 
@@ -209,5 +210,5 @@ class Settings:
     mcp: McpSettings = field(default_factory=McpSettings)
     permissions: PermissionsSettings = field(default_factory=PermissionsSettings)
     hooks: tuple[HookCommand, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
+    env: tuple[EnvVariable, ...] = ()
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)

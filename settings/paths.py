@@ -80,6 +80,12 @@ def claude_user_settings_path() -> Path:
     return claude_user_dir() / SETTINGS_FILE
 
 
+def claude_json_path() -> Path:
+    """Claude Code's own state file, ``~/.claude.json``: its user-scope MCP servers under
+    ``mcpServers``, each project's local-scope ones under ``projects[PATH].mcpServers``."""
+    return Path.home() / ".claude.json"
+
+
 def claude_project_settings_paths(workspace: Path) -> tuple[Path, Path]:
     """A project's Claude Code settings, the stronger first: ``.claude/settings.local.json``
     (personal, git-ignored) and ``.claude/settings.json`` (shared)."""

@@ -9,7 +9,8 @@ the workspace through the approval rules (``app/engine/calls/user_shell.py``): i
 unasked only from the user's own file whose ``allowed-tools`` lists it; otherwise the user is
 asked, and a refusal stops the command before anything is sent. An argument can never add a
 ``!`command``` of its own. The turn then runs with the file's ``allowed-tools`` as its scope
-and, with ``model``, on that model.
+and, with ``model``, on that model. A skill runs the same way as ``/skill-name``
+(:func:`skill_as_command`) when no custom command has its name.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from lull.commands.base import CommandResult
 from lull.commands.custom import CustomCommand
 from lull.engine.calls.user_shell import check_user_command, execute_user_command, user_call
 from lull.model.events import Event, Notice, ToolFinished, ToolStarted
+from lull.tools.base import ToolError
 from lull.tools.media.mentions import expand_mentions, mentioned_paths, pasted_image_paths
+from lull.tools.skills.tool import SKILL_TOOL, SkillTool
 
 if TYPE_CHECKING:
     from lull.runtime import Runtime
@@ -68,6 +71,29 @@ def prompt_template(command: CustomCommand, argument: str) -> tuple[str, list[st
     if argument.strip() and not uses_arguments(command.body):
         text = f"{text}\n\nARGUMENTS: {argument.strip()}"
     return text, commands
+
+
+def skill_as_command(runtime: Runtime, name: str) -> CustomCommand | str | None:
+    """``/name`` for the skill ``name``, as Claude Code runs one: its instructions become the
+    turn's prompt (with the arguments, like a custom command's body) and its
+    ``allowed-tools`` the session's allow rules. None: no such skill; a string: why it
+    cannot be loaded."""
+    tool = runtime.agent.tools.registry.get(SKILL_TOOL)
+    if not isinstance(tool, SkillTool) or name not in tool.skills:
+        return None
+    skill = tool.skills[name]
+    try:
+        text = tool.load(skill)
+    except ToolError as error:
+        return str(error)
+    return CustomCommand(
+        skill.name,
+        text,
+        skill.instructions,
+        "project" if skill.project else "user",
+        description=skill.description,
+        confined=skill.project and not runtime.agent.tools.rules.trusted(),
+    )
 
 
 def custom_command(runtime: Runtime, command: CustomCommand, argument: str) -> CommandResult:

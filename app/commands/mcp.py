@@ -39,7 +39,7 @@ def mcp_command(runtime: Runtime, arg: str) -> CommandResult:
         if hidden:
             tools += f", {len(hidden)} deferred"
         restarts = f", started {status.starts}x" if status.starts > 1 else ""
-        origin = "user" if status.scope == "user" else f"project: {status.source}"
+        origin = f"{status.scope}: {status.source}" if status.source else status.scope
         lines.append(
             f"{status.name}: {status.state} · {tools} · {status.transport} ({origin}){restarts}"
         )

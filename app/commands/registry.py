@@ -12,7 +12,7 @@ from lull.commands.base import CommandResult, Handler, hint
 from lull.commands.checkpoints import rewind_command, undo_command
 from lull.commands.config import model_command, settings_command
 from lull.commands.custom import CustomCommand, LoadedCommands, workspace_commands
-from lull.commands.custom_run import custom_command
+from lull.commands.custom_run import custom_command, skill_as_command
 from lull.commands.hooks import hooks_command
 from lull.commands.init import init_command
 from lull.commands.mcp import mcp_command
@@ -166,12 +166,17 @@ def run_command(runtime: Runtime, text: str) -> CommandResult:
 
 
 def _run_custom(runtime: Runtime, name: str, arg: str) -> CommandResult:
-    """A custom command by name (or the hint for a name nothing answers to)."""
+    """A custom command by name, else a skill (or the hint for a name nothing answers to)."""
     loaded = custom_commands(runtime)
     custom = loaded.commands
     found: CustomCommand | None = custom.get(name)
     if found is None and name in loaded.refused:
         return hint(f"/{name}: {loaded.refused[name]}")
+    if found is None:  # a skill, run as Claude Code runs /skill-name (custom commands win)
+        skill = skill_as_command(runtime, name)
+        if isinstance(skill, str):
+            return hint(f"/{name}: {skill}")
+        found = skill
     if found is None:
         several = [f"/{c.name}" for c in command_names() if c.name.startswith(name)]
         several += [f"/{n}" for n in custom if n.startswith(name)]

@@ -97,11 +97,14 @@ class ToolStarted:
 
 @dataclass(frozen=True, slots=True)
 class ToolFinished:
-    """A tool call has its result (run, denied, failed or cancelled)."""
+    """A tool call has its result (run, denied, failed or cancelled). ``denied``: it did not
+    run because a permission refused it (a rule, a hook, the approval mode, the user, or the
+    ``allowed-tools`` of the command or skill in use)."""
 
     call: ToolCall
     result: ToolResult
     display: str | None = None
+    denied: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +114,9 @@ class RequestFinished:
     ``context_tokens`` is the estimated prompt size of the next request and
     ``context_window`` the model's window (0 when unknown), for a "context N%"
     display. ``purpose`` is "turn", or "summary" for a compression request;
-    ``model`` is the model that answered (for pricing).
+    ``model`` is the model that answered (for pricing). ``stop_reason`` is why the reply
+    ended and ``tool_calls`` the calls of a kept reply (they run next; none when the reply
+    was rolled back).
     """
 
     usage: Usage
@@ -120,6 +125,8 @@ class RequestFinished:
     context_window: int = 0
     purpose: RequestPurpose = "turn"
     model: str = ""
+    stop_reason: StopReason | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

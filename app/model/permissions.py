@@ -32,6 +32,7 @@ CLAUDE_CODE_NAMES: dict[str, tuple[str, ...]] = {
     "edit": ("Edit", "MultiEdit"),
     "write_file": ("Write",),
     "web_fetch": ("WebFetch",),
+    "web_search": ("WebSearch",),
     "grep_search": ("Grep",),
     "glob": ("Glob",),
     "list_directory": ("LS",),
@@ -39,7 +40,8 @@ CLAUDE_CODE_NAMES: dict[str, tuple[str, ...]] = {
     "skill": ("Skill",),
     "todo_write": ("TodoWrite",),
 }
-"""lull's built-in tools by the names Claude Code users write in rules and hook matchers."""
+"""lull's built-in tools by the names Claude Code users write in rules and hook matchers (the
+first is the name Claude Code's own tool has: :func:`claude_code_name`)."""
 
 _RULE_ALIASES: dict[str, tuple[str, ...]] = {
     alias: (tool,) for tool, aliases in CLAUDE_CODE_NAMES.items() for alias in aliases
@@ -49,9 +51,37 @@ _RULE_ALIASES["Edit"] = ("edit", "write_file")  # as in Claude Code: every file-
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.*-]+")
 
 
+def claude_code_name(tool: str) -> str:
+    """The name Claude Code gives lull's tool ``tool`` (``run_shell_command`` -> ``Bash``), as
+    hooks and ``-p``'s stream-json show it; a tool Claude Code has no match for (an MCP tool's
+    ``mcp__server__tool`` already is its name) keeps lull's name."""
+    names = CLAUDE_CODE_NAMES.get(tool)
+    return names[0] if names else tool
+
+
 def rule_tools(name: str) -> tuple[str, ...]:
     """The lull tool names (or name patterns) a rule's tool part stands for."""
     return _RULE_ALIASES.get(name, (name,))
+
+
+def split_rules(text: str) -> list[str]:
+    """``"Bash(git log:*) Edit,Read"`` -> three rules (separators inside parentheses stay); a
+    YAML list on one line (``[Read, "Bash(git add:*)"]``) is read the same way."""
+    inner = text.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in inner:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and (char == "," or char.isspace()):
+            rules.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    rules.append("".join(current))
+    return [rule.strip().strip("\"'") for rule in rules if rule.strip().strip("\"'")]
 
 
 def parse_rule(text: str) -> tuple[str, str | None]:

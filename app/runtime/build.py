@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lull.catalog.local_servers import list_models
@@ -20,6 +20,7 @@ from lull.engine.sessions.store import SessionStorageError, SessionStore
 from lull.engine.sessions.writer import SessionLocked
 from lull.engine.subagents.task import SubagentSetup, TaskTool
 from lull.model.approvals import ApprovalMode
+from lull.model.permissions import RuleScope
 from lull.model.tool_search import TOOL_SEARCH_TOOL
 from lull.providers.config import (
     ConfigError,
@@ -57,13 +58,15 @@ from lull.runtime.wiring import (
     tool_registry,
     web_search_backend,
 )
+from lull.settings.environment import variables_in_force, waiting_for_trust
 from lull.settings.loader import LoadedSettings, load_settings
 from lull.settings.model import Settings
 from lull.settings.paths import pending_writes_dir, sessions_dir, skill_roots
-from lull.settings.workspaces import TrustCheck
+from lull.settings.workspaces import TrustCheck, is_trusted
 from lull.tools.files.pending_writes import clean_stale
+from lull.tools.permissions.rules import RuleBook
 from lull.tools.registry import ToolRegistry
-from lull.tools.skills.library import find_skills
+from lull.tools.skills.library import Skill, find_skills
 from lull.tools.skills.tool import SkillTool
 
 
@@ -94,6 +97,7 @@ def build_runtime(
     search = web_search_backend(settings, config, env, notes)
     registry = tool_registry(settings, loaded, search)
     trusted = TrustCheck(options.workspace)
+    notes.extend(_env_notes(settings, trusted()))
     context = trusted_tool_context(settings, options.workspace, loaded, trusted(), notes, registry)
     runner = ToolRunner(registry, context, _mode(settings))
     runner.rules = rule_book(settings, options.workspace, trusted)
@@ -122,7 +126,7 @@ def build_runtime(
     setup = SubagentSetup(store, providers_for, configured)
     registry.add(TaskTool(setup, lambda: current().tools, lambda: current().session, profiles))
     registry.add(RecallTool(lambda: current().session))
-    _offer_skills(registry, options.workspace, notes)
+    _offer_skills(registry, options.workspace, notes, lambda: current().tools.rules)
     if servers is not None:  # after every built-in: it joins the list with the first deferred
         offer_tool_search(registry, settings, config)
     agent = Agent(
@@ -160,23 +164,44 @@ def _settings_and_environment(
     options: RunOptions, env: Mapping[str, str] | None
 ) -> tuple[LoadedSettings, dict[str, str]]:
     """The settings, and the environment with the variables of the ``env`` setting added
-    (``os.environ`` too, so every process lull starts has them)."""
+    (``os.environ`` too, so every process lull starts has them; a project's only in a
+    trusted workspace)."""
     environment = dict(os.environ if env is None else env)
     loaded = load_settings(options.workspace, env=environment, cli=cli_overrides(options))
-    if loaded.settings.env:
-        variables = dict(loaded.settings.env)
-        environment |= variables
-        os.environ.update(variables)
+    variables = variables_in_force(loaded.settings.env, is_trusted(options.workspace))
+    environment |= variables
+    os.environ.update(variables)
     return loaded, environment
 
 
-def _offer_skills(registry: ToolRegistry, workspace: Path, notes: list[str]) -> None:
+def _env_notes(settings: Settings, trusted: bool) -> list[str]:
+    """A note per project file whose ``env`` waits for ``/trust``."""
+    if trusted:
+        return []
+    return [
+        f"{source}: env ({', '.join(names)}) is not applied: a project's variables decide what "
+        "commands run, so they wait until you trust this workspace: /trust (commands, hooks "
+        "and MCP servers started after it get them; the provider from the next start)"
+        for source, names in waiting_for_trust(settings.env).items()
+    ]
+
+
+def _offer_skills(
+    registry: ToolRegistry, workspace: Path, notes: list[str], rules: Callable[[], RuleBook]
+) -> None:
     """The ``skill`` tool, when the user's or the project's skill folders hold any skill (a
-    broken ``SKILL.md`` is a note)."""
+    broken ``SKILL.md`` is a note); a loaded skill's ``allowed-tools`` become allow rules of
+    the session (``rules``: the rule book in force), a project's only once trusted."""
+
+    def loaded(skill: Skill) -> None:
+        source = f"skill {skill.name} ({skill.instructions})"
+        scope: RuleScope = "project" if skill.project else "session"
+        rules().allow_for_session(skill.allowed_tools, source, scope)
+
     library = find_skills(skill_roots(workspace))
     notes.extend(library.notes)
     if library.skills:
-        registry.add(SkillTool(library.skills))
+        registry.add(SkillTool(library.skills, loaded))
 
 
 def _provider_config(

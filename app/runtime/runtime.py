@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +42,7 @@ from lull.runtime.wiring import (
     session_environment,
     summary_provider,
 )
+from lull.settings.environment import variables_in_force
 from lull.settings.loader import LoadedSettings
 from lull.settings.model import Settings
 from lull.settings.workspaces import TrustCheck
@@ -361,10 +363,14 @@ class Runtime:
 
     def trust_changed(self) -> None:
         """The trusted list changed (``/trust``, ``/trust revoke``): project hooks and allow
-        rules follow it from the next tool call on, and so do its added directories."""
+        rules follow it from the next tool call on, and so do its added directories; once
+        trusted, a project's ``env`` is set for every process lull starts from now on (a
+        revoked trust takes it back at the next start)."""
         if self.trust is None:
             return
         trusted = self.trust.refresh()
+        if trusted:  # a project's env, for every process started from now on
+            os.environ.update(variables_in_force(self.settings.env, trusted))
         runner = self._agent.tools
         allowed = allowed_paths(self.settings, self.loaded, runner.context.workspace, trusted)
         runner.context = dataclasses.replace(runner.context, allowed_paths=allowed)

@@ -37,6 +37,7 @@ from lull.model.events import (
     TurnStarted,
     TurnStop,
 )
+from lull.model.messages import ToolCall
 from lull.model.provider import Usage
 from lull.ui.headless.costs import request_cost, usage_cost
 
@@ -118,6 +119,8 @@ class RunResult:
         self.cost_usd: float | None = 0.0
         self.guards: Counter[str] = Counter()
         self.rollback_reasons: Counter[str] = Counter()
+        self.denied: list[ToolCall] = []
+        """The calls a permission refused (a rule, a hook, the mode), every attempt's."""
         self.attempts: list[AttemptFinished] = []
         self.command_output: str | None = None
         """What a built-in command printed, the result of a ``-p /command`` run."""
@@ -144,8 +147,8 @@ class RunResult:
                 self.guards[GUARD_COUNTS[kind]] += 1
                 if kind == "rollback":
                     self.rollback_reasons[reason] += 1
-            case ToolStarted(repairs=repairs):
-                self.guards["repairs"] += len(repairs)
+            case ToolStarted() | ToolFinished():
+                self._tool(event)
             case AttemptStarted():
                 self._new_attempt()
             case AttemptFinished():
@@ -157,7 +160,19 @@ class RunResult:
                 self.cost_usd = None if cost is None or total is None else total + cost
             case PromptOffloaded(path, tokens, limit):
                 self.offloaded = {"path": path, "tokens": tokens, "limit": limit}
-            case TurnStarted() | AssistantThinking() | ToolFinished() | Notice() | SubagentUpdate():
+            case TurnStarted() | AssistantThinking() | Notice() | SubagentUpdate():
+                pass
+            case _:
+                assert_never(event)
+
+    def _tool(self, event: ToolStarted | ToolFinished) -> None:
+        """Argument repairs count as guardrail actions; a refused call is a denial."""
+        match event:
+            case ToolStarted(repairs=repairs):
+                self.guards["repairs"] += len(repairs)
+            case ToolFinished(call, denied=True):
+                self.denied.append(call)
+            case ToolFinished():
                 pass
             case _:
                 assert_never(event)

@@ -75,16 +75,18 @@ def run_print(
     stdin: TextIO | None = None,
     *,
     verbose: bool = False,
+    partial: bool = False,
 ) -> int:
     """Run ``prompt`` (as up to ``guardrails.maxAttempts`` attempts), then with
     ``--input-format stream-json`` each user message read from ``stdin`` as a turn of the same
     session; returns the exit code (0 ok, 1 error, 2 usage, 129 the terminal went away).
-    ``verbose`` (text output) says each tool call on stderr as it starts."""
+    ``verbose`` (text output) says each tool call on stderr as it starts; ``partial``
+    (stream-json) adds the raw stream events (``--include-partial-messages``)."""
     runtime, code = open_runtime(options)
     if runtime is None:
         return code
     runtime.agent.set_approver(DenyApprover(NO_TTY_DENIAL))
-    run = _Run(runtime, output_format, verbose=verbose)
+    run = _Run(runtime, output_format, verbose=verbose, partial=partial)
     messages = read_messages(stdin or sys.stdin) if input_format == "stream-json" else None
     unsaved: str | None = None
     try:
@@ -116,7 +118,12 @@ class _Run:
     """One ``-p`` run: its turns, what each printed, the exit code so far."""
 
     def __init__(
-        self, runtime: Runtime, output_format: OutputFormat, *, verbose: bool = False
+        self,
+        runtime: Runtime,
+        output_format: OutputFormat,
+        *,
+        verbose: bool = False,
+        partial: bool = False,
     ) -> None:
         self.runtime = runtime
         self.output_format = output_format
@@ -129,6 +136,7 @@ class _Run:
             runtime.provider_config.model,
             settings.pricing,
             local=self.local,
+            partial=partial,
         )
         self.code = 0
         self.hung_up = False
@@ -339,6 +347,7 @@ def result_line(
         total_cost_usd=cost,
         usage=result.usage,
         stop_reason=result.stop_reason,
+        denied=result.denied,
         model_usage={
             model: model_usage_entry(
                 usage,

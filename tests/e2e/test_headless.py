@@ -82,13 +82,16 @@ def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: 
         "default",
         "claude-sonnet-4-6",
     )
-    assert "read_file" in init["tools"] and init["cwd"] == str(lull.workspace)
+    assert init["cwd"] == str(lull.workspace)
+    assert {"Read", "Bash", "Edit", "Write", "Glob", "Grep", "Skill", "Task"} <= set(init["tools"])
+    assert "read_file" in init["lull_tools"]
     assert init["skills"] == ["release"] and "general-purpose" in init["agents"]
     assert shape_problems(said, RECORDED["assistant_text"]) == []
     assert _blocks(said, "text") == [{"type": "text", "text": "Reading it."}]
     assert shape_problems(call, RECORDED["assistant_tool_use"]) == []
     [use] = _blocks(call, "tool_use")
-    assert (use["name"], use["input"]) == ("read_file", {"path": "a.txt"})
+    assert (use["name"], use["input"]) == ("Read", {"path": "a.txt"})
+    assert use["lull_name"] == "read_file"
     assert call["message"]["id"] == said["message"]["id"]  # one request, one message id
     assert shape_problems(answer, RECORDED["tool_result"]) == []
     [back] = _blocks(answer, "tool_result")
@@ -104,6 +107,43 @@ def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: 
     assert {line["session_id"] for line in lines} == {init["session_id"]}
     extra = {line["subtype"] for line in lines if line["type"] == "lull"}
     assert "request" in extra  # lull's detail, under a type Claude Code's parsers skip
+
+
+def test_include_partial_messages_streams_the_reply_as_raw_events(
+    lull: Lull, fake: FakeServer
+) -> None:
+    fake.script(
+        Reply(text="Looking.", tool_calls=[ToolUse("glob", {"pattern": "*.md"})]),
+        Reply(text="None found."),
+    )
+    done = lull.run(
+        "-p", "find docs", "--output-format", "stream-json", "--include-partial-messages"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = _lines(done.stdout)
+    events = [line["event"] for line in lines if line["type"] == "stream_event"]
+    texts = [
+        e["delta"]["text"]
+        for e in events
+        if e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta"
+    ]
+    assert "".join(texts) == "Looking.None found."
+    [tool] = [
+        e["content_block"]
+        for e in events
+        if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use"
+    ]
+    assert tool["name"] == "Glob"
+    kinds = [e["type"] for e in events]
+    assert kinds.count("message_start") == kinds.count("message_stop") == 2
+    first = next(i for i, line in enumerate(lines) if line["type"] == "stream_event")
+    said = next(i for i, line in enumerate(lines) if line["type"] == "assistant")
+    assert first < said and lines[-1]["type"] == "result"  # raw events before the whole message
+    done = lull.run("-p", "hi", "--include-partial-messages")
+    assert done.returncode == 2
+    assert "--include-partial-messages needs -p/--print and --output-format stream-json" in (
+        done.stderr
+    )
 
 
 def test_json_output_is_claude_codes_result_object(lull: Lull, fake: FakeServer) -> None:
@@ -245,6 +285,45 @@ def test_allowed_tools_allow_and_disallowed_tools_deny(lull: Lull, fake: FakeSer
     assert result["is_error"] and "Write(*.txt)" in str(result["content"])
 
 
+BLOCK_READS = """\
+#!/bin/sh
+# Claude Code's PreToolUse hook: exit 2 blocks the call, stderr says why.
+echo "no reading today" >&2
+exit 2
+"""
+
+
+def test_every_refused_call_is_listed_in_permission_denials(lull: Lull, fake: FakeServer) -> None:
+    hook = lull.workspace / "block.sh"
+    hook.write_text(BLOCK_READS)
+    hook.chmod(0o755)
+    path = user_settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"matcher": "Read", "hooks": [{"type": "command", "command": str(hook)}]}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [entry]}}))
+    (lull.workspace / "a.txt").write_text("alpha\n")
+    calls = [
+        ToolUse("write_file", {"path": "new.txt", "content": "x\n"}),  # -p cannot ask
+        ToolUse("run_shell_command", {"command": "rm a.txt"}),  # --disallowedTools
+        ToolUse("read_file", {"path": "a.txt"}),  # the hook
+        ToolUse("glob", {"pattern": "*.txt"}),  # runs
+    ]
+    fake.script(Reply(tool_calls=calls), Reply(text="done"))
+    done = lull.run("-p", "go", "--disallowedTools", "Bash(rm:*)", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert shape_problems(result, RECORDED["result"]) == []
+    denials = result["permission_denials"]
+    assert [(d["tool_name"], d["tool_input"]) for d in denials] == [
+        ("Write", {"path": "new.txt", "content": "x\n"}),
+        ("Bash", {"command": "rm a.txt"}),
+        ("Read", {"path": "a.txt"}),
+    ]
+    sent = {b["tool_use_id"] for b in _tool_results(fake.requests[-1])}
+    assert {d["tool_use_id"] for d in denials} < sent  # the glob call's id is not there
+    assert (lull.workspace / "a.txt").exists() and not (lull.workspace / "new.txt").exists()
+
+
 def test_system_prompt_replaces_and_append_system_prompt_adds(lull: Lull, fake: FakeServer) -> None:
     fake.script(Reply(text="one"), Reply(text="two"))
     assert lull.run("-p", "hi", "--system-prompt", "You are Terse.").returncode == 0
@@ -254,6 +333,19 @@ def test_system_prompt_replaces_and_append_system_prompt_adds(lull: Lull, fake: 
     [first, *_] = fake.requests[1]["system"]
     assert first["text"].startswith(STATIC_SYSTEM_PROMPT[:60])
     assert first["text"].endswith("Answer in French.")  # inside the cached static block
+
+
+def test_system_prompt_files_replace_and_add(lull: Lull, fake: FakeServer) -> None:
+    (lull.workspace / "system.md").write_text("You are Terse.\n")
+    (lull.workspace / "extra.md").write_text("Answer in French.\n")
+    fake.script(Reply(text="one"))
+    done = lull.run(
+        "-p", "hi", "--system-prompt-file", "system.md", "--append-system-prompt-file", "extra.md"
+    )
+    assert done.returncode == 0, done.stderr
+    [first, *_] = fake.requests[0]["system"]
+    assert first["text"].startswith("You are Terse.") and "Answer in French." in first["text"]
+    assert STATIC_SYSTEM_PROMPT[:60] not in json.dumps(fake.requests[0]["system"])
 
 
 def _mcp_entry() -> dict[str, Any]:
@@ -305,7 +397,10 @@ def test_verbose_says_each_tool_call_on_stderr(lull: Lull, fake: FakeServer) -> 
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--permission-mode", "sometimes"], "invalid choice: 'sometimes'"),
+        (
+            ["--permission-mode", "sometimes"],
+            "invalid choice: 'sometimes' (choose from 'default', 'acceptEdits'",
+        ),
         (["--permission-mode", "plan", "--approval-mode", "yolo"], "give one of them"),
         (["--allowedTools", "Bash(git log"], "no closing parenthesis"),
         (["--disallowedTools", ""], "expected rules"),
@@ -315,6 +410,7 @@ def test_verbose_says_each_tool_call_on_stderr(lull: Lull, fake: FakeServer) -> 
         (["--mcp-config", '{"mcpServers": {"x": {"command": 3}}}'], "x"),
         (["--strict-mcp-config"], "--strict-mcp-config needs --mcp-config"),
         (["--system-prompt", " "], "expected text"),
+        (["--system-prompt-file", "nope.md"], "--system-prompt-file: nope.md: no such file"),
         (["--input-format", "xml"], "invalid choice: 'xml'"),
     ],
 )
@@ -325,11 +421,43 @@ def test_a_bad_flag_is_a_usage_error(
     assert done.returncode == 2 and says in done.stderr and fake.requests == []
 
 
-def test_input_format_and_dont_ask_need_print(lull: Lull) -> None:
+def test_input_format_needs_print(lull: Lull) -> None:
     done = lull.run("--input-format", "stream-json")
     assert done.returncode == 2 and "--input-format needs -p" in done.stderr
-    done = lull.run("--permission-mode", "dontAsk")
-    assert done.returncode == 2 and "dontAsk needs -p" in done.stderr
+
+
+def test_dont_ask_runs_what_an_allow_rule_allows_and_says_so(lull: Lull, fake: FakeServer) -> None:
+    calls = [
+        ToolUse("write_file", {"path": "new.txt", "content": "x\n"}),
+        ToolUse("run_shell_command", {"command": "echo hi > said.txt"}),
+    ]
+    fake.script(Reply(tool_calls=calls), Reply(text="done"))
+    done = lull.run(
+        "-p",
+        "go",
+        "--permission-mode",
+        "dontAsk",
+        "--allowedTools",
+        "Write",
+        "--output-format",
+        "stream-json",
+    )
+    assert done.returncode == 0, done.stderr
+    assert (lull.workspace / "new.txt").exists() and not (lull.workspace / "said.txt").exists()
+    lines = _lines(done.stdout)
+    assert lines[0]["permissionMode"] == "dontAsk"
+    [denial] = lines[-1]["permission_denials"]
+    assert denial["tool_name"] == "Bash"
+    [_, refused] = _tool_results(fake.requests[-1])
+    assert "dontAsk permission mode" in str(refused["content"])
+
+
+def test_auto_permission_mode_runs_as_auto_edit_with_a_note(lull: Lull, fake: FakeServer) -> None:
+    fake.script(_write_call(), Reply(text="written"))
+    done = lull.run("-p", "write new.txt", "--permission-mode", "auto")
+    assert done.returncode == 0, done.stderr
+    assert (lull.workspace / "new.txt").exists()
+    assert "--permission-mode auto runs as approval mode auto-edit" in done.stderr
 
 
 # --- commands and mentions ------------------------------------------------------------------

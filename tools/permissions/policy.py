@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lull.model.approvals import APPROVAL_MODES, ApprovalMode
+from lull.model.approvals import ALL_APPROVAL_MODES, ApprovalMode
 from lull.tools.base import ApprovalNeed, Tool
 from lull.tools.permissions.rules import RuleMatch
 
@@ -35,16 +35,18 @@ def decide(
     not an edit. ``plan`` refuses everything else but a tool with a ``read_only_hint`` (an
     MCP tool its server calls read-only); ``yolo`` allows everything;
     ``auto-edit`` allows file edits and asks for the rest; ``default`` asks for every
-    call that is not read-only. A ``sandboxed`` call (it runs inside the OS sandbox, and
+    call that is not read-only; ``dont-ask`` refuses where ``default`` would ask (an ask
+    rule included: there is no one to ask). A ``sandboxed`` call (it runs inside the OS sandbox, and
     ``sandbox.autoAllowBashIfSandboxed`` is on) runs without asking in every mode but
     ``plan``; deny and ask rules still decide first.
     """
-    if mode not in APPROVAL_MODES:
+    if mode not in ALL_APPROVAL_MODES:
         raise ValueError(
-            f"unknown approval mode {mode!r}; expected one of {', '.join(APPROVAL_MODES)}"
+            f"unknown approval mode {mode!r}; expected one of {', '.join(ALL_APPROVAL_MODES)}"
         )
+    asks: Decision = "deny" if mode == "dont-ask" else "ask"
     if rule is not None and rule.effect != "allow":
-        return rule.effect
+        return asks if rule.effect == "ask" else "deny"
     if rule is not None and (mode != "plan" or tool.read_only or tool.read_only_hint):
         return "allow"
     if tool.read_only and need is None:
@@ -55,7 +57,7 @@ def decide(
         return "allow"
     if mode == "auto-edit" and tool.name in EDIT_TOOLS and need is None:
         return "allow"
-    return "ask"
+    return asks
 
 
 def denial_message(
@@ -70,6 +72,12 @@ def denial_message(
     if rule is not None and rule.effect == "deny":
         text = f"{tool.name} was not run: the user's {rule.described()} denies it."
         return text + " Do not try to get around it; ask the user if you need it."
+    if mode == "dont-ask" and reason is None:
+        return (
+            f"{tool.name} was not run: the dontAsk permission mode runs only read-only tools "
+            "and the calls an allow rule pre-approves, and no allow rule covers this call. "
+            "Do without it, or say which rule the user would need to add."
+        )
     if rule is not None and rule.effect == "ask":
         asks = "asks first" if rule.rule.effect == "ask" else "made lull ask"
         text = f"The user denied this {tool.name} call (their {rule.described()} {asks})."

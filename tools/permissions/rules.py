@@ -39,14 +39,14 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from lull.model.permissions import PermissionRule, RuleEffect, SaveScope, rule_tools
+from lull.model.permissions import PermissionRule, RuleEffect, RuleScope, SaveScope, rule_tools
 from lull.tools.base import ApprovalNeed, Tool, ToolContext
 from lull.tools.permissions.hosts import canonical_host
 from lull.tools.permissions.paths import (
@@ -220,6 +220,14 @@ class RuleBook:
             if rule_scope != "session":
                 notes.append(f'saved allow rule "{text}" in {source}')
         return notes
+
+    def allow_for_session(self, texts: Sequence[str], source: str, scope: RuleScope) -> None:
+        """Allow rules for the rest of this session (a loaded skill's ``allowed-tools``;
+        ``scope`` "project" waits for trust like a project file's allow rules)."""
+        for text in texts:
+            rule = PermissionRule("allow", text, source, scope)
+            if rule not in self.session:
+                self.session.append(rule)
 
     def forget_session(self) -> None:
         """Forget this session's answers (a new or another session starts); saved rules stay."""

@@ -2,21 +2,25 @@
 folders, read into :class:`Skill` (name, description, folder).
 
 ``SKILL.md`` starts with front matter (``name``: lower-case letters, digits and ``-``, at most
-64 characters; ``description``: what it does and when to use it, at most 1024 characters); the
-body is the instructions. The first root that defines a name wins (the user's folders come
-before the project's, lull's before Claude Code's). A broken file is skipped with a note that
-names it, and so is a project's skill whose folder or ``SKILL.md`` links outside its skills
-folder (a repository may not make lull read beyond it).
+64 characters; ``description``: what it does and when to use it, at most 1024 characters;
+optionally ``allowed-tools``: permission rules, ``Read, Bash(git add:*)``, that run without
+asking once the skill is loaded; ``model`` is not used: a skill runs on the session's model,
+and a note says so); the body is the instructions. The first root that defines a name wins
+(the user's folders come before the project's, lull's before Claude Code's). A broken file
+is skipped with a note that names it, and so is a project's skill whose folder or
+``SKILL.md`` links outside its skills folder (a repository may not make lull read beyond
+it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lull.model.front_matter import split_front_matter
+from lull.model.permissions import parse_rule, split_rules
 
 SKILL_FILE = "SKILL.md"
 MAX_NAME = 64
@@ -27,12 +31,15 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 @dataclass(frozen=True, slots=True)
 class Skill:
     """One skill: its ``name``, ``description`` (what the model chooses it by), its folder,
-    and whether a project (not the user) defined it."""
+    whether a project (not the user) defined it, the permission rules its ``allowed-tools``
+    allows while it is loaded, and the ``model`` it names (not used)."""
 
     name: str
     description: str
     folder: Path
     project: bool = False
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
 
     @property
     def instructions(self) -> Path:
@@ -63,7 +70,14 @@ def parse_skill(text: str, folder: Path, project: bool = False) -> Skill:
         raise ValueError(f"description: at most {MAX_DESCRIPTION} characters")
     if not body.strip():
         raise ValueError("the body (the skill's instructions) is empty")
-    return Skill(name, " ".join(description.split()), folder, project)
+    allowed = tuple(split_rules(fields.get("allowed-tools", "")))
+    for rule in allowed:
+        try:
+            parse_rule(rule)
+        except ValueError as problem:
+            raise ValueError(f"allowed-tools: {problem}") from None
+    model = fields.get("model", "").strip() or None
+    return Skill(name, " ".join(description.split()), folder, project, allowed, model)
 
 
 def find_skills(roots: Iterable[tuple[Path, bool]]) -> SkillLibrary:
@@ -85,6 +99,12 @@ def find_skills(roots: Iterable[tuple[Path, bool]]) -> SkillLibrary:
             except (OSError, ValueError) as error:
                 library.notes.append(f"{path}: skipped: {error}")
                 continue
-            if skill.name not in library.skills:
-                library.skills[skill.name] = Skill(skill.name, skill.description, folder, project)
+            if skill.name in library.skills:
+                continue
+            library.skills[skill.name] = replace(skill, project=project)
+            if skill.model is not None:
+                library.notes.append(
+                    f"{path}: model {skill.model!r} is not used: a skill runs on the session's "
+                    "model"
+                )
     return library

@@ -5,12 +5,13 @@ Only the skills' names and descriptions are in the tool's description, which sta
 for the whole session, so the cached prefix is small and stable; a skill's body reaches the
 context only when the model asks for it (progressive disclosure). Loading reads files and
 runs nothing: a skill's scripts run through ``run_shell_command``, asked about like any
-command.
+command, unless the skill's ``allowed-tools`` allows them: once a skill is loaded (by the
+model, or by the user's ``/skill-name``), ``on_load`` makes those rules the session's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,11 @@ class SkillTool(TypedTool[SkillParams]):
     params = SkillParams
     read_only = True
 
-    def __init__(self, skills: Mapping[str, Skill]) -> None:
+    def __init__(
+        self, skills: Mapping[str, Skill], on_load: Callable[[Skill], None] | None = None
+    ) -> None:
         self.skills = dict(skills)
+        self.on_load = on_load
         self.description = skill_description(list(self.skills.values()))
         self.parameters = params_schema(SkillParams, enums={"skill": sorted(self.skills)})
 
@@ -61,7 +65,15 @@ class SkillTool(TypedTool[SkillParams]):
             raise ToolError(f"skill: no skill named {params.skill!r}; the skills are {known}")
         if params.file:
             return ToolOutput(_read_file(skill, params.file))
-        return ToolOutput(_instructions(skill))
+        return ToolOutput(self.load(skill))
+
+    def load(self, skill: Skill) -> str:
+        """The skill's instructions (with the list of its other files), its ``allowed-tools``
+        now in force for the session; raises ToolError when they cannot be read."""
+        text = _instructions(skill)
+        if self.on_load is not None:
+            self.on_load(skill)
+        return text
 
 
 def skill_description(skills: list[Skill]) -> str:

@@ -97,28 +97,39 @@ async def admit(
             yield GuardrailTriggered("duplicate", line)
             yield ToolFinished(call, result)
             continue
+        unparsed = not_json(call, admission.arguments(call))
+        if unparsed is not None:
+            admission.results[call.id] = unparsed
+            yield ToolFinished(call, unparsed)
+            continue
         arguments, verdict = await check(host, session, call, admission.arguments(call))
         admission.prepared[call.id] = replace(admission.prepared[call.id], arguments=arguments)
         if isinstance(verdict, bool):
             admission.cleared.append((call, verdict))
             continue
         admission.results[call.id] = verdict
-        yield ToolFinished(call, verdict)
+        yield ToolFinished(call, verdict, denied=True)
+
+
+def not_json(call: ToolCall, arguments: Any) -> ToolResult | None:
+    """The refusal of a call whose arguments were not JSON (None: they were)."""
+    raw = arguments.get(RAW_ARGUMENTS_KEY) if isinstance(arguments, Mapping) else None
+    if not (isinstance(raw, str) and len(arguments) == 1):
+        return None
+    message = (
+        f"{call.name}: the arguments were not valid JSON, so the call did not run; "
+        f"send a JSON object (received: {raw[:200]!r})"
+    )
+    return ToolResult(call.id, call.name, message, True)
 
 
 async def check(
     host: GateHost, session: Session, call: ToolCall, arguments: Any
 ) -> tuple[Any, Verdict]:
     """The arguments the call will run with (after repair; a PreToolUse hook may change
-    them) and the denial result the model will see, or whether it may run *approved*
-    (True: the call had an approval need, and the user or the approval mode allowed it)."""
-    raw = arguments.get(RAW_ARGUMENTS_KEY) if isinstance(arguments, Mapping) else None
-    if isinstance(raw, str) and len(arguments) == 1:
-        message = (
-            f"{call.name}: the arguments were not valid JSON, so the call did not run; "
-            f"send a JSON object (received: {raw[:200]!r})"
-        )
-        return arguments, ToolResult(call.id, call.name, message, True)
+    them) and the denial result the model will see (the turn's scope, a hook, a rule, the
+    approval mode or the user refused it), or whether it may run *approved* (True: the call
+    had an approval need, and the user or the approval mode allowed it)."""
     tool = host.registry.get(call.name)
     if tool is None or not isinstance(arguments, Mapping):
         return arguments, False  # the registry answers unknown tools and odd arguments

@@ -34,7 +34,7 @@ from lull.model.approvals import CLAUDE_CODE_MODES, ApprovalMode
 from lull.model.events import Notice
 from lull.model.hooks import HookCommand, HookEvent
 from lull.model.messages import ToolCall
-from lull.model.permissions import CLAUDE_CODE_NAMES
+from lull.model.permissions import claude_code_name
 from lull.tools.base import ToolContext, ToolOutput
 from lull.tools.confinement import CommandSandbox, SandboxUnavailable, launch
 from lull.tools.process.environment import tool_environment
@@ -389,9 +389,8 @@ def tool_fields(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
     """How a hook sees a call: ``tool_name`` as Claude Code names the tool (``Bash``,
     ``Write``, ``Edit`` …; lull's own name for the others), ``lull_tool_name``,
     ``tool_input`` (see :func:`hook_tool_input`) and ``tool_use_id``."""
-    names = CLAUDE_CODE_NAMES.get(call.name)
     return {
-        "tool_name": names[0] if names else call.name,
+        "tool_name": claude_code_name(call.name),
         "lull_tool_name": call.name,
         "tool_input": hook_tool_input(call, ctx),
         "tool_use_id": call.id,

@@ -323,7 +323,7 @@ class Agent:
             if isinstance(decision, Accept):
                 end.reply = self._keep(decision.reply)
                 if answered is not None:
-                    yield self._finished(answered, turn.requests)
+                    yield self._finished(answered, turn.requests, end.reply)
                 for event in decision.events:
                     yield event
                 return
@@ -406,14 +406,19 @@ class Agent:
                 notice, overflow = recovery
                 yield notice
 
-    def _finished(self, reply: Completed, index: int) -> RequestFinished:
-        """The RequestFinished event of a request whose reply the turn has dealt with."""
+    def _finished(
+        self, reply: Completed, index: int, kept: Completed | None = None
+    ) -> RequestFinished:
+        """The RequestFinished event of a request whose reply the turn has dealt with
+        (``kept``: the reply as saved, whose tool calls will run)."""
         return RequestFinished(
             reply.usage,
             index,
             self.estimate_context(),
             self.context_window,
             model=reply.model or self.provider.model,
+            stop_reason=reply.stop_reason,
+            tool_calls=tuple(p for p in kept.parts if isinstance(p, ToolCall)) if kept else (),
         )
 
     async def _stream_once(

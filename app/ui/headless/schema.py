@@ -16,16 +16,23 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from lull.model.approvals import APPROVAL_MODES, CLAUDE_CODE_MODES, ApprovalMode
+from lull.model.approvals import (
+    ALL_APPROVAL_MODES,
+    CLAUDE_CODE_MODES,
+    CLAUDE_CODE_NEAREST,
+    ApprovalMode,
+    ClaudeCodeMode,
+)
 from lull.model.messages import ToolCall, ToolResult
+from lull.model.permissions import claude_code_name
 from lull.model.provider import Usage
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
-"""Claude Code's permission modes (``--permission-mode``)."""
+PermissionMode = ClaudeCodeMode
+"""Claude Code's permission modes (``--permission-mode``) that lull has."""
 PERMISSION_MODES: Mapping[str, ApprovalMode] = {
     **{claude: mode for mode, claude in CLAUDE_CODE_MODES.items()},
-    "dontAsk": "default",  # -p never asks: what would be asked about is denied
-    **{mode: mode for mode in APPROVAL_MODES},
+    **{claude: mode for claude, (mode, _) in CLAUDE_CODE_NEAREST.items()},
+    **{mode: mode for mode in ALL_APPROVAL_MODES},
 }
 """``--permission-mode`` values (Claude Code's and lull's own names) as lull's approval mode."""
 CLAUDE_MODES: Mapping[ApprovalMode, PermissionMode] = CLAUDE_CODE_MODES
@@ -79,13 +86,14 @@ def init_message(
     agents: Sequence[str] = (),
     skills: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The ``system``/``init`` line that starts a session's stream."""
+    """The ``system``/``init`` line that starts a session's stream (``tools`` by Claude Code's
+    names, ``lull_tools`` by lull's)."""
     return {
         "type": "system",
         "subtype": "init",
         "cwd": cwd,
         "session_id": session_id,
-        "tools": list(tools),
+        "tools": [claude_code_name(tool) for tool in tools],
         "mcp_servers": [{"name": name, "status": status} for name, status in mcp_servers],
         "model": model,
         "permissionMode": permission_mode,
@@ -97,6 +105,7 @@ def init_message(
         "plugins": [],
         "uuid": new_uuid(),
         "lull_version": lull_version,
+        "lull_tools": list(tools),
     }
 
 
@@ -111,8 +120,15 @@ def thinking_block(text: str) -> dict[str, Any]:
 
 
 def tool_use_block(call: ToolCall) -> dict[str, Any]:
-    """A ``tool_use`` content block (lull's tool names, e.g. ``read_file``)."""
-    return {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+    """A ``tool_use`` content block: ``name`` as Claude Code names the tool (``Read``,
+    ``Bash``, ``mcp__server__tool``), ``lull_name`` as lull does (``read_file``)."""
+    return {
+        "type": "tool_use",
+        "id": call.id,
+        "name": claude_code_name(call.name),
+        "input": dict(call.arguments),
+        "lull_name": call.name,
+    }
 
 
 def assistant_message(
@@ -159,6 +175,16 @@ def tool_result_message(*, session_id: str, result: ToolResult) -> dict[str, Any
     }
 
 
+def permission_denial(call: ToolCall) -> dict[str, Any]:
+    """One entry of a result's ``permission_denials``: the refused call as Claude Code lists
+    it (``tool_name`` by Claude Code's name)."""
+    return {
+        "tool_name": claude_code_name(call.name),
+        "tool_use_id": call.id,
+        "tool_input": dict(call.arguments),
+    }
+
+
 def result_subtype(lull_subtype: str) -> ResultSubtype:
     """Claude Code's ``subtype`` for lull's verdict (``success``, ``error_max_turns``, else
     ``error_during_execution``)."""
@@ -184,11 +210,12 @@ def result_message(
     usage: Usage,
     stop_reason: str | None,
     model_usage: Mapping[str, Mapping[str, Any]] | None = None,
+    denied: Sequence[ToolCall] = (),
 ) -> dict[str, Any]:
     """The ``result`` line that ends a turn (and the whole ``--output-format json`` output).
 
     ``total_cost_usd`` is None (``null``) when a model's price is unknown: lull does not
-    guess a cost."""
+    guess a cost. ``denied``: the calls a permission refused, as ``permission_denials``."""
     return {
         "type": "result",
         "subtype": result_subtype(lull_subtype),
@@ -201,7 +228,7 @@ def result_message(
         "total_cost_usd": total_cost_usd,
         "usage": claude_usage(usage),
         "modelUsage": dict(model_usage or {}),
-        "permission_denials": [],
+        "permission_denials": [permission_denial(call) for call in denied],
         "stop_reason": stop_reason,
         "errors": [] if error is None else [error],
         "uuid": new_uuid(),

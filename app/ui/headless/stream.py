@@ -6,12 +6,13 @@ a cut stream, never appears); each tool call is an ``assistant`` line with its `
 block (under the same message id as its request, as Claude Code does), and each result a
 ``user`` line with a ``tool_result`` block. A call answered without running (denied, refused)
 gets its ``tool_use`` line first, so every result follows its call. What Claude Code has no
-type for follows as lull's own lines (:mod:`lull.ui.headless.extras`).
+type for follows as lull's own lines (:mod:`lull.ui.headless.extras`). With
+``--include-partial-messages`` the raw stream events come first, as ``stream_event`` lines
+(:mod:`lull.ui.headless.partial`), under the message ids the ``assistant`` lines use.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import Any, assert_never
 
@@ -37,6 +38,7 @@ from lull.model.events import (
 from lull.model.messages import ToolCall
 from lull.model.provider import Usage
 from lull.ui.headless.extras import extra_line
+from lull.ui.headless.partial import PartialMessages, new_message_id
 from lull.ui.headless.schema import (
     assistant_message,
     text_block,
@@ -48,10 +50,17 @@ from lull.ui.headless.schema import (
 
 class ClaudeStream:
     """Folds one session's engine events into stream-json lines (``model``: the model named
-    when a request does not say; ``pricing`` and ``local`` price lull's request lines)."""
+    when a request does not say; ``pricing`` and ``local`` price lull's request lines;
+    ``partial``: ``stream_event`` lines too, ``--include-partial-messages``)."""
 
     def __init__(
-        self, session_id: str, model: str, pricing: Sequence[str] = (), *, local: bool = False
+        self,
+        session_id: str,
+        model: str,
+        pricing: Sequence[str] = (),
+        *,
+        local: bool = False,
+        partial: bool = False,
     ) -> None:
         self.session_id = session_id
         self.model = model
@@ -59,7 +68,8 @@ class ClaudeStream:
         self.local = local
         self._text: list[str] = []
         self._thinking: list[str] = []
-        self._message_id = _message_id()
+        self._partial = PartialMessages(model) if partial else None
+        self._message_id = new_message_id()
         self._usage = Usage()
         self._announced: set[str] = set()
 
@@ -67,6 +77,8 @@ class ClaudeStream:
         """The lines ``event`` adds to the stream (often none: fragments wait for their
         request to finish)."""
         lines: list[dict[str, Any]] = []
+        if self._partial is not None:
+            lines.extend(self._partial.take(event, self.session_id))
         match event:
             case AssistantText(text):
                 self._text.append(text)
@@ -109,7 +121,8 @@ class ClaudeStream:
     def _request_finished(self, event: RequestFinished) -> list[dict[str, Any]]:
         """A new message: its text and thinking as one ``assistant`` line (none when it
         said nothing); its tool calls follow under the same id."""
-        self._message_id = _message_id()
+        partial = self._partial
+        self._message_id = partial.message_id if partial is not None else new_message_id()
         self._usage = event.usage
         if event.model:
             self.model = event.model
@@ -138,8 +151,3 @@ class ClaudeStream:
             content=content,
             usage=self._usage,
         )
-
-
-def _message_id() -> str:
-    """An id in the Messages API's form (lull's events do not carry the provider's)."""
-    return f"msg_lull{uuid.uuid4().hex[:20]}"

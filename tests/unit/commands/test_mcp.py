@@ -29,7 +29,10 @@ async def test_status_tools_errors_and_trust(runtime: Runtime) -> None:
     from lull.settings.workspaces import is_trusted
 
     project = dataclasses.replace(_server("proj"), scope="project", source="/w/.mcp.json")
-    servers = (_server("good"), _server("bad", "--fail-start"), project)
+    claudes = dataclasses.replace(
+        _server("bad", "--fail-start"), source="~/.claude.json, user scope"
+    )
+    servers = (_server("good"), claudes, project)
     workspace = runtime.workspace
     manager = McpManager(
         servers, runtime.agent.tools.registry, workspace, "anthropic",
@@ -44,6 +47,7 @@ async def test_status_tools_errors_and_trust(runtime: Runtime) -> None:
         lines = run_command(runtime, "/mcp").lines
         assert lines[0] == "good: ready · 7 tools · stdio (user)"
         assert lines[1].startswith("bad: failed · 0 tools") and "last error" in lines[2]
+        assert lines[1].endswith("(user: ~/.claude.json, user scope)")  # where it came from
         assert "it exited" in lines[2] and "Connection closed" not in lines[2]
         assert lines[3:5] == ("  its stderr ends:", "    fatal: the database is not there")
         assert "proj: needs trust" in lines[5] and "/trust starts it" in lines[6]

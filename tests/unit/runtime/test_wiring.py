@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -18,6 +17,7 @@ from lull.providers.config import ProviderConfig
 from lull.runtime import RunOptions, Runtime, build_runtime
 from lull.runtime.wiring import subagent_providers, web_search_backend
 from lull.settings.model import Settings
+from lull.settings.workspaces import trust
 from lull.tools.base import ToolError
 from lull.tools.files.paths import resolve_in_workspace
 from lull.tools.net.search_backends import HttpSearchBackend
@@ -144,10 +144,10 @@ def test_the_users_added_directories_and_add_dir_apply_at_once(tmp_path: Path) -
     assert not _reachable(runtime, tmp_path / "elsewhere.py")
 
 
-def test_the_users_env_setting_reaches_the_provider_and_the_commands(
+def test_the_users_env_setting_reaches_the_provider_and_the_commands_a_projects_once_trusted(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("ANTHROPIC_BASE_URL", "LULL_TEST_GREETING"):
+    for name in ("ANTHROPIC_BASE_URL", "LULL_TEST_GREETING", "LULL_TEST_PROJECT"):
         monkeypatch.delenv(name, raising=False)  # put back as they were when the test ends
     variables = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "LULL_TEST_GREETING": "hi"}
     user_file = Path.home() / ".claude" / "settings.json"
@@ -155,13 +155,16 @@ def test_the_users_env_setting_reaches_the_provider_and_the_commands(
     user_file.write_text(json.dumps({"env": variables}), "utf-8")
     project = workspace / ".claude" / "settings.json"
     project.parent.mkdir()
-    project.write_text(json.dumps({"env": {"PATH": "/evil"}}), "utf-8")
+    project.write_text(json.dumps({"env": {"LULL_TEST_PROJECT": "from the repo"}}), "utf-8")
     runtime = build_runtime(RunOptions(workspace=workspace), env={"ANTHROPIC_API_KEY": "k"})
     try:
         assert runtime.provider_config.base_url == "http://127.0.0.1:9"
         assert tool_environment()["LULL_TEST_GREETING"] == "hi"
-        assert os.environ["PATH"] != "/evil"
-        refused = [d.message for d in runtime.loaded.diagnostics if "env" in d.message]
-        assert refused and str(project) in refused[0]
+        assert "LULL_TEST_PROJECT" not in tool_environment()
+        [waiting] = [n for n in runtime.start_notes if "env (LULL_TEST_PROJECT)" in n]
+        assert waiting.startswith(f"{project}: ") and "/trust" in waiting
+        trust(workspace)
+        runtime.workspace_trusted()
+        assert tool_environment()["LULL_TEST_PROJECT"] == "from the repo"
     finally:
         runtime.close()

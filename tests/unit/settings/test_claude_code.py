@@ -81,7 +81,7 @@ def test_lulls_user_file_wins_a_key_both_set_and_their_rules_add_up(home: Home) 
 @pytest.mark.parametrize(
     ("claude_mode", "mode"),
     [("default", "default"), ("acceptEdits", "auto-edit"), ("plan", "plan"),
-     ("bypassPermissions", "yolo")],
+     ("bypassPermissions", "yolo"), ("dontAsk", "dont-ask")],
 )  # fmt: skip
 def test_claude_codes_default_modes_map_onto_approval_modes(
     home: Home, claude_mode: str, mode: str
@@ -90,13 +90,29 @@ def test_claude_codes_default_modes_map_onto_approval_modes(
     assert home.load().settings.tools.approval_mode == mode
 
 
-@pytest.mark.parametrize("claude_mode", ["dontAsk", "whatever", 3])
+@pytest.mark.parametrize("claude_mode", ["whatever", 3])
 def test_an_unknown_default_mode_is_a_warning_naming_the_file(home: Home, claude_mode: Any) -> None:
     source = claude_user({"permissions": {"defaultMode": claude_mode}})
     loaded = home.load()
     assert loaded.settings.tools.approval_mode == "default"
     assert f"{source}: permissions.defaultMode = " in messages(loaded)
-    assert "ignored" in messages(loaded)
+    assert "expected one of default, acceptEdits, plan, bypassPermissions, dontAsk, auto" in (
+        messages(loaded)
+    )
+
+
+def test_auto_mode_runs_as_auto_edit_and_says_what_differs(home: Home) -> None:
+    source = claude_user({"permissions": {"defaultMode": "auto"}})
+    loaded = home.load()
+    assert loaded.settings.tools.approval_mode == "auto-edit"
+    assert f'{source}: permissions.defaultMode = "auto" runs as lull\'s auto-edit mode' in (
+        messages(loaded)
+    )
+
+
+def test_a_project_claude_file_may_set_dont_ask(home: Home) -> None:
+    claude_project(home, {"permissions": {"defaultMode": "dontAsk"}})
+    assert home.load().settings.tools.approval_mode == "dont-ask"  # narrower than default
 
 
 def test_a_project_claude_file_may_narrow_but_not_widen_the_mode(home: Home) -> None:
@@ -182,8 +198,23 @@ def test_a_bad_rule_names_the_file_and_the_entry(home: Home) -> None:
 def test_env_in_the_users_claude_file_applies(home: Home) -> None:
     claude_user({"env": {"FOO": "1", "DEBUG": True}})
     loaded = home.load()
-    assert loaded.settings.env == (("FOO", "1"), ("DEBUG", "true"))
+    assert [(v.name, v.value, v.scope) for v in loaded.settings.env] == [
+        ("FOO", "1", "user"),
+        ("DEBUG", "true", "user"),
+    ]
     assert not [m for m in messages(loaded) if "env" in m]
+
+
+def test_a_projects_env_is_kept_marked_as_the_projects_and_may_not_replace_yours(
+    home: Home,
+) -> None:
+    claude_user({"env": {"FOO": "mine"}})
+    source = claude_project(home, {"env": {"FOO": "theirs", "BAR": "1"}})
+    loaded = home.load()
+    env = {v.name: v for v in loaded.settings.env}
+    assert (env["FOO"].value, env["FOO"].scope) == ("mine", "user")
+    assert (env["BAR"].value, env["BAR"].scope, env["BAR"].source) == ("1", "project", str(source))
+    assert f"{source}: env" in messages(loaded) and "FOO" in messages(loaded)
 
 
 def test_add_dir_on_the_command_line_adds_to_the_files(home: Home, tmp_path: Path) -> None:
@@ -193,3 +224,30 @@ def test_add_dir_on_the_command_line_adds_to_the_files(home: Home, tmp_path: Pat
         AddedDirectory("/a", str(claude_user_settings_path())),
         AddedDirectory(str(tmp_path), "--add-dir"),
     )
+
+
+def test_claude_json_servers_come_below_lulls_and_local_scope_wins_user_scope(home: Home) -> None:
+    home.write_user({"mcpServers": {"github": {"command": "lulls-github"}}})
+    here = str(home.workspace.resolve())
+    path = write(
+        Path.home() / ".claude.json",
+        {
+            "numStartups": 7,  # Claude Code's own state: left alone
+            "mcpServers": {
+                "github": {"command": "claudes-github"},
+                "db": {"command": "user-db"},
+                "broken": {"command": 3},
+            },
+            "projects": {
+                here: {"mcpServers": {"db": {"type": "http", "url": "https://db.local/mcp"}}},
+                "/elsewhere": {"mcpServers": {"other": {"command": "other"}}},
+            },
+        },
+    )
+    loaded = home.load()
+    servers = {s.name: s for s in loaded.settings.mcp_servers}
+    assert set(servers) == {"github", "db"}
+    assert servers["github"].command == "lulls-github"  # lull's own settings win
+    assert servers["db"].url == "https://db.local/mcp"  # this workspace's local scope wins
+    assert servers["db"].scope == "user" and servers["db"].source == f"{path}, local scope"
+    assert f"{path}: mcpServers.broken: expected " in messages(loaded)

@@ -175,7 +175,7 @@ def test_wrong_type_names_key_path_and_keeps_the_lower_value(home: Home) -> None
 def test_wrong_value_without_lower_value_falls_back_to_the_default(home: Home) -> None:
     path = home.write_user({"tools": {"approvalMode": "always"}})
     assert messages(home.load()) == [
-        f"{path}: tools.approvalMode: expected one of default, auto-edit, yolo, plan, "
+        f"{path}: tools.approvalMode: expected one of default, auto-edit, yolo, plan, dont-ask, "
         'got "always"; using default "default"'
     ]
 
@@ -371,7 +371,8 @@ def test_cli_values_are_checked_and_strings_parsed(home: Home) -> None:
     [
         (
             {"tools.approvalMode": "always"},
-            "--approval-mode: expected one of default, auto-edit, yolo, plan, got 'always'",
+            "--approval-mode: expected one of default, auto-edit, yolo, plan, dont-ask, "
+            "got 'always'",
         ),
         ({"model.provider": "gemini"}, "--provider: expected one of anthropic, openai or null, "
          "got 'gemini'"),
@@ -456,7 +457,7 @@ def test_a_project_cannot_widen_the_users_plan_mode(home: Home) -> None:
     assert messages(loaded) == [
         f'{project}: tools.approvalMode = "auto-edit" is ignored: it is wider than "plan" from '
         f"{user}, and a project file may only narrow tools.approvalMode (stricter only: plan < "
-        f"default < auto-edit < yolo); set it in your user settings ({user}), with "
+        f"dont-ask < default < auto-edit < yolo); set it in your user settings ({user}), with "
         "LULL_APPROVAL_MODE or with --approval-mode"
     ]
     assert loaded.overruled == {"tools.approvalMode": f"{project} ignored"}

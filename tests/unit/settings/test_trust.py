@@ -106,7 +106,7 @@ def test_words_for_the_readme_and_messages(home_config: Path) -> None:
     assert rule_text(FIELDS["model.thinking"]) == "yes"
     assert rule_text(FIELDS["pricing"]) == "no (user only)"
     assert rule_text(FIELDS["tools.approvalMode"]) == (
-        "narrow (stricter only: plan < default < auto-edit < yolo)"
+        "narrow (stricter only: plan < dont-ask < default < auto-edit < yolo)"
     )
     assert rule_text(FIELDS["model.maxOutputTokens"]) == (
         "narrow (lower only; null counts as 8192)"

@@ -46,7 +46,9 @@ async def test_a_deny_rule_refuses_even_in_yolo_mode_and_names_itself(
     agent = make_agent(mode="yolo")
     agent.tools.rules = _rules(("deny", "run_shell_command(rm *)"))
     provider.script(shell("ls && rm -f keep"), ScriptedReply(text="ok"))
-    (result,) = _results(await run(agent, "clean up"))
+    events = await run(agent, "clean up")
+    (result,) = _results(events)
+    assert [e.denied for e in events if isinstance(e, ToolFinished)] == [True]
     assert (workspace / "keep").exists()
     assert result.startswith(
         'run_shell_command was not run: the user\'s deny rule "run_shell_command(rm *)" from '
@@ -174,3 +176,21 @@ async def test_a_computed_command_name_is_asked_about_in_yolo_mode(
     assert "is computed, so the rule cannot be checked" in answers.asked[0][0]
     assert asked.startswith("The user denied this run_shell_command call")
     assert denied.startswith("run_shell_command was not run: the user's deny rule")
+
+
+async def test_dont_ask_refuses_instead_of_asking_and_runs_what_a_rule_allows(
+    provider: ScriptedProvider, make_agent: AgentFactory, workspace: Path
+) -> None:
+    agent = make_agent(mode="dont-ask")
+    agent.tools.rules = _rules(("allow", "Bash(echo *)"), ("ask", "Bash(git push *)"))
+    answers = Answers(Approval("allow"))
+    agent.set_approver(answers)  # the TUI's or line mode's approver: never asked
+    provider.script(
+        shell("echo hello"), shell("touch made"), shell("git push"), ScriptedReply(text="ok")
+    )
+    events = await run(agent, "go")
+    echoed, touched, pushed = _results(events)
+    assert "hello" in echoed and not (workspace / "made").exists()
+    assert "dontAsk permission mode" in touched and "dontAsk permission mode" in pushed
+    assert answers.asked == []
+    assert [e.denied for e in events if isinstance(e, ToolFinished)] == [False, True, True]

@@ -55,6 +55,7 @@ DOCUMENTED: list[tuple[str, tuple[str, dict[str, Any]], bool]] = [
     ("Bash", _bash("rm -rf build"), True),
     ("Bash(*)", _bash("anything at all"), True),
     ("WebFetch", ("web_fetch", {"url": "https://example.com/"}), True),
+    ("WebSearch", ("web_search", {"query": "python 3.14"}), True),
     ("Read", _read("src/app.py"), True),
     # exact commands and prefixes: the legacy ":*" and a trailing " *"
     ("Bash(npm run build)", _bash("npm run build"), True),

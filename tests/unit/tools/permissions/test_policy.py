@@ -20,6 +20,7 @@ MATRIX: dict[ApprovalMode, list[str]] = {
     "auto-edit": ["allow", "allow", "allow", "ask", *["allow"] * 6],
     "yolo": ["allow"] * 10,
     "plan": ["allow", "deny", "deny", "deny", "allow", "allow", "allow", "allow", "allow", "allow"],
+    "dont-ask": ["allow", "deny", "deny", "deny", *["allow"] * 6],
 }
 
 
@@ -41,6 +42,9 @@ def test_denial_messages() -> None:
     assert denial_message(shell, "default", "  too risky ") == (
         "The user denied this run_shell_command call. Reason: too risky"
     )
+    refused = denial_message(shell, "dont-ask", None)
+    assert refused.startswith("run_shell_command was not run: the dontAsk permission mode runs")
+    assert "no allow rule covers this call" in refused
     plan = denial_message(shell, "plan", None)
     assert plan.startswith("plan mode: only read-only tools may run; run_shell_command was not run")
 
@@ -54,7 +58,13 @@ NEED = ApprovalNeed(
 
 @pytest.mark.parametrize(
     ("mode", "expected"),
-    [("default", "ask"), ("auto-edit", "ask"), ("yolo", "allow"), ("plan", "deny")],
+    [
+        ("default", "ask"),
+        ("auto-edit", "ask"),
+        ("yolo", "allow"),
+        ("plan", "deny"),
+        ("dont-ask", "deny"),
+    ],
 )
 def test_a_call_with_an_approval_need_is_not_read_only(mode: ApprovalMode, expected: str) -> None:
     fetch = REGISTRY.get("web_fetch")
@@ -87,7 +97,8 @@ def test_saved_rules_come_before_the_mode(mode: ApprovalMode) -> None:
     read = next(t for t in REGISTRY if t.name == "read_file")
     assert decide(shell, mode, None, _rule("deny", "run_shell_command(rm *)")) == "deny"
     assert decide(read, mode, None, _rule("deny", "read_file(.env)")) == "deny"
-    assert decide(shell, mode, None, _rule("ask", "run_shell_command(git push *)")) == "ask"
+    asked = decide(shell, mode, None, _rule("ask", "run_shell_command(git push *)"))
+    assert asked == ("deny" if mode == "dont-ask" else "ask")  # dont-ask has no one to ask
     allowed = decide(shell, mode, None, _rule("allow", "run_shell_command(make *)"))
     assert allowed == ("deny" if mode == "plan" else "allow")  # a rule never widens plan mode
 

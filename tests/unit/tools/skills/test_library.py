@@ -55,3 +55,18 @@ def test_a_projects_skill_that_links_outside_is_skipped(tmp_path: Path) -> None:
         f"{root / 'secrets' / 'SKILL.md'}: skipped: it leads outside {root} (a link)"
     ]
     assert list(find_skills([(root, False)]).skills) == ["secrets"]  # the user's own may link
+
+
+def test_allowed_tools_are_read_as_rules_and_a_bad_one_skips_the_skill(tmp_path: Path) -> None:
+    skill(
+        tmp_path,
+        "ship",
+        '---\ndescription: Ship\nallowed-tools: [Read, "Bash(git add:*)", Edit]\n---\nShip it.',
+    )
+    skill(tmp_path, "bad", "---\ndescription: Bad\nallowed-tools: Bash(git add\n---\nx")
+    library = find_skills([(tmp_path, False)])
+    assert library.skills["ship"].allowed_tools == ("Read", "Bash(git add:*)", "Edit")
+    assert library.notes == [
+        f"{tmp_path / 'bad' / 'SKILL.md'}: skipped: allowed-tools: rule 'Bash(git add' has no "
+        "closing parenthesis; write TOOL(PATTERN)"
+    ]

@@ -91,6 +91,30 @@ def test_a_started_call_is_announced_once() -> None:
     assert [line["type"] for line in out] == ["lull", "assistant", "user"]
 
 
+def test_tool_use_blocks_name_tools_as_claude_code_does() -> None:
+    calls = [
+        ToolCall("c1", "run_shell_command", {"command": "ls"}),
+        ToolCall("c2", "edit", {"path": "a"}),
+        ToolCall("c3", "web_search", {"query": "q"}),
+        ToolCall("c4", "skill", {"name": "release"}),
+        ToolCall("c5", "task", {"prompt": "p"}),
+        ToolCall("c6", "mcp__github__list_issues", {}),
+        ToolCall("c7", "note", {}),
+    ]
+    out = lines(finished(), *(ToolStarted(call, "") for call in calls))
+    uses = [line["message"]["content"][0] for line in out if line["type"] == "assistant"]
+    assert [(use["name"], use["lull_name"]) for use in uses] == [
+        ("Bash", "run_shell_command"),
+        ("Edit", "edit"),
+        ("WebSearch", "web_search"),
+        ("Skill", "skill"),
+        ("Task", "task"),
+        ("mcp__github__list_issues", "mcp__github__list_issues"),
+        ("note", "note"),  # Claude Code has no such tool: lull's name
+    ]
+    assert all(shape_problems(line, RECORDED["assistant_tool_use"]) == [] for line in out[1:])
+
+
 def test_lulls_own_events_are_lines_of_type_lull() -> None:
     [line] = lines(Notice("warning", "careful"))
     assert line == {
