@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lull.model.approvals import APPROVAL_MODES, ApprovalMode
+from lull.model.approvals import ALL_APPROVAL_MODES, ApprovalMode
 
 if TYPE_CHECKING:
     from acp.schema import AvailableCommand, SessionModeState
@@ -16,6 +16,7 @@ MODE_NAMES: dict[ApprovalMode, tuple[str, str]] = {
     "auto-edit": ("Auto-edit", "edit files without asking; ask before shell commands"),
     "yolo": ("Yolo", "never ask (deny rules still refuse)"),
     "plan": ("Plan", "read-only tools only"),
+    "dont-ask": ("Don't ask", "refuse what would be asked about; run only what rules allow"),
 }
 EDITOR_ONLY_COMMANDS = frozenset({"quit", "exit"})
 """Commands that make no sense inside an editor (it closes the session itself)."""
@@ -23,7 +24,7 @@ EDITOR_ONLY_COMMANDS = frozenset({"quit", "exit"})
 
 def approval_mode(mode_id: str) -> ApprovalMode | None:
     """The approval mode a session mode id names (None: no such mode)."""
-    for mode in APPROVAL_MODES:
+    for mode in ALL_APPROVAL_MODES:
         if mode == mode_id:
             return mode
     return None
@@ -37,7 +38,7 @@ def session_modes(current: ApprovalMode) -> SessionModeState:
         current_mode_id=current,
         available_modes=[
             SessionMode(id=mode, name=MODE_NAMES[mode][0], description=MODE_NAMES[mode][1])
-            for mode in APPROVAL_MODES
+            for mode in ALL_APPROVAL_MODES
         ],
     )
 

@@ -50,6 +50,7 @@ async def test_a_new_session_offers_modes_and_commands_and_streams_an_answer(
             "auto-edit",
             "yolo",
             "plan",
+            "dont-ask",
         ]
         done = await lull.conn.prompt(session_id=response.session_id, prompt=[text_block("hi")])
         await editor.until(lambda: "available_commands_update" in editor.kinds())
