@@ -11,8 +11,10 @@ meaning depends on the tool (``tools/permissions/rules.py`` matches them): a com
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from pathlib import Path
+from typing import Any, Literal, get_args
 
 RuleEffect = Literal["allow", "ask", "deny"]
 """What a matching rule does to a call."""
@@ -57,6 +59,18 @@ def claude_code_name(tool: str) -> str:
     ``mcp__server__tool`` already is its name) keeps lull's name."""
     names = CLAUDE_CODE_NAMES.get(tool)
     return names[0] if names else tool
+
+
+def claude_code_input(arguments: Mapping[str, Any], workspace: Path) -> dict[str, Any]:
+    """A call's arguments as Claude Code's tools name them: lull's, plus ``file_path``
+    (absolute) next to ``path``, so hooks and ``-p`` consumers written for Claude Code find
+    the file."""
+    named = dict(arguments)
+    path = named.get("path")
+    if isinstance(path, str) and path.strip() and "file_path" not in named:
+        given = Path(path).expanduser()
+        named["file_path"] = str(given if given.is_absolute() else workspace / given)
+    return named
 
 
 def rule_tools(name: str) -> tuple[str, ...]:

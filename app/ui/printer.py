@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TextIO, assert_never
 
 from lull.context.tool_stats import tool_stats
@@ -134,6 +135,7 @@ class _Run:
         self.stream = ClaudeStream(
             runtime.agent.session.id,
             runtime.provider_config.model,
+            runtime.workspace,
             settings.pricing,
             local=self.local,
             partial=partial,
@@ -237,7 +239,9 @@ class _Run:
             stats.name: stats.to_dict()
             for stats in tool_stats(session.transcript, session.edits, session.record.tool_seconds)
         }
-        code = _report(self.output_format, result, session.id, self.clock, tools)
+        code = _report(
+            self.output_format, result, session.id, self.clock, self.runtime.workspace, tools
+        )
         self.code = self.code or code
 
 
@@ -312,6 +316,7 @@ def _report(
     result: RunResult,
     session_id: str,
     clock: TurnClock,
+    workspace: Path,
     tools: dict[str, Any] | None = None,
 ) -> int:
     verdict = result.verdict()
@@ -320,7 +325,7 @@ def _report(
         if text:  # plain text, to a terminal or a pipe (one that may end in a terminal)
             print(terminal_text(text))
     else:
-        _emit(result_line(result, verdict, session_id, clock, tools or {}))
+        _emit(result_line(result, verdict, session_id, clock, workspace, tools or {}))
     if verdict.error is None:
         return 0
     _say(f"error: {verdict.error}")
@@ -332,6 +337,7 @@ def result_line(
     verdict: Verdict,
     session_id: str,
     clock: TurnClock,
+    workspace: Path,
     tools: dict[str, Any],
 ) -> dict[str, Any]:
     """The ``result`` object: Claude Code's fields, then lull's own."""
@@ -348,6 +354,7 @@ def result_line(
         usage=result.usage,
         stop_reason=result.stop_reason,
         denied=result.denied,
+        workspace=workspace,
         model_usage={
             model: model_usage_entry(
                 usage,

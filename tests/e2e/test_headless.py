@@ -90,7 +90,10 @@ def test_stream_json_lines_have_the_shapes_claude_code_prints(lull: Lull, fake: 
     assert _blocks(said, "text") == [{"type": "text", "text": "Reading it."}]
     assert shape_problems(call, RECORDED["assistant_tool_use"]) == []
     [use] = _blocks(call, "tool_use")
-    assert (use["name"], use["input"]) == ("Read", {"path": "a.txt"})
+    assert (use["name"], use["input"]) == (
+        "Read",
+        {"path": "a.txt", "file_path": str(lull.workspace / "a.txt")},
+    )
     assert use["lull_name"] == "read_file"
     assert call["message"]["id"] == said["message"]["id"]  # one request, one message id
     assert shape_problems(answer, RECORDED["tool_result"]) == []
@@ -314,10 +317,11 @@ def test_every_refused_call_is_listed_in_permission_denials(lull: Lull, fake: Fa
     result = json.loads(done.stdout)
     assert shape_problems(result, RECORDED["result"]) == []
     denials = result["permission_denials"]
+    new, old = str(lull.workspace / "new.txt"), str(lull.workspace / "a.txt")
     assert [(d["tool_name"], d["tool_input"]) for d in denials] == [
-        ("Write", {"path": "new.txt", "content": "x\n"}),
+        ("Write", {"path": "new.txt", "content": "x\n", "file_path": new}),
         ("Bash", {"command": "rm a.txt"}),
-        ("Read", {"path": "a.txt"}),
+        ("Read", {"path": "a.txt", "file_path": old}),
     ]
     sent = {b["tool_use_id"] for b in _tool_results(fake.requests[-1])}
     assert {d["tool_use_id"] for d in denials} < sent  # the glob call's id is not there

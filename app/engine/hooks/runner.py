@@ -34,7 +34,7 @@ from lull.model.approvals import CLAUDE_CODE_MODES, ApprovalMode
 from lull.model.events import Notice
 from lull.model.hooks import HookCommand, HookEvent
 from lull.model.messages import ToolCall
-from lull.model.permissions import claude_code_name
+from lull.model.permissions import claude_code_input, claude_code_name
 from lull.tools.base import ToolContext, ToolOutput
 from lull.tools.confinement import CommandSandbox, SandboxUnavailable, launch
 from lull.tools.process.environment import tool_environment
@@ -400,12 +400,7 @@ def tool_fields(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
 def hook_tool_input(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
     """The call's arguments as a hook sees them: lull's, plus Claude Code's ``file_path``
     (absolute) next to ``path``, so scripts written for Claude Code find the file."""
-    arguments = dict(call.arguments)
-    path = arguments.get("path")
-    if isinstance(path, str) and path.strip() and "file_path" not in arguments:
-        given = Path(path).expanduser()
-        arguments["file_path"] = str(given if given.is_absolute() else ctx.workspace / given)
-    return arguments
+    return claude_code_input(call.arguments, ctx.workspace)
 
 
 def input_from_hook(updated: Mapping[str, Any], original: Mapping[str, Any]) -> dict[str, Any]:

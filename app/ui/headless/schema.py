@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from lull.model.approvals import (
@@ -24,7 +25,7 @@ from lull.model.approvals import (
     ClaudeCodeMode,
 )
 from lull.model.messages import ToolCall, ToolResult
-from lull.model.permissions import claude_code_name
+from lull.model.permissions import claude_code_input, claude_code_name
 from lull.model.provider import Usage
 
 PermissionMode = ClaudeCodeMode
@@ -119,14 +120,15 @@ def thinking_block(text: str) -> dict[str, Any]:
     return {"type": "thinking", "thinking": text, "signature": ""}
 
 
-def tool_use_block(call: ToolCall) -> dict[str, Any]:
+def tool_use_block(call: ToolCall, workspace: Path) -> dict[str, Any]:
     """A ``tool_use`` content block: ``name`` as Claude Code names the tool (``Read``,
-    ``Bash``, ``mcp__server__tool``), ``lull_name`` as lull does (``read_file``)."""
+    ``Bash``, ``mcp__server__tool``), ``lull_name`` as lull does (``read_file``); ``input``
+    lull's arguments plus Claude Code's absolute ``file_path`` next to ``path``."""
     return {
         "type": "tool_use",
         "id": call.id,
         "name": claude_code_name(call.name),
-        "input": dict(call.arguments),
+        "input": claude_code_input(call.arguments, workspace),
         "lull_name": call.name,
     }
 
@@ -175,13 +177,13 @@ def tool_result_message(*, session_id: str, result: ToolResult) -> dict[str, Any
     }
 
 
-def permission_denial(call: ToolCall) -> dict[str, Any]:
+def permission_denial(call: ToolCall, workspace: Path) -> dict[str, Any]:
     """One entry of a result's ``permission_denials``: the refused call as Claude Code lists
-    it (``tool_name`` by Claude Code's name)."""
+    it (``tool_name`` by Claude Code's name, ``tool_input`` with its ``file_path``)."""
     return {
         "tool_name": claude_code_name(call.name),
         "tool_use_id": call.id,
-        "tool_input": dict(call.arguments),
+        "tool_input": claude_code_input(call.arguments, workspace),
     }
 
 
@@ -211,11 +213,13 @@ def result_message(
     stop_reason: str | None,
     model_usage: Mapping[str, Mapping[str, Any]] | None = None,
     denied: Sequence[ToolCall] = (),
+    workspace: Path,
 ) -> dict[str, Any]:
     """The ``result`` line that ends a turn (and the whole ``--output-format json`` output).
 
     ``total_cost_usd`` is None (``null``) when a model's price is unknown: lull does not
-    guess a cost. ``denied``: the calls a permission refused, as ``permission_denials``."""
+    guess a cost. ``denied``: the calls a permission refused, as ``permission_denials``
+    (``workspace`` makes their ``file_path``)."""
     return {
         "type": "result",
         "subtype": result_subtype(lull_subtype),
@@ -228,7 +232,7 @@ def result_message(
         "total_cost_usd": total_cost_usd,
         "usage": claude_usage(usage),
         "modelUsage": dict(model_usage or {}),
-        "permission_denials": [permission_denial(call) for call in denied],
+        "permission_denials": [permission_denial(call, workspace) for call in denied],
         "stop_reason": stop_reason,
         "errors": [] if error is None else [error],
         "uuid": new_uuid(),

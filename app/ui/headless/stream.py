@@ -14,6 +14,7 @@ type for follows as lull's own lines (:mod:`lull.ui.headless.extras`). With
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, assert_never
 
 from lull.model.events import (
@@ -50,13 +51,15 @@ from lull.ui.headless.schema import (
 
 class ClaudeStream:
     """Folds one session's engine events into stream-json lines (``model``: the model named
-    when a request does not say; ``pricing`` and ``local`` price lull's request lines;
+    when a request does not say; ``workspace`` makes tool inputs' ``file_path``; ``pricing``
+    and ``local`` price lull's request lines;
     ``partial``: ``stream_event`` lines too, ``--include-partial-messages``)."""
 
     def __init__(
         self,
         session_id: str,
         model: str,
+        workspace: Path,
         pricing: Sequence[str] = (),
         *,
         local: bool = False,
@@ -64,6 +67,7 @@ class ClaudeStream:
     ) -> None:
         self.session_id = session_id
         self.model = model
+        self.workspace = workspace
         self.pricing = tuple(pricing)
         self.local = local
         self._text: list[str] = []
@@ -141,7 +145,7 @@ class ClaudeStream:
         if call.id in self._announced:
             return []
         self._announced.add(call.id)
-        return [self._assistant([tool_use_block(call)])]
+        return [self._assistant([tool_use_block(call, self.workspace)])]
 
     def _assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
         return assistant_message(

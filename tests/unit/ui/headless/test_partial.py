@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lull.model.events import (
@@ -20,9 +21,11 @@ from lull.ui.headless.stream import ClaudeStream
 
 CALL = ToolCall("call_1", "read_file", {"path": "a.txt"})
 
+WORKSPACE = Path("/work/project")
+
 
 def lines(*events: Event) -> list[dict[str, Any]]:
-    stream = ClaudeStream("s1", "house-model", partial=True)
+    stream = ClaudeStream("s1", "house-model", WORKSPACE, partial=True)
     return [line for event in events for line in stream.take(event)]
 
 
@@ -102,6 +105,6 @@ def test_a_broken_stream_ends_its_message_without_a_stop_reason() -> None:
 
 
 def test_without_the_flag_there_are_no_stream_events() -> None:
-    stream = ClaudeStream("s1", "m")
+    stream = ClaudeStream("s1", "m", WORKSPACE)
     out = stream.take(AssistantText("hi")) + stream.take(RequestFinished(Usage(), 1, 1))
     assert all(line["type"] != "stream_event" for line in out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lull.model.events import (
@@ -23,9 +24,11 @@ from tests.fixtures.claude_code import RECORDED, shape_problems
 
 CALL = ToolCall("call_1", "write_file", {"path": "x.txt", "content": "x"})
 
+WORKSPACE = Path("/work/project")
+
 
 def lines(*events: Event) -> list[dict[str, Any]]:
-    stream = ClaudeStream("s1", "house-model")
+    stream = ClaudeStream("s1", "house-model", WORKSPACE)
     return [line for event in events for line in stream.take(event)]
 
 
@@ -112,6 +115,7 @@ def test_tool_use_blocks_name_tools_as_claude_code_does() -> None:
         ("mcp__github__list_issues", "mcp__github__list_issues"),
         ("note", "note"),  # Claude Code has no such tool: lull's name
     ]
+    assert uses[1]["input"] == {"path": "a", "file_path": "/work/project/a"}  # Claude Code's key
     assert all(shape_problems(line, RECORDED["assistant_tool_use"]) == [] for line in out[1:])
 
 
