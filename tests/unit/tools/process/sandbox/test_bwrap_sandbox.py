@@ -17,6 +17,7 @@ from lull.settings.model import Settings
 from lull.tools.base import ToolContext, ToolError
 from lull.tools.builtin.shell import SandboxedShellTool as ShellTool
 from lull.tools.registry import ToolRegistry
+from tests.loopback import FETCH
 from tests.processes import cancel_and_see_the_group_gone, child_pids, wait_for_text
 from tests.unit.tools.process.sandbox.conftest import FAKE_KEY, MakeSandbox, Place
 
@@ -76,12 +77,6 @@ async def test_no_spelling_of_rm_deletes_a_directory_outside_the_workspace(
     assert (place.outside / "keep" / "file.txt").read_text() == "still here"
     assert meta["exit_code"] != 0, content
     assert "the sandbox denied writing" in content
-
-
-FETCH = (
-    f'{sys.executable} -c "import urllib.request as u; '
-    "print(u.urlopen('http://{host}:{port}/', timeout=10).read().decode())\""
-)
 
 
 async def test_a_domain_not_allowed_is_refused_and_named(
