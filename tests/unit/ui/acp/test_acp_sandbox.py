@@ -52,7 +52,7 @@ async def test_a_new_host_is_asked_on_the_running_shell_call(
     assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
     updates = editor.of_call("c1")
     assert [u.session_update for u in updates].count("tool_call") == 1
-    assert {u.tool_call_id for _, u in editor.updates if hasattr(u, "tool_call_id")} == {"c1"}  # no other
+    assert {u.tool_call_id for _, u in editor.updates if hasattr(u, "tool_call_id")} == {"c1"}
     statuses = [u.status for u in updates if u.status is not None]
     assert statuses == ["pending", "in_progress", "in_progress", "completed"]  # on after it
     output = updates[-1].content[0].content.text
