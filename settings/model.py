@@ -168,6 +168,8 @@ class SandboxNetworkSettings:
     """Where sandboxed commands may connect (``sandbox.network.*``)."""
 
     allowed_domains: tuple[str, ...] = ()
+    allow_unix_sockets: tuple[str, ...] = ()
+    allow_local_binding: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +180,7 @@ class SandboxFilesystemSettings:
     allow_write: tuple[str, ...] = ()
     deny_write: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = ()
+    allow_read: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from lull.settings.rule_files import save_domain
 from lull.settings.writer import WriteProblem
 from lull.tools.base import ToolContext
 from lull.tools.builtin.shell import SandboxedShellTool
-from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths
+from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths, reopened
 from lull.tools.process.sandbox.probe import Availability, probe
 from lull.tools.process.sandbox.sandbox import AskDomain, Sandbox
 from lull.tools.registry import ToolRegistry
@@ -36,6 +36,11 @@ def sandbox_policy(
     files = sandbox.filesystem
     own = (user_config_dir(), data_dir(), state_dir())
     home = Path.home() if home is None else home
+    hidden, readable = reopened(
+        hidden_paths(home, own, files.deny_read, workspace),
+        (absolute(entry, workspace) for entry in files.allow_read),
+    )
+    network = sandbox.network
     return SandboxPolicy(
         workspace=workspace,
         writable=(
@@ -44,8 +49,11 @@ def sandbox_policy(
             *(absolute(entry, workspace) for entry in files.allow_write),
         ),
         read_only=tuple(absolute(entry, workspace) for entry in files.deny_write),
-        hidden=hidden_paths(home, own, files.deny_read, workspace),
-        allowed_domains=sandbox.network.allowed_domains,
+        hidden=hidden,
+        readable=readable,
+        allowed_domains=network.allowed_domains,
+        unix_sockets=tuple(absolute(entry, workspace) for entry in network.allow_unix_sockets),
+        local_binding=network.allow_local_binding,
         excluded_commands=sandbox.excluded_commands,
         auto_allow=sandbox.auto_allow_bash_if_sandboxed,
         allow_unconfined=sandbox.allow_unsandboxed_commands,

@@ -23,8 +23,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lull.tools.confinement import SandboxUnavailable
-from lull.tools.process.sandbox.bwrap import bwrap_argv, proxy_environment
-from lull.tools.process.sandbox.denials import denied_reads, denied_writes, explain
+from lull.tools.process.sandbox.bwrap import bound_sockets, bwrap_argv, proxy_environment
+from lull.tools.process.sandbox.denials import (
+    denied_reads,
+    denied_sockets,
+    denied_writes,
+    explain,
+)
 from lull.tools.process.sandbox.policy import SandboxPolicy
 from lull.tools.process.sandbox.probe import Availability
 from lull.tools.process.sandbox.proxy import DomainProxy
@@ -49,7 +54,8 @@ class ConfinedCommand:
         """What the sandbox denied the command, one sentence each."""
         writes = denied_writes(output, self.command, self.policy)
         reads = denied_reads(output, self.command, self.policy)
-        return explain(writes, reads, self.proxy.denied, self.policy)
+        sockets = denied_sockets(output, self.command, self.policy)
+        return explain(writes, reads, self.proxy.denied, self.policy, sockets)
 
 
 class Sandbox:
@@ -146,15 +152,15 @@ class Sandbox:
                     policy, argv, proxy_port=port, temp_dir=self.temp_dir,
                     sandbox_exec=self.availability.launcher or "sandbox-exec",
                 )  # fmt: skip
-                extra |= proxy_environment(port)
+                extra |= proxy_environment(port, policy.local_binding)
             else:
                 socket = run_dir / "proxy.sock"
                 await proxy.serve_unix(socket)
                 launched = bwrap_argv(
                     policy, argv, socket=socket, unreadable_file=self._home() / "unreadable",
-                    bwrap=self.availability.launcher or "bwrap",
+                    bwrap=self.availability.launcher or "bwrap", sockets=bound_sockets(),
                 )  # fmt: skip
-                extra |= proxy_environment()
+                extra |= proxy_environment(local_binding=policy.local_binding)
             yield ConfinedCommand(tuple(launched), {**env, **extra}, command, policy, proxy)
         finally:
             await proxy.close()

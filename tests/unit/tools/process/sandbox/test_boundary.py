@@ -101,7 +101,8 @@ def test_denials_name_the_path_and_the_setting() -> None:
     )
     writes = denied_writes(out, "rm -rf /etc/x", POLICY)
     reads = denied_reads(out, "cat ~/.ssh/id", POLICY)
-    assert writes == [Path("/etc/x")] and reads == [Path("/home/u/.ssh/id")]
+    assert writes is not None and writes.named == [Path("/etc/x")] and not writes.guessed
+    assert reads.named == [Path("/home/u/.ssh/id")]
     said = explain(writes, reads, ["evil.example"], POLICY)
     assert said[0] == (
         "the sandbox denied writing /etc/x (outside the workspace; "
@@ -110,4 +111,6 @@ def test_denials_name_the_path_and_the_setting() -> None:
     assert "denied reading /home/u/.ssh/id" in said[1]
     assert "network access to evil.example" in said[2]
     assert denied_writes("all fine", "ls", POLICY) is None
-    assert denied_writes("Errno 30 Read-only file system: 'f'", "python x.py", POLICY) == []
+    unnamed = denied_writes("Errno 30 Read-only file system: 'f'", "python x.py", POLICY)
+    assert unnamed is not None and not unnamed
+    assert "the error does not say where" in explain(unnamed, reads, [], POLICY)[0]
