@@ -130,7 +130,7 @@ def denied_sockets(output: str, command: str, policy: SandboxPolicy) -> Denied:
 WRITABLE = (
     "outside the workspace, $TMPDIR and sandbox.filesystem.allowWrite everything is read-only"
 )
-HIDDEN = "credentials, lull's own files and sandbox.filesystem.denyRead are hidden"
+HIDDEN = "hidden: credentials, lull's own files, sandbox.filesystem.denyRead"
 
 
 def explain(
@@ -157,13 +157,13 @@ def explain(
         )
     for path in reads.named:
         sentences.append(
-            f"the sandbox denied reading {path} ({HIDDEN}; sandbox.filesystem.allowRead can "
-            "re-allow a path)"
+            f"the sandbox denied access to {path} ({HIDDEN}; sandbox.filesystem.allowRead "
+            "can re-allow a path)"
         )
     for path in reads.guessed:
         sentences.append(
             "the sandbox denied access; the error does not name the path, but the command "
-            f"names {path}, which is hidden ({HIDDEN})"
+            f"names {path} ({HIDDEN})"
         )
     for path in sockets.named if sockets else ():
         sentences.append(

@@ -108,7 +108,7 @@ def test_denials_name_the_path_and_the_setting() -> None:
         "the sandbox denied writing /etc/x (outside the workspace; "
         "sandbox.filesystem.allowWrite can allow it)"
     )
-    assert "denied reading /home/u/.ssh/id" in said[1]
+    assert "denied access to /home/u/.ssh/id" in said[1]
     assert "network access to evil.example" in said[2]
     assert denied_writes("all fine", "ls", POLICY) is None
     unnamed = denied_writes("Errno 30 Read-only file system: 'f'", "python x.py", POLICY)

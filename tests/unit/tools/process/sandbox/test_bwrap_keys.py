@@ -163,6 +163,6 @@ async def test_allow_read_reopens_one_file_of_a_hidden_folder(
     assert code == 0 and "github.com ssh-ed25519" in content and "still here" in content
     content, code = await run(ctx, "cat ~/.ssh/id_rsa")
     assert code != 0 and FAKE_KEY not in content
-    assert f"the sandbox denied reading {place.home / '.ssh' / 'id_rsa'}" in content
+    assert f"the sandbox denied access to {place.home / '.ssh' / 'id_rsa'}" in content
     content, code = await run(ctx, "ls ~/.ssh")
     assert code != 0 and "known_hosts" not in content

@@ -55,7 +55,7 @@ async def test_reading_an_ssh_key_fails_and_is_reported(
     content, meta = await run(sandboxed, "cat ~/.ssh/id_rsa")
     assert meta["exit_code"] != 0
     assert FAKE_KEY not in content
-    assert f"denied reading {place.home / '.ssh' / 'id_rsa'}" in content
+    assert f"denied access to {place.home / '.ssh' / 'id_rsa'}" in content
 
 
 RM_SPELLINGS = (
