@@ -12,7 +12,7 @@ import pytest
 from lull.model.approvals import Approval
 from lull.model.messages import ToolCall
 from lull.model.permissions import SaveScope
-from lull.runtime import RunOptions, Runtime, build_runtime
+from lull.runtime import RunOptions, build_runtime
 from lull.runtime.sandbox import command_sandbox, sandbox_policy
 from lull.settings.model import (
     SandboxFilesystemSettings,
@@ -88,12 +88,18 @@ class Always:
         return Approval("allow_always", remember=self.scope)
 
 
-async def _fetch(runtime: Runtime, port: int) -> str:
-    """What a sandboxed command of ``runtime`` got from the loopback server."""
-    out = await ShellTool().run(
-        {"command": FETCH.format(host="localhost", port=port)}, runtime.agent.tools.context
-    )
-    return out.content
+async def _questions_of_a_fetch(options: RunOptions, scope: SaveScope, port: int) -> list[str]:
+    """Start lull, fetch from the loopback server in a sandboxed command (answering "always"
+    for ``scope``), stop it; the questions asked."""
+    runtime = build_runtime(options, env={})
+    try:
+        answers = runtime.agent.tools.approver = Always(scope)
+        fetch = {"command": FETCH.format(host="localhost", port=port)}
+        out = await ShellTool().run(fetch, runtime.agent.tools.context)
+        assert HELLO in out.content, out.content
+    finally:
+        runtime.close()
+    return answers.asked
 
 
 @pytest.mark.parametrize("scope", ["workspace", "user"])
@@ -107,13 +113,7 @@ async def test_always_saves_a_new_domain_where_its_rules_go_and_a_restart_admits
     user.write_text('{\n  "sandbox": {"enabled": true},\n  "model": {"name": "demo"}\n}\n')
     options = RunOptions(workspace=workspace, demo=True)
     with hello_server() as port:
-        first = build_runtime(options, env={})
-        try:
-            answers = first.agent.tools.approver = Always(scope)
-            assert HELLO in await _fetch(first, port)
-        finally:
-            first.close()
-        assert answers.asked == [
+        assert await _questions_of_a_fetch(options, scope, port) == [
             "sandbox_network(localhost): network access to localhost "
             "(sandbox.network.allowedDomains)"
         ]
@@ -129,10 +129,4 @@ async def test_always_saves_a_new_domain_where_its_rules_go_and_a_restart_admits
             entry = kept["workspaces"][str(workspace.resolve())]
             assert entry == {"sandbox": {"network": {"allowedDomains": ["localhost"]}}}
             assert not (workspace / ".lull").exists()  # never the project's file
-        second = build_runtime(options, env={})
-        try:
-            again = second.agent.tools.approver = Always(scope)
-            assert HELLO in await _fetch(second, port)
-        finally:
-            second.close()
-        assert again.asked == []
+        assert await _questions_of_a_fetch(options, scope, port) == []  # a restart admits it

@@ -48,24 +48,22 @@ async def test_a_denied_write_names_the_path_the_error_names(
     assert "guess" not in content and "does not name" not in content
 
 
-@pytest.mark.parametrize(
-    "command",
-    ["cat ~/.ssh/id_rsa", f"{PY} -c \"open('{{home}}/.ssh/id_rsa').read()\"", "cp ~/.ssh/id_rsa ."],
-)
-async def test_a_hidden_file_is_named_whoever_reads_it(
-    sandboxed: ToolContext, place: Place, command: str
+HIDDEN = {
+    "cat": ("cat ~/.ssh/id_rsa", "id_rsa"),
+    "python read": (f"{PY} -c \"open('{{home}}/.ssh/id_rsa').read()\"", "id_rsa"),
+    "cp": ("cp ~/.ssh/id_rsa .", "id_rsa"),
+    "python write": (f"{PY} -c \"open('{{home}}/.ssh/new', 'w')\"", "new"),
+}
+
+
+@pytest.mark.parametrize("tool", list(HIDDEN))
+async def test_a_hidden_place_is_named_whoever_reads_or_writes_it(
+    sandboxed: ToolContext, place: Place, tool: str
 ) -> None:
+    command, name = HIDDEN[tool]
     content, code = await run(sandboxed, command.format(home=place.home))
     assert code != 0 and FAKE_KEY not in content
-    assert f"the sandbox denied access to {place.home / '.ssh' / 'id_rsa'} (hidden:" in content
-
-
-async def test_writing_into_a_hidden_folder_is_named_too(
-    sandboxed: ToolContext, place: Place
-) -> None:
-    content, code = await run(sandboxed, f"{PY} -c \"open('{place.home}/.ssh/new', 'w')\"")
-    assert code != 0 and "PermissionError" in content
-    assert f"the sandbox denied access to {place.home / '.ssh' / 'new'}" in content
+    assert f"the sandbox denied access to {place.home / '.ssh' / name} (hidden:" in content
 
 
 async def test_an_error_without_a_path_gives_the_commands_path_as_a_guess(
