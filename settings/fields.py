@@ -387,6 +387,14 @@ _TABLE = (
     Field("sandbox.network.allowedDomains", TextList(),
           "Domains sandboxed commands may reach through lull's proxy (\"*.example.com\" "
           "covers subdomains); any other is refused and reported.", project="narrow"),
+    Field("sandbox.network.allowUnixSockets", PathList(),
+          "Unix sockets outside the workspace sandboxed commands may connect to (a socket, or "
+          "a folder of them, e.g. the SSH agent's); every other one they cannot reach.",
+          project="narrow"),
+    Field("sandbox.network.allowLocalBinding", Boolean(),
+          "Sandboxed commands may bind and serve on localhost ports (Claude Code: macOS only; "
+          "on Linux a command always has a loopback of its own, unreachable from outside).",
+          project="narrow", narrowest_first=_OFF_ONLY),
     Field("sandbox.filesystem.allowWrite", PathList(),
           "Paths outside the workspace sandboxed commands may write.", project="narrow"),
     Field("sandbox.filesystem.denyWrite", AdditiveList(),
@@ -395,6 +403,9 @@ _TABLE = (
     Field("sandbox.filesystem.denyRead", AdditiveList(),
           "Paths sandboxed commands may not read, besides ~/.ssh, cloud credentials and "
           "lull's own directories.", project="narrow"),
+    Field("sandbox.filesystem.allowRead", PathList(),
+          "Paths sandboxed commands may read although they are inside an unreadable one "
+          "(denyRead, ~/.ssh, ...): e.g. one file of a denied folder.", project="narrow"),
 )  # fmt: skip
 
 FIELDS: dict[str, Field] = {field.key: field for field in _TABLE}

@@ -370,13 +370,20 @@ def apply_cli(loaded: LoadedSettings, cli: Mapping[str, Any]) -> None:
 
 
 def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:
-    """Add the user's permission rules for ``workspace`` (kept in the user's config
-    directory: "allow always ... this workspace"); a broken file is reported and skipped."""
-    from lull.settings.rule_files import workspace_rules, workspace_rules_path
+    """Add the user's permission rules and sandbox domains for ``workspace`` (kept in the
+    user's config directory: "allow always ... this workspace"); a broken file is reported
+    and skipped."""
+    from lull.settings.rule_files import (
+        DOMAINS_KEY,
+        workspace_domains,
+        workspace_rules,
+        workspace_rules_path,
+    )
 
     source = str(workspace_rules_path())
     try:
         found = workspace_rules(workspace)
+        domains = workspace_domains(workspace)
     except FileProblem as exc:
         loaded.report("error", str(exc), source)
         return
@@ -388,6 +395,9 @@ def apply_workspace_rules(loaded: LoadedSettings, workspace: Path) -> None:
             key = f"permissions.{effect}"
             held = get_value(loaded.settings, key)
             loaded.set(key, held + tuple(r for r in rules if r not in held), source)
+    if domains:
+        held = get_value(loaded.settings, DOMAINS_KEY)
+        loaded.set(DOMAINS_KEY, held + tuple(d for d in domains if d not in held), source)
 
 
 def cli_label(spec: Field) -> str:

@@ -169,6 +169,8 @@ class SandboxNetworkSettings:
     """Where sandboxed commands may connect (``sandbox.network.*``)."""
 
     allowed_domains: tuple[str, ...] = ()
+    allow_unix_sockets: tuple[str, ...] = ()
+    allow_local_binding: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +181,7 @@ class SandboxFilesystemSettings:
     allow_write: tuple[str, ...] = ()
     deny_write: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = ()
+    allow_read: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,9 @@
 "Allow always ... this workspace" is kept in ``workspace-permissions.json`` in the user's
 config directory (keyed by the workspace's path), never in the repository, so a repository
 cannot ship allow rules that look like the user's; "... everywhere" goes to the user
-settings file's ``permissions.allow``.
+settings file's ``permissions.allow``. A host a sandboxed command may reach
+("always" to the sandbox's network question) goes to the same two places, as
+``sandbox.network.allowedDomains``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from typing import Any, get_args
 
 from lull.model.permissions import PermissionRule, RuleEffect
 from lull.settings.checks import Invalid
+from lull.settings.fields import FIELDS
 from lull.settings.jsonfile import FileProblem, read_json_object
 from lull.settings.paths import user_config_dir, user_settings_path
 from lull.settings.permission_rules import RuleList
 from lull.settings.writer import WriteProblem, dump_json, replace_file
 
 WORKSPACE_RULES_FILE = "workspace-permissions.json"
+DOMAINS_KEY = "sandbox.network.allowedDomains"
 
 
 def workspace_rules_path() -> Path:
@@ -49,31 +53,68 @@ def workspace_rules(workspace: Path) -> dict[RuleEffect, tuple[PermissionRule, .
     return found
 
 
+def workspace_domains(workspace: Path) -> tuple[str, ...]:
+    """The hosts the user let sandboxed commands reach in ``workspace`` ("always ... this
+    workspace"). Raises ``FileProblem`` for a broken file and :class:`Invalid` for a bad
+    list."""
+    data = read_json_object(workspace_rules_path()) or {}
+    entry = (data.get("workspaces") or {}).get(_key(workspace)) or {}
+    if not isinstance(entry, dict):
+        raise Invalid(f"an object of rule lists for {_key(workspace)}")
+    domains: object = entry
+    for key in DOMAINS_KEY.split("."):
+        if not isinstance(domains, dict):
+            raise Invalid(f"an object at sandbox.network for {_key(workspace)}")
+        domains = domains.get(key, {} if key != "allowedDomains" else [])
+    checked = FIELDS[DOMAINS_KEY].check.check(domains)
+    assert isinstance(checked, tuple)
+    return tuple(str(domain) for domain in checked)
+
+
 def save_rule(text: str, workspace: Path | None) -> str:
     """Add the allow rule ``text`` to the user's rules for ``workspace`` (None: to the user
     settings file, everywhere); returns where it went. Raises :class:`WriteProblem`."""
+    return _append(("permissions", "allow") if workspace is None else ("allow",), text, workspace)
+
+
+def save_domain(host: str, workspace: Path | None) -> str:
+    """Add ``host`` to the user's ``sandbox.network.allowedDomains`` for ``workspace`` (None:
+    in the user settings file, everywhere); returns where it went. Raises
+    :class:`WriteProblem`."""
+    return _append(tuple(DOMAINS_KEY.split(".")), host, workspace)
+
+
+def _append(keys: tuple[str, ...], text: str, workspace: Path | None) -> str:
+    """Add ``text`` to the list at ``keys`` of the user settings file (``workspace`` None) or
+    of the workspace's entry in :func:`workspace_rules_path`, keeping everything else."""
     if workspace is None:
         path = user_settings_path()
         data = _readable(path)
-        permissions = data.setdefault("permissions", {})
-        where = "permissions"
+        node: object = data
+        where: list[str] = []
         source = str(path)
     else:
         path = workspace_rules_path()
         data = _readable(path)
-        workspaces = data.setdefault("workspaces", {})
-        if not isinstance(workspaces, dict):
+        node = data.setdefault("workspaces", {})
+        where = ["workspaces"]
+        if not isinstance(node, dict):
             raise WriteProblem(f"not saved: {path}: workspaces is not an object")
-        permissions = workspaces.setdefault(_key(workspace), {})
-        where = f"workspaces.{_key(workspace)}"
         source = f"{path} (for {_key(workspace)})"
-    if not isinstance(permissions, dict):
-        raise WriteProblem(f"not saved: {path}: {where} is not an object")
-    allow = permissions.setdefault("allow", [])
-    if not isinstance(allow, list):
-        raise WriteProblem(f"not saved: {path}: {where}.allow is not a list")
-    if text not in allow:
-        allow.append(text)
+        keys = (_key(workspace), *keys)
+    *groups, leaf = keys
+    for group in groups:
+        assert isinstance(node, dict)
+        node = node.setdefault(group, {})
+        where.append(group)
+        if not isinstance(node, dict):
+            raise WriteProblem(f"not saved: {path}: {'.'.join(where)} is not an object")
+    assert isinstance(node, dict)
+    entries = node.setdefault(leaf, [])
+    if not isinstance(entries, list):
+        raise WriteProblem(f"not saved: {path}: {'.'.join((*where, leaf))} is not a list")
+    if text not in entries:
+        entries.append(text)
     replace_file(path, dump_json(data))
     return source
 

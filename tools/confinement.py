@@ -62,10 +62,11 @@ class CommandSandbox(Protocol):
         ...
 
     def confine(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, call_id: str = ""
     ) -> AbstractAsyncContextManager[ConfinedRun]:
         """``argv`` as the sandbox runs it, for as long as the context lasts (the proxy
-        serves it meanwhile); raises :class:`SandboxUnavailable` when it cannot start."""
+        serves it meanwhile; a question about a new host names the tool call ``call_id``);
+        raises :class:`SandboxUnavailable` when it cannot start."""
         ...
 
 
@@ -93,9 +94,11 @@ def launch(
     argv: Sequence[str],
     env: Mapping[str, str],
     cwd: Path,
+    call_id: str = "",
 ) -> AbstractAsyncContextManager[ConfinedRun]:
-    """How the shell line ``command`` (run as ``argv``) starts: inside ``sandbox``, or as it
-    is when there is none or the line is one of its excluded commands."""
+    """How the shell line ``command`` (run as ``argv``, for the tool call ``call_id``)
+    starts: inside ``sandbox``, or as it is when there is none or the line is one of its
+    excluded commands."""
     if sandbox is None or not sandbox.confines(command):
         return unconfined(argv, env)
-    return sandbox.confine(argv, env, cwd)
+    return sandbox.confine(argv, env, cwd, call_id)

@@ -26,7 +26,15 @@ def describe_policy(policy: SandboxPolicy) -> list[str]:
         "the rest of the file system is read-only",
         f"  read-only inside those: {_listed(policy.read_only, 'nothing')}",
         f"  hidden: {_listed(policy.hidden, 'nothing')}",
+        f"  readable again inside those: {_listed(policy.readable, 'nothing')}",
         f"  network: {_listed(policy.allowed_domains, 'no domain')} (through lull's proxy)",
+        f"  Unix sockets outside the writable places: {_listed(policy.unix_sockets, 'none')}",
+        "  localhost: "
+        + (
+            "commands may serve on it and reach their own servers directly"
+            if policy.local_binding
+            else "requests go through the proxy like any host (allowLocalBinding is off)"
+        ),
         f"  outside the sandbox (asked as usual): {_listed(policy.excluded_commands, 'none')}",
         "  sandboxed commands "
         + ("run without asking" if policy.auto_allow else "are asked about as usual")

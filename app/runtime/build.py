@@ -102,7 +102,7 @@ def build_runtime(
     runner = ToolRunner(registry, context, _mode(settings))
     runner.rules = rule_book(settings, options.workspace, trusted)
     runner.hooks = hook_runner(settings, context.workspace, trusted, notes)
-    sandbox = confine_runner(runner, settings)
+    sandbox = confine_runner(runner, settings, options.workspace)
     runner.checkpoints = checkpoint_store(store)
     if resumed and options.fork_session:
         runner.checkpoints.fork(session.record.forked_from, session.id)

@@ -7,14 +7,17 @@ import dataclasses
 from pathlib import Path
 
 from lull.engine.calls.runner import ToolRunner
+from lull.model.events import Notice
 from lull.model.messages import ToolCall, new_id
 from lull.runtime.wiring import added_directories, directories_waiting_for_trust, tool_context
 from lull.settings.loader import LoadedSettings
 from lull.settings.model import Settings
 from lull.settings.paths import data_dir, state_dir, user_config_dir
+from lull.settings.rule_files import save_domain
+from lull.settings.writer import WriteProblem
 from lull.tools.base import ToolContext
 from lull.tools.builtin.shell import SandboxedShellTool
-from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths
+from lull.tools.process.sandbox.policy import SandboxPolicy, absolute, hidden_paths, reopened
 from lull.tools.process.sandbox.probe import Availability, probe
 from lull.tools.process.sandbox.sandbox import AskDomain, Sandbox
 from lull.tools.registry import ToolRegistry
@@ -33,6 +36,11 @@ def sandbox_policy(
     files = sandbox.filesystem
     own = (user_config_dir(), data_dir(), state_dir())
     home = Path.home() if home is None else home
+    hidden, readable = reopened(
+        hidden_paths(home, own, files.deny_read, workspace),
+        (absolute(entry, workspace) for entry in files.allow_read),
+    )
+    network = sandbox.network
     return SandboxPolicy(
         workspace=workspace,
         writable=(
@@ -41,8 +49,11 @@ def sandbox_policy(
             *(absolute(entry, workspace) for entry in files.allow_write),
         ),
         read_only=tuple(absolute(entry, workspace) for entry in files.deny_write),
-        hidden=hidden_paths(home, own, files.deny_read, workspace),
-        allowed_domains=sandbox.network.allowed_domains,
+        hidden=hidden,
+        readable=readable,
+        allowed_domains=network.allowed_domains,
+        unix_sockets=tuple(absolute(entry, workspace) for entry in network.allow_unix_sockets),
+        local_binding=network.allow_local_binding,
         excluded_commands=sandbox.excluded_commands,
         auto_allow=sandbox.auto_allow_bash_if_sandboxed,
         allow_unconfined=sandbox.allow_unsandboxed_commands,
@@ -115,27 +126,54 @@ def _sandbox(
     return None
 
 
-def confine_runner(runner: ToolRunner, settings: Settings) -> Sandbox | None:
+def confine_runner(
+    runner: ToolRunner, settings: Settings, workspace: Path | None = None
+) -> Sandbox | None:
     """The sandbox of the runner's context, if any: hooks run inside it when
     ``sandbox.hooks`` says so, and a host sandboxed commands want that
     ``sandbox.network.allowedDomains`` does not list is asked about through the runner's
-    approver, once per session (``-p`` has no one to ask: refused)."""
+    approver, once per session (``-p`` has no one to ask: refused); with ``workspace``, an
+    "always" answer for the workspace or everywhere is saved (:func:`save_domain`)."""
     sandbox = runner.context.sandbox
     if not isinstance(sandbox, Sandbox):
         return None
     runner.hooks.sandbox = sandbox if settings.sandbox.hooks else None
-    sandbox.ask_domain = domain_question(runner)
+    sandbox.ask_domain = domain_question(runner, workspace)
     return sandbox
 
 
-def domain_question(runner: ToolRunner) -> AskDomain:
-    """Ask the runner's approver (the TUI's modal, the line prompt, an ACP client) whether
-    sandboxed commands may reach a host for the rest of the session."""
+def domain_rule(host: str) -> str:
+    """What an "always" answer to the network question about ``host`` allows."""
+    return f"network access to {host} (sandbox.network.allowedDomains)"
 
-    async def ask(host: str) -> bool:
-        call = ToolCall(new_id("call"), DOMAIN_QUESTION, {"host": host})
+
+def domain_question(runner: ToolRunner, workspace: Path | None = None) -> AskDomain:
+    """Ask the runner's approver (the TUI's modal, the line prompt, an ACP client) whether
+    sandboxed commands may reach a host for the rest of the session. The question is a
+    :data:`DOMAIN_QUESTION` call with the id of the tool call whose command wants the host
+    (a new id when there is none), so an editor can show it on that call. "Always" for the
+    workspace or everywhere also adds the host to ``sandbox.network.allowedDomains`` in the
+    file an allow rule of that answer goes to (with ``workspace``; without, the session
+    only)."""
+
+    async def ask(host: str, call_id: str) -> bool:
+        call = ToolCall(call_id or new_id("call"), DOMAIN_QUESTION, {"host": host})
         summary = f"{host}: a sandboxed command wants to reach it (not in allowedDomains)"
-        approval = await runner.approver.ask(call, summary, (f"{host} for this session",))
+        approval = await runner.approver.ask(call, summary, (domain_rule(host),))
+        saving = approval.decision == "allow_always" and approval.remember != "session"
+        if saving and workspace is not None:
+            line = _saved(host, workspace if approval.remember == "workspace" else None)
+            runner.progress.put_nowait(Notice("info", line))
         return approval.decision in ("allow", "allow_always")
 
     return ask
+
+
+def _saved(host: str, workspace: Path | None) -> str:
+    """Save ``host`` as allowed for ``workspace`` (None: everywhere); the line saying where
+    it went, or why it could not be saved."""
+    try:
+        where = save_domain(host, workspace.resolve() if workspace is not None else None)
+    except WriteProblem as problem:
+        return f"{problem}; {host} is allowed for this session only"
+    return f"saved {host} in sandbox.network.allowedDomains of {where}"

@@ -281,7 +281,7 @@ def _launch(
                 "sandbox.allowUnsandboxedCommands is false; ask the user instead"
             )
         return unconfined(argv, env)
-    return launch(sandbox, params.command, argv, env, ctx.workspace)
+    return launch(sandbox, params.command, argv, env, ctx.workspace, ctx.call_id)
 
 
 def _output(

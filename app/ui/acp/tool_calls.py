@@ -133,6 +133,10 @@ class ToolCallTracker:
             raw_input=dict(call.arguments),
         )
 
+    def is_open(self, call_id: str) -> bool:
+        """Whether the editor was told ``call_id`` started, and not yet that it ended."""
+        return call_id in self._open
+
     def running(self, call: ToolCall) -> ToolCallProgress:
         """The update saying ``call`` runs now (it was approved)."""
         from acp.helpers import update_tool_call

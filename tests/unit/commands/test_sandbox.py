@@ -39,7 +39,8 @@ def test_on_shows_the_running_sandbox_and_what_it_allows(
 ) -> None:
     user = isolated_env / "config" / "lull" / "settings.json"
     user.parent.mkdir(parents=True, exist_ok=True)
-    sandbox = {"enabled": True, "network": {"allowedDomains": ["pypi.org"]}}
+    network = {"allowedDomains": ["pypi.org"], "allowUnixSockets": ["/run/x.sock"]}
+    sandbox = {"enabled": True, "network": network}
     user.write_text(json.dumps({"sandbox": sandbox}))
     runtime = build_runtime(RunOptions(workspace=workspace, demo=True), env={})
     try:
@@ -57,3 +58,5 @@ def test_on_shows_the_running_sandbox_and_what_it_allows(
         assert running is None
         assert "missing:" in text
     assert "network: pypi.org" in text
+    assert "Unix sockets outside the writable places: /run/x.sock" in text
+    assert "localhost: requests go through the proxy" in text

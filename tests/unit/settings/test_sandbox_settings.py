@@ -68,3 +68,36 @@ def test_a_project_cannot_widen_what_the_sandbox_allows(home: Home) -> None:
     assert sandbox.network.allowed_domains == ("pypi.org",)
     assert sandbox.filesystem.allow_write == ()
     assert sandbox.filesystem.deny_read == ("~/notes",)  # more hidden is narrower
+
+
+def test_a_project_cannot_add_sockets_local_binding_or_readable_paths(home: Home) -> None:
+    home.write_user(
+        {"sandbox": {"network": {"allowUnixSockets": ["/run/user/1000/ssh"]},
+                     "filesystem": {"allowRead": ["~/.ssh/known_hosts"]}}}
+    )  # fmt: skip
+    home.write_project(
+        {
+            "sandbox": {
+                "network": {
+                    "allowUnixSockets": ["/run/user/1000/ssh/agent.sock", "/run/docker.sock"],
+                    "allowLocalBinding": True,
+                },
+                "filesystem": {"allowRead": ["~/.ssh/known_hosts", "~/.ssh/id_rsa"]},
+            }
+        }
+    )
+    loaded = home.load()
+    network = loaded.settings.sandbox.network
+    assert network.allow_unix_sockets == ("/run/user/1000/ssh/agent.sock",)  # inside the user's
+    assert not network.allow_local_binding
+    assert loaded.settings.sandbox.filesystem.allow_read == ("~/.ssh/known_hosts",)
+    ignored = " ".join(d.message for d in loaded.diagnostics)
+    assert "sandbox.network.allowLocalBinding" in ignored
+    assert "/run/docker.sock" in ignored and "~/.ssh/id_rsa" in ignored
+
+
+def test_local_binding_is_the_users_to_turn_on_and_a_projects_to_turn_off(home: Home) -> None:
+    home.write_user({"sandbox": {"network": {"allowLocalBinding": True}}})
+    assert home.load().settings.sandbox.network.allow_local_binding
+    home.write_project({"sandbox": {"network": {"allowLocalBinding": False}}})  # narrower
+    assert not home.load().settings.sandbox.network.allow_local_binding

@@ -3,8 +3,10 @@
 The whole file system is readable but read-only, except the workspace, the sandbox's own
 temp directory and ``sandbox.filesystem.allowWrite``; ``denyWrite`` paths stay read-only even
 inside those. :data:`CREDENTIAL_PATHS` under the home directory, lull's own config and data
-directories and ``denyRead`` are unreadable. The network is reachable only through lull's
-proxy, which admits ``sandbox.network.allowedDomains``.
+directories and ``denyRead`` are unreadable, except ``allowRead`` paths inside them. The
+network is reachable only through lull's proxy, which admits
+``sandbox.network.allowedDomains``; Unix sockets outside the writable places only when
+``allowUnixSockets`` lists them.
 """
 
 from __future__ import annotations
@@ -37,17 +39,23 @@ class SandboxPolicy:
     """The boundary of one workspace's sandbox, with every path absolute.
 
     ``writable``: where commands may write (the workspace first); ``read_only``: places inside
-    those that stay read-only; ``hidden``: what commands may not read; ``allowed_domains``:
-    the hosts the proxy admits (``*.example.com`` covers subdomains, ``*`` every host);
-    ``excluded_commands``: commands that run outside the sandbox; ``auto_allow`` and
-    ``allow_unconfined``: ``autoAllowBashIfSandboxed`` and ``allowUnsandboxedCommands``.
+    those that stay read-only; ``hidden``: what commands may not read; ``readable``: places
+    inside hidden ones they may read again (``allowRead``); ``allowed_domains``: the hosts
+    the proxy admits (``*.example.com`` covers subdomains, ``*`` every host);
+    ``unix_sockets``: sockets (or folders of them) outside the writable places commands may
+    connect to; ``local_binding``: ``allowLocalBinding``; ``excluded_commands``: commands
+    that run outside the sandbox; ``auto_allow`` and ``allow_unconfined``:
+    ``autoAllowBashIfSandboxed`` and ``allowUnsandboxedCommands``.
     """
 
     workspace: Path
     writable: tuple[Path, ...]
     read_only: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
     allowed_domains: tuple[str, ...] = ()
+    unix_sockets: tuple[Path, ...] = ()
+    local_binding: bool = False
     excluded_commands: tuple[str, ...] = ()
     auto_allow: bool = True
     allow_unconfined: bool = True
@@ -78,8 +86,20 @@ class SandboxPolicy:
         return False
 
     def is_hidden(self, path: Path) -> Path | None:
-        """The hidden place ``path`` is in (None: not hidden)."""
+        """The hidden place ``path`` is in (None: not hidden, or re-allowed by ``readable``)."""
+        if any(path.is_relative_to(place) for place in self.readable):
+            return None
         return next((root for root in self.hidden if path.is_relative_to(root)), None)
+
+    def readable_inside(self, root: Path) -> tuple[Path, ...]:
+        """The ``readable`` places inside the hidden place ``root``."""
+        return tuple(place for place in self.readable if place.is_relative_to(root))
+
+    def may_connect(self, socket: Path) -> bool:
+        """Whether a command may connect to the Unix socket ``socket``: it is in a writable
+        place (the command could have made it) or listed in ``unix_sockets``."""
+        places = (*self.writable, *self.unix_sockets)
+        return any(socket.is_relative_to(place) for place in places)
 
     def is_writable(self, path: Path) -> bool:
         """Whether a sandboxed command may write ``path``."""
@@ -111,3 +131,14 @@ def hidden_paths(
             continue
         kept.append(resolved)
     return tuple(kept)
+
+
+def reopened(
+    hidden: tuple[Path, ...], allow_read: Iterable[Path]
+) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """``hidden`` without the places ``allow_read`` re-allows whole, and the ``allow_read``
+    places left inside a hidden one (those a command may read again)."""
+    allowed = tuple(dict.fromkeys(allow_read))
+    kept = tuple(place for place in hidden if not any(place.is_relative_to(a) for a in allowed))
+    inside = tuple(a for a in allowed if any(a.is_relative_to(place) for place in kept))
+    return kept, inside

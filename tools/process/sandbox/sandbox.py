@@ -4,13 +4,15 @@ the policy, the platform's launcher and one proxy per command.
 It keeps a directory of its own under the system's temp directory for as long as lull runs:
 ``tmp/`` (the commands' ``TMPDIR``, writable), an unreadable empty file that stands in for
 hidden files, and per command a directory with the proxy's socket. A host the policy does not
-list may be asked about (``ask_domain``), once per session: the answer is kept.
+list may be asked about (``ask_domain``, told which tool call's command wants it), once per
+session: the answer is kept.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import os
 import shutil
@@ -21,15 +23,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lull.tools.confinement import SandboxUnavailable
-from lull.tools.process.sandbox.bwrap import bwrap_argv, proxy_environment
-from lull.tools.process.sandbox.denials import denied_reads, denied_writes, explain
+from lull.tools.process.sandbox.bwrap import bound_sockets, bwrap_argv, proxy_environment
+from lull.tools.process.sandbox.denials import (
+    denied_reads,
+    denied_sockets,
+    denied_writes,
+    explain,
+)
 from lull.tools.process.sandbox.policy import SandboxPolicy
 from lull.tools.process.sandbox.probe import Availability
 from lull.tools.process.sandbox.proxy import DomainProxy
 from lull.tools.process.sandbox.seatbelt import seatbelt_argv
 
-AskDomain = Callable[[str], Awaitable[bool]]
-"""Asks the user whether sandboxed commands may reach a host (True: allow for the session)."""
+AskDomain = Callable[[str, str], Awaitable[bool]]
+"""Asks the user whether sandboxed commands may reach a host (True: allow for the session);
+the second argument is the id of the tool call whose command asks ("" when none is known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +54,8 @@ class ConfinedCommand:
         """What the sandbox denied the command, one sentence each."""
         writes = denied_writes(output, self.command, self.policy)
         reads = denied_reads(output, self.command, self.policy)
-        return explain(writes, reads, self.proxy.denied, self.policy)
+        sockets = denied_sockets(output, self.command, self.policy)
+        return explain(writes, reads, self.proxy.denied, self.policy, sockets)
 
 
 class Sandbox:
@@ -98,8 +107,9 @@ class Sandbox:
             self._base = base
         return self._base
 
-    async def admits(self, host: str) -> bool:
-        """Whether commands may reach ``host``: listed, or allowed when asked (once)."""
+    async def admits(self, host: str, call_id: str = "") -> bool:
+        """Whether commands may reach ``host``: listed, or allowed when asked (once; the
+        question names the tool call ``call_id`` whose command wants it)."""
         if self.policy.admits(host):
             return True
         if host in self.decided or self.ask_domain is None:
@@ -108,7 +118,7 @@ class Sandbox:
             return await asyncio.shield(self._asking[host])
         asked = self._asking[host] = asyncio.get_running_loop().create_future()
         try:
-            answer = await self.ask_domain(host)
+            answer = await self.ask_domain(host, call_id)
         except BaseException:
             asked.set_result(False)
             raise
@@ -120,9 +130,10 @@ class Sandbox:
 
     @contextlib.asynccontextmanager
     async def confine(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, call_id: str = ""
     ) -> AsyncIterator[ConfinedCommand]:
-        """``argv`` inside the sandbox, its proxy serving while the context lasts."""
+        """``argv`` inside the sandbox, its proxy serving while the context lasts (a new host
+        is asked about as the tool call ``call_id``'s)."""
         if not self.availability.ready:
             raise SandboxUnavailable(
                 f"the sandbox cannot start: {self.availability.missing} "
@@ -131,7 +142,7 @@ class Sandbox:
         policy = replace(self.policy, writable=(*self.policy.writable, self.temp_dir))
         run_dir = self._home() / f"run-{os.getpid()}-{next(self._runs)}"
         run_dir.mkdir()
-        proxy = DomainProxy(self.admits)
+        proxy = DomainProxy(functools.partial(self.admits, call_id=call_id))
         command = argv[-1] if argv else ""
         extra = {"TMPDIR": str(self.temp_dir)}
         try:
@@ -141,15 +152,15 @@ class Sandbox:
                     policy, argv, proxy_port=port, temp_dir=self.temp_dir,
                     sandbox_exec=self.availability.launcher or "sandbox-exec",
                 )  # fmt: skip
-                extra |= proxy_environment(port)
+                extra |= proxy_environment(port, policy.local_binding)
             else:
                 socket = run_dir / "proxy.sock"
                 await proxy.serve_unix(socket)
                 launched = bwrap_argv(
                     policy, argv, socket=socket, unreadable_file=self._home() / "unreadable",
-                    bwrap=self.availability.launcher or "bwrap",
+                    bwrap=self.availability.launcher or "bwrap", sockets=bound_sockets(),
                 )  # fmt: skip
-                extra |= proxy_environment()
+                extra |= proxy_environment(local_binding=policy.local_binding)
             yield ConfinedCommand(tuple(launched), {**env, **extra}, command, policy, proxy)
         finally:
             await proxy.close()

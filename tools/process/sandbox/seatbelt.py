@@ -2,10 +2,13 @@
 
 Written to the same boundary as :mod:`lull.tools.process.sandbox.bwrap`: everything denied
 by default; processes, signals within the sandbox, system lookups allowed; every file
-readable except the hidden places; writes only in the writable places (and the terminal
-devices), never in the read-only ones; no network but the proxy's port on loopback (lull's
-proxy listens there directly, no relay needed). In Seatbelt's language a later rule wins
-over an earlier one, so each exception follows the rule it narrows.
+readable except the hidden places (but the ``readable`` places inside them); writes only in
+the writable places (and the terminal devices), never in the read-only ones; no network but
+the proxy's port on loopback (lull's proxy listens there directly, no relay needed), the
+listed Unix sockets, and with ``local_binding`` binding, serving and connecting on localhost
+(which on macOS is the machine's own: no separate loopback as on Linux). In Seatbelt's
+language a later rule wins over an earlier one, so each exception follows the rule it
+narrows.
 
 Only the profile's text is tested (on Linux); it has not been run on a Mac by this project.
 """
@@ -33,6 +36,13 @@ BASE_RULES = """\
 (allow file-read-metadata)
 (allow file-read*)"""
 
+LOCAL_BINDING = [
+    '(allow network-bind (local ip "localhost:*"))',
+    '(allow network-inbound (local ip "localhost:*"))',
+    '(allow network-outbound (remote ip "localhost:*"))',
+]
+"""The rules ``allowLocalBinding`` adds: serve on localhost ports, and connect to them."""
+
 DEVICES = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper")
 """Devices a command may write besides its own files."""
 
@@ -53,6 +63,8 @@ def seatbelt_profile(policy: SandboxPolicy, proxy_port: int, temp_dir: Path) -> 
     lines = [BASE_RULES]
     if policy.hidden:
         lines.append(f"(deny file-read* {_subpaths(policy.hidden)})")
+    if policy.readable:
+        lines.append(f"(allow file-read* {_subpaths(policy.readable)})")
     writable = (*policy.writable, temp_dir)
     devices = " ".join(f"(literal {quoted(device)})" for device in DEVICES)
     lines.append(f'(allow file-write* {_subpaths(writable)} {devices} (regex #"^/dev/ttys"))')
@@ -61,6 +73,12 @@ def seatbelt_profile(policy: SandboxPolicy, proxy_port: int, temp_dir: Path) -> 
     if policy.hidden:
         lines.append(f"(deny file-write* {_subpaths(policy.hidden)})")
     lines.append(f'(allow network-outbound (remote ip "localhost:{proxy_port}"))')
+    lines += [
+        f"(allow network-outbound (remote unix-socket (path-literal {quoted(socket)})))"
+        for socket in policy.unix_sockets
+    ]
+    if policy.local_binding:
+        lines += LOCAL_BINDING
     return "\n".join(lines) + "\n"
 
 

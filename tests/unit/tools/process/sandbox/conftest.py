@@ -4,8 +4,6 @@ bubblewrap (the tests that need it skip, saying why, where it is missing)."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +14,7 @@ from lull.tools.base import ToolContext
 from lull.tools.process.sandbox.policy import SandboxPolicy, hidden_paths
 from lull.tools.process.sandbox.probe import Availability, probe
 from lull.tools.process.sandbox.sandbox import Sandbox
+from tests.loopback import hello_server
 
 FAKE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake key for the sandbox tests"
 
@@ -89,26 +88,8 @@ def sandboxed(place: Place, make_sandbox: MakeSandbox, tmp_path: Path) -> ToolCo
     )
 
 
-class _Hello(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"hello from loopback"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet."""
-
-
 @pytest.fixture
 def loopback_server() -> Iterator[int]:
     """An HTTP server on 127.0.0.1 that answers every GET; its port."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with hello_server() as port:
+        yield port

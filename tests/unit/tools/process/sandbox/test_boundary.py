@@ -3,11 +3,13 @@ only: no Mac here), the probe's messages and how denials are read and said."""
 
 from __future__ import annotations
 
+import dataclasses
+import socket
 from pathlib import Path
 
-from lull.tools.process.sandbox.bwrap import bwrap_argv
+from lull.tools.process.sandbox.bwrap import bound_sockets, bwrap_argv
 from lull.tools.process.sandbox.denials import denied_reads, denied_writes, explain
-from lull.tools.process.sandbox.policy import SandboxPolicy, hidden_paths
+from lull.tools.process.sandbox.policy import SandboxPolicy, hidden_paths, reopened
 from lull.tools.process.sandbox.probe import probe
 from lull.tools.process.sandbox.proxy import target_of
 from lull.tools.process.sandbox.seatbelt import seatbelt_profile
@@ -101,13 +103,86 @@ def test_denials_name_the_path_and_the_setting() -> None:
     )
     writes = denied_writes(out, "rm -rf /etc/x", POLICY)
     reads = denied_reads(out, "cat ~/.ssh/id", POLICY)
-    assert writes == [Path("/etc/x")] and reads == [Path("/home/u/.ssh/id")]
+    assert writes is not None and writes.named == [Path("/etc/x")] and not writes.guessed
+    assert reads.named == [Path("/home/u/.ssh/id")]
     said = explain(writes, reads, ["evil.example"], POLICY)
     assert said[0] == (
         "the sandbox denied writing /etc/x (outside the workspace; "
         "sandbox.filesystem.allowWrite can allow it)"
     )
-    assert "denied reading /home/u/.ssh/id" in said[1]
+    assert "denied access to /home/u/.ssh/id" in said[1]
     assert "network access to evil.example" in said[2]
     assert denied_writes("all fine", "ls", POLICY) is None
-    assert denied_writes("Errno 30 Read-only file system: 'f'", "python x.py", POLICY) == []
+    unnamed = denied_writes("Errno 30 Read-only file system: 'f'", "python x.py", POLICY)
+    assert unnamed is not None and not unnamed
+    assert "the error does not say where" in explain(unnamed, reads, [], POLICY)[0]
+
+
+def test_seatbelt_reopens_allow_read_and_opens_listed_sockets_and_local_binding() -> None:
+    policy = dataclasses.replace(
+        POLICY,
+        readable=(Path("/home/u/.ssh/known_hosts"),),
+        unix_sockets=(Path("/tmp/agent.sock"),),
+        local_binding=True,
+    )
+    lines = seatbelt_profile(policy, 41234, Path("/tmp/t")).splitlines()
+    reopened = '(allow file-read* (subpath "/home/u/.ssh/known_hosts"))'
+    denied = next(i for i, line in enumerate(lines) if line.startswith("(deny file-read*"))
+    assert lines.index(reopened) > denied  # a later rule wins
+    socket = '(allow network-outbound (remote unix-socket (path-literal "/tmp/agent.sock")))'
+    assert socket in lines
+    assert '(allow network-bind (local ip "localhost:*"))' in lines
+    plain = seatbelt_profile(POLICY, 41234, Path("/tmp/t"))
+    assert "network-bind" not in plain and "unix-socket" not in plain
+
+
+def test_bwrap_binds_allow_read_into_a_passable_folder_and_covers_other_sockets(
+    tmp_path: Path,
+) -> None:
+    ws, ssh = tmp_path / "ws", tmp_path / ".ssh"
+    ws.mkdir()
+    ssh.mkdir()
+    (ssh / "known_hosts").touch()
+    policy = SandboxPolicy(
+        ws, (ws,), hidden=(ssh,), readable=(ssh / "known_hosts",),
+        unix_sockets=(Path("/run/user/1/ssh"),),
+    )  # fmt: skip
+    on_machine = [
+        Path("/run/docker.sock"), Path("/run/user/1/ssh/agent"), ws / "dev.sock",
+        ssh / "agent", tmp_path / "proxy.sock",
+    ]  # fmt: skip
+    argv = bwrap_argv(
+        policy, ["true"], socket=tmp_path / "proxy.sock", unreadable_file=Path("/u"),
+        sockets=on_machine,
+    )  # fmt: skip
+    joined = " ".join(argv)
+    known = ssh / "known_hosts"
+    assert f"--perms 0111 --tmpfs {ssh} --ro-bind {known} {known} --remount-ro {ssh}" in joined
+    assert "--ro-bind /u /run/docker.sock" in joined  # the only socket covered:
+    assert joined.count("--ro-bind /u ") == 1  # listed, in the workspace, hidden, the proxy's
+
+
+def test_bound_sockets_are_read_from_the_kernels_table(tmp_path: Path) -> None:
+    real = tmp_path / "s.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(real))
+    try:
+        table = tmp_path / "unix"
+        table.write_text(
+            "Num       RefCount Protocol Flags    Type St Inode Path\n"
+            "0000: 00000002 00000000 00010000 0001 01 1 " + str(real) + "\n"
+            "0000: 00000002 00000000 00010000 0001 01 2 @abstract\n"
+            "0000: 00000002 00000000 00010000 0001 01 3 /gone/socket\n"
+            "0000: 00000003 00000000 00000000 0001 03 4\n"
+        )
+        assert bound_sockets(table) == [real.resolve()]
+        assert bound_sockets(tmp_path / "missing") == []
+    finally:
+        server.close()
+
+
+def test_allow_read_reopens_whole_places_or_paths_inside_them() -> None:
+    hidden = (Path("/h/.ssh"), Path("/h/.aws"), Path("/h/secret"))
+    kept, inside = reopened(hidden, [Path("/h/.aws"), Path("/h/secret/shared.txt"), Path("/x")])
+    assert kept == (Path("/h/.ssh"), Path("/h/secret"))
+    assert inside == (Path("/h/secret/shared.txt"),)

@@ -17,6 +17,7 @@ from lull.settings.model import Settings
 from lull.tools.base import ToolContext, ToolError
 from lull.tools.builtin.shell import SandboxedShellTool as ShellTool
 from lull.tools.registry import ToolRegistry
+from tests.loopback import FETCH
 from tests.processes import cancel_and_see_the_group_gone, child_pids, wait_for_text
 from tests.unit.tools.process.sandbox.conftest import FAKE_KEY, MakeSandbox, Place
 
@@ -54,7 +55,7 @@ async def test_reading_an_ssh_key_fails_and_is_reported(
     content, meta = await run(sandboxed, "cat ~/.ssh/id_rsa")
     assert meta["exit_code"] != 0
     assert FAKE_KEY not in content
-    assert f"denied reading {place.home / '.ssh' / 'id_rsa'}" in content
+    assert f"denied access to {place.home / '.ssh' / 'id_rsa'}" in content
 
 
 RM_SPELLINGS = (
@@ -75,13 +76,9 @@ async def test_no_spelling_of_rm_deletes_a_directory_outside_the_workspace(
     content, meta = await run(sandboxed, spelling.format(dir=place.outside / "keep"))
     assert (place.outside / "keep" / "file.txt").read_text() == "still here"
     assert meta["exit_code"] != 0, content
-    assert "the sandbox denied writing" in content
-
-
-FETCH = (
-    f'{sys.executable} -c "import urllib.request as u; '
-    "print(u.urlopen('http://{host}:{port}/', timeout=10).read().decode())\""
-)
+    named = f"the sandbox denied writing {place.outside / 'keep'}" in content
+    guessed = f"does not name the path, but the command names {place.outside / 'keep'}"
+    assert named or guessed in content, content  # rmtree names files relative to their folder
 
 
 async def test_a_domain_not_allowed_is_refused_and_named(
