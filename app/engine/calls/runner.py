@@ -100,8 +100,11 @@ class ToolRunner:
         return runner
 
     def begin_turn(self, session: Session) -> None:
-        """A user prompt was added to ``session``: file changes from now on are its turn's."""
+        """A user prompt was added to ``session``: file changes from now on are its turn's,
+        and the tool sources apply what they held back for a turn's start."""
         self.recorder.begin_turn(session)
+        for source in self.sources:
+            source.begin_turn()
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
