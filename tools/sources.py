@@ -33,6 +33,11 @@ class ToolSource(Protocol):
         turn take effect now."""
         ...
 
+    def request_sent(self) -> None:
+        """A model request is out (its answer has begun): what was held back so as not to
+        compete with it (servers that need not be up for it) may start."""
+        ...
+
     def take_notices(self) -> list[Notice]:
         """What the user should hear since the last call (a server that did not start, a
         tool left out); each notice is given once."""

@@ -15,8 +15,10 @@ says so, a server's tools are registered deferred (:mod:`lull.tools.deferral`): 
 Every listing a server gives is kept (:mod:`lull.mcp.cache`). ``lull -p`` does not wait for a
 server whose listing is kept when its tools would be deferred anyway (not ``alwaysLoad``, and
 ``tools.toolSearch`` defers the batch): its kept tools are registered deferred at once, the
-server goes on starting in the background, and a call to one of its tools waits for it (at
-most its start timeout), or is an error result saying it did not start. A fresh listing that
+server starts in the background once the first request is out (:meth:`request_sent`; before
+it, starting servers would compete with lull for the CPU), and a call to one of its tools
+starts it if need be and waits for it (at most its start timeout), or is an error result
+saying it did not start. A fresh listing that
 differs from the kept one replaces the file, and this run's tools of that server at the next
 user turn (never within a turn: the tools lead every request's cached prefix).
 """
@@ -107,6 +109,10 @@ class McpManager:
         self._changed: set[str] = set()
         """Of those, the ones whose fresh listing differs (applied at the next turn)."""
         self._settled = False
+        self._kept: dict[str, list[RemoteTool]] | None = None
+        """The kept listings of the servers ``-p`` may not wait for (None: not looked yet)."""
+        self._go = asyncio.Event()
+        """Set once those servers may start: the first request is out, or a tool needs one."""
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._notices: list[Notice] = []
         self.listener: Callable[[Notice], None] | None = None
@@ -139,6 +145,8 @@ class McpManager:
             asyncio.get_running_loop()
         except RuntimeError:
             return
+        if self.wait and self._kept is None:
+            self._kept = self._kept_listings()
         for connection in self.connections:
             if connection.name not in self._tasks and self.may_start(connection):
                 connection.state = "starting"
@@ -163,7 +171,7 @@ class McpManager:
         """The first settle of ``lull -p``: when the servers with a kept listing would have
         their tools deferred, wait for the others only and register every server's tools
         (the kept listings for the first); returns whether it did."""
-        kept = self._kept_listings()
+        kept = self._kept or {}
         if not kept:
             return False
         waited = [task for name, task in self._tasks.items() if name not in kept]
@@ -171,6 +179,7 @@ class McpManager:
         batch = self._batch(self.connections, kept)
         defer = self._decide(batch)
         if not defer:  # their tools would be offered in full: wait for them as before
+            self._go.set()
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
             self._place(self._batch(self.connections, {}), defer)
             return True
@@ -182,19 +191,24 @@ class McpManager:
         return True
 
     def _kept_listings(self) -> dict[str, list[RemoteTool]]:
-        """The kept listings of the servers starting now that need not be waited for: tool
+        """The kept listings of the servers that may start and need not be waited for: tool
         search may defer, the server is not ``alwaysLoad``, and a listing is kept."""
         policy = self.registry.deferred.policy
         if self.listings is None or policy is None or policy.mode == "off":
             return {}
         kept: dict[str, list[RemoteTool]] = {}
         for connection in self.connections:
-            if connection.name not in self._tasks or connection.config.always_load:
+            if not self.may_start(connection) or connection.config.always_load:
                 continue
             listing = self.listings.load(connection.config)
             if listing is not None:
                 kept[connection.name] = listing
         return kept
+
+    def request_sent(self) -> None:
+        """The first request is out: the servers ``-p`` did not wait for start now (before
+        it, their start would compete with lull's own for the CPU)."""
+        self._go.set()
 
     def begin_turn(self) -> None:
         """A user turn begins: servers registered from a kept listing whose fresh listing
@@ -241,6 +255,8 @@ class McpManager:
     # --- starting ---------------------------------------------------------------------------
 
     async def _bring_up(self, connection: McpConnection) -> None:
+        if self._kept and connection.name in self._kept:
+            await self._go.wait()
         try:
             await connection.connect()
         except McpFailure as failure:
@@ -337,6 +353,7 @@ class McpManager:
         server did not come up, else None."""
 
         async def started() -> str | None:
+            self._go.set()
             task = self._tasks.get(connection.name)
             if connection.tools is None and task is not None and not task.done():
                 await asyncio.wait({task}, timeout=connection.start_timeout + 1)

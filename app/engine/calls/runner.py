@@ -110,6 +110,12 @@ class ToolRunner:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
         return self.registry.specs()
 
+    def request_sent(self) -> None:
+        """A model request is out (its answer has begun): the tool sources may start what
+        they held back so as not to slow it down."""
+        for source in self.sources:
+            source.request_sent()
+
     async def settle(self) -> None:
         """Let the tool sources finish starting where the run waits for them (``-p``); what
         they have to say (a server that did not start) goes to :attr:`progress`."""
