@@ -76,49 +76,44 @@ def _tool_result(request: dict[str, Any]) -> str:
     raise AssertionError("no tool result in the request")
 
 
-def _first_request_then_open(
-    lull: Lull, fake: FakeServer, gate: Path, word: str
-) -> subprocess.CompletedProcess[str]:
-    """Run ``lull -p``; once its first request is at the fake (the server still waits at
-    its gate), open the gate with ``word``."""
+def _echo_with_a_kept_listing(
+    lull: Lull, fake: FakeServer, tmp_path: Path, word: str
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """With the listing kept by a first run, run ``lull -p`` whose model calls ``echo``;
+    once its first request is at the fake (the server still waits at its gate), open the
+    gate with ``word``. The run, and the call's result as the next request carries it."""
+    gate = tmp_path / "gate"
+    _configure(gate)
+    _fill_cache(lull, fake, gate)
+    fake.script(Reply(tool_calls=[ToolUse(ECHO, {"text": "hi"})]), Reply(text="done"))
     process = lull.popen("-p", "echo hi", "--approval-mode", "yolo")
     deadline = time.monotonic() + 60
     while not fake.requests:
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            out, err = process.communicate()
+            _, err = process.communicate()
             raise AssertionError(f"no first request while the server waited: {err}")
         time.sleep(0.02)
-    first = fake.requests[0]
-    assert "mcp__srv__echo" in _deferred_names(first)
+    assert ECHO in _deferred_names(fake.requests[0])
     _open(gate, word)
     out, err = process.communicate(timeout=60)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    assert done.returncode == 0, done.stderr
+    return done, _tool_result(fake.requests[1])
 
 
 def test_with_a_kept_listing_the_first_request_leaves_before_the_server_and_a_call_waits(
     lull: Lull, fake: FakeServer, tmp_path: Path
 ) -> None:
-    gate = tmp_path / "gate"
-    _configure(gate)
-    _fill_cache(lull, fake, gate)
-    fake.script(Reply(tool_calls=[ToolUse(ECHO, {"text": "hi"})]), Reply(text="done"))
-    done = _first_request_then_open(lull, fake, gate, "go")
-    assert done.returncode == 0, done.stderr
+    done, result = _echo_with_a_kept_listing(lull, fake, tmp_path, "go")
     assert done.stdout.strip() == "done"
-    assert _tool_result(fake.requests[1]) == "echo: hi"
+    assert result == "echo: hi"
 
 
 def test_a_server_that_fails_in_the_background_gives_its_tool_call_an_error(
     lull: Lull, fake: FakeServer, tmp_path: Path
 ) -> None:
-    gate = tmp_path / "gate"
-    _configure(gate)
-    _fill_cache(lull, fake, gate)
-    fake.script(Reply(tool_calls=[ToolUse(ECHO, {"text": "hi"})]), Reply(text="sorry"))
-    done = _first_request_then_open(lull, fake, gate, "fail")
-    assert done.returncode == 0, done.stderr
-    result = _tool_result(fake.requests[1])
+    done, result = _echo_with_a_kept_listing(lull, fake, tmp_path, "fail")
     assert result.startswith(f"MCP server srv did not start, so {ECHO} cannot run")
     assert "fatal: the gate said fail" in result
     assert "MCP server srv did not start" in done.stderr
