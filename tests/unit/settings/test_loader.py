@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from lull.model import defaults
 from lull.settings import LoadedSettings, Settings, SettingsError, load_settings
 from tests.unit.settings.conftest import Home
 
@@ -406,7 +407,7 @@ def test_cache_and_tool_output_settings(home: Home) -> None:
     assert settings.context.tool_output.max_tokens == 4000
     home.write_user({"context": {"cache": {"ttl": "2h", "promptCacheKey": "yes"}}})
     loaded = home.load()
-    assert loaded.settings.context.cache.ttl == "5m"
+    assert loaded.settings.context.cache.ttl == defaults.CACHE_TTL  # the bad value is dropped
     assert any(
         "context.cache.promptCacheKey: expected true or false" in m for m in messages(loaded)
     )
