@@ -152,3 +152,9 @@ def log_path() -> Path:
 def history_path() -> Path:
     """The prompt input history file."""
     return state_dir() / "history"
+
+
+def mcp_listings_dir() -> Path:
+    """Where each MCP server's last tool listing is kept (``lull -p`` offers it by name
+    while the server starts in the background)."""
+    return state_dir() / "mcp-tools"

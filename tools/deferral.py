@@ -120,6 +120,11 @@ class DeferredTools:
         """Keep ``tool`` (already in the registry) deferred, listed with ``summary``."""
         self._entries[tool.name] = DeferredTool(tool, summary)
 
+    def discard(self, name: str) -> None:
+        """Forget the deferred tool ``name`` (its source no longer has it); a loaded name
+        stays recorded, so the tool is offered again if it comes back."""
+        self._entries.pop(name, None)
+
     # --- what is deferred -------------------------------------------------------------------
 
     def __contains__(self, name: object) -> bool:

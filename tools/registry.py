@@ -104,6 +104,12 @@ class ToolRegistry:
             raise ValueError(f"no tool named {tool.name!r} to replace")
         self._tools[tool.name] = tool
 
+    def remove(self, name: str) -> None:
+        """Take the tool ``name`` away (a source's tool that is gone); unknown names are
+        left alone."""
+        self._tools.pop(name, None)
+        self.deferred.discard(name)
+
     def add_deferred(self, tool: Tool, summary: str) -> None:
         """Register ``tool`` deferred: offered by name and ``summary`` (one line, in the
         ``tool_search`` tool's description) until it is loaded."""

@@ -28,6 +28,16 @@ class ToolSource(Protocol):
         run does not wait (the interactive front ends)."""
         ...
 
+    def begin_turn(self) -> None:
+        """A user turn begins: changes held back so that the tools stay the same within a
+        turn take effect now."""
+        ...
+
+    def request_sent(self) -> None:
+        """A model request is out (its answer has begun): what was held back so as not to
+        compete with it (servers that need not be up for it) may start."""
+        ...
+
     def take_notices(self) -> list[Notice]:
         """What the user should hear since the last call (a server that did not start, a
         tool left out); each notice is given once."""

@@ -7,22 +7,34 @@ A server from the user's settings starts when the front end calls :meth:`McpMana
 trusted (``/trust``, which takes effect at once through :meth:`McpManager.trust_changed`) or
 the command line said ``--allow-project-mcp``. A server that comes up registers its tools once,
 after the tools already offered (an expected prompt-cache break, announced in
-:attr:`McpManager.added_tools`); ``lull -p`` (``wait=True``) waits for every server before the
+:attr:`McpManager.added_tools`); ``lull -p`` (``wait=True``) waits for the servers before the
 first request instead, and registers them in the settings' order. Where ``tools.toolSearch``
 says so, a server's tools are registered deferred (:mod:`lull.tools.deferral`): the
 ``tool_search`` tool lists them by name and loads their schemas on demand.
+
+Every listing a server gives is kept (:mod:`lull.mcp.cache`). ``lull -p`` does not wait for a
+server whose listing is kept when its tools would be deferred anyway (not ``alwaysLoad``, and
+``tools.toolSearch`` defers the batch): its kept tools are registered deferred at once, the
+server starts in the background once the first request is out (:meth:`request_sent`; before
+it, starting servers would compete with lull for the CPU), and a call to one of its tools
+starts it if need be and waits for it (at most its start timeout), or is an error result
+saying it did not start. A fresh listing that
+differs from the kept one replaces the file, and this run's tools of that server at the next
+user turn (never within a turn: the tools lead every request's cached prefix).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
+from lull.mcp.cache import ListingCache, same_listing
 from lull.mcp.connection import McpConnection, McpFailure
+from lull.mcp.listing import RemoteTool
 from lull.mcp.naming import adapt_schema, tool_name, tool_prefix
 from lull.mcp.tool import McpTool, UnavailableTool
 from lull.model.events import Notice
@@ -78,8 +90,11 @@ class McpManager:
         env: Mapping[str, str] | None = None,
         timeouts: McpTimeouts | None = None,
         sandbox: CommandSandbox | None = None,
+        listings: ListingCache | None = None,
     ) -> None:
         self.registry = registry
+        self.listings = listings
+        """Where each server's last listing is kept (None: nowhere)."""
         self.provider = provider
         self.trusted = trusted
         self.allow_project = allow_project
@@ -89,6 +104,15 @@ class McpManager:
         ]
         self.added_tools: dict[str, str] = {}
         self._registered: set[str] = set()
+        self._early: dict[str, list[RemoteTool]] = {}
+        """Servers whose kept listing was registered before they came up (``-p``)."""
+        self._changed: set[str] = set()
+        """Of those, the ones whose fresh listing differs (applied at the next turn)."""
+        self._settled = False
+        self._kept: dict[str, list[RemoteTool]] | None = None
+        """The kept listings of the servers ``-p`` may not wait for (None: not looked yet)."""
+        self._go = asyncio.Event()
+        """Set once those servers may start: the first request is out, or a tool needs one."""
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._notices: list[Notice] = []
         self.listener: Callable[[Notice], None] | None = None
@@ -121,6 +145,8 @@ class McpManager:
             asyncio.get_running_loop()
         except RuntimeError:
             return
+        if self.wait and self._kept is None:
+            self._kept = self._kept_listings()
         for connection in self.connections:
             if connection.name not in self._tasks and self.may_start(connection):
                 connection.state = "starting"
@@ -129,11 +155,68 @@ class McpManager:
 
     async def settle(self) -> None:
         """With ``wait`` (``lull -p``): wait until every started server is up or failed, then
-        register their tools in the settings' order; otherwise return at once."""
+        register their tools in the settings' order; otherwise return at once. A server whose
+        kept listing is registered instead (see the module's docstring) is not waited for."""
         if not self.wait or not self._tasks:
             return
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        if not self._settled:
+            self._settled = True
+            if await self._register_early():
+                return
+        waited = [task for name, task in self._tasks.items() if name not in self._early]
+        await asyncio.gather(*waited, return_exceptions=True)
         self._register(self.connections)
+
+    async def _register_early(self) -> bool:
+        """The first settle of ``lull -p``: when the servers with a kept listing would have
+        their tools deferred, wait for the others only and register every server's tools
+        (the kept listings for the first); returns whether it did."""
+        kept = self._kept or {}
+        if not kept:
+            return False
+        waited = [task for name, task in self._tasks.items() if name not in kept]
+        await asyncio.gather(*waited, return_exceptions=True)
+        batch = self._batch(self.connections, kept)
+        defer = self._decide(batch)
+        if not defer:  # their tools would be offered in full: wait for them as before
+            self._go.set()
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+            self._place(self._batch(self.connections, {}), defer)
+            return True
+        self._early = kept
+        for connection in self.connections:
+            if connection.name in kept and connection.tools is not None:
+                self._remember(connection)  # it came up meanwhile: its listing is compared
+        self._place(batch, defer)
+        return True
+
+    def _kept_listings(self) -> dict[str, list[RemoteTool]]:
+        """The kept listings of the servers that may start and need not be waited for: tool
+        search may defer, the server is not ``alwaysLoad``, and a listing is kept."""
+        policy = self.registry.deferred.policy
+        if self.listings is None or policy is None or policy.mode == "off":
+            return {}
+        kept: dict[str, list[RemoteTool]] = {}
+        for connection in self.connections:
+            if not self.may_start(connection) or connection.config.always_load:
+                continue
+            listing = self.listings.load(connection.config)
+            if listing is not None:
+                kept[connection.name] = listing
+        return kept
+
+    def request_sent(self) -> None:
+        """The first request is out: the servers ``-p`` did not wait for start now (before
+        it, their start would compete with lull's own for the CPU)."""
+        self._go.set()
+
+    def begin_turn(self) -> None:
+        """A user turn begins: servers registered from a kept listing whose fresh listing
+        differs get their fresh tools now (the tool list stays the same within a turn)."""
+        for connection in self.connections:
+            if connection.name in self._changed:
+                self._refresh(connection)
+        self._changed.clear()
 
     def take_notices(self) -> list[Notice]:
         """What the user should hear since the last call: servers that did not start, tools
@@ -172,6 +255,8 @@ class McpManager:
     # --- starting ---------------------------------------------------------------------------
 
     async def _bring_up(self, connection: McpConnection) -> None:
+        if self._kept and connection.name in self._kept:
+            await self._go.wait()
         try:
             await connection.connect()
         except McpFailure as failure:
@@ -182,8 +267,22 @@ class McpManager:
             text = f"MCP server {connection.name}: tool {skipped.name} skipped: {skipped.reason}"
             log.warning("%s", text)
             self._say(Notice("warning", text))
+        self._remember(connection)
         if not self.wait:
             self._register([connection])
+
+    def _remember(self, connection: McpConnection) -> None:
+        """Keep the server's fresh listing; one that differs from the kept listing its tools
+        were registered from is applied at the next turn (:meth:`begin_turn`)."""
+        listing = connection.tools
+        if listing is None:
+            return
+        if self.listings is not None:
+            self.listings.save(connection.config, listing)
+        early = self._early.get(connection.name)
+        if early is not None and not same_listing(early, listing):
+            log.info("mcp %s: its tools changed since they were kept", connection.name)
+            self._changed.add(connection.name)
 
     def _start_failure(self, connection: McpConnection) -> str:
         """The notice of a server that did not start: why, and its last stderr lines."""
@@ -248,29 +347,64 @@ class McpManager:
             case _:
                 assert_never(state)
 
+    def _started(self, connection: McpConnection, name: str) -> Callable[[], Awaitable[str | None]]:
+        """What ``name``, registered from a kept listing, awaits before its call: its
+        server's background start (at most its start timeout); an error text when the
+        server did not come up, else None."""
+
+        async def started() -> str | None:
+            self._go.set()
+            task = self._tasks.get(connection.name)
+            if connection.tools is None and task is not None and not task.done():
+                await asyncio.wait({task}, timeout=connection.start_timeout + 1)
+            if connection.tools is not None:  # it came up (a later failure restarts it)
+                return None
+            return await self.unavailable(connection, name)
+
+        return started
+
     def _register(self, connections: list[McpConnection]) -> None:
         """Add the servers' offered tools to the registry, once each, after the existing
         ones: deferred (offered by name through ``tool_search`` until loaded) when the
         registry's policy says so for this batch, never for a server with ``alwaysLoad``."""
+        batch = self._batch(connections, {})
+        self._place(batch, self._decide(batch))
+
+    def _batch(
+        self, connections: list[McpConnection], kept: dict[str, list[RemoteTool]]
+    ) -> list[tuple[McpConnection, list[McpTool]]]:
+        """The tools of each server not registered yet that has a listing (``kept``'s, else
+        its own)."""
         taken = set(self.registry.names())
         batch: list[tuple[McpConnection, list[McpTool]]] = []
         for connection in connections:
-            if connection.name in self._registered or connection.tools is None:
+            listing = kept.get(connection.name, connection.tools)
+            if connection.name in self._registered or listing is None:
                 continue
-            self._registered.add(connection.name)
-            batch.append((connection, self._tools_of(connection, taken)))
+            tools = self._tools_of(connection, listing, taken)
+            if connection.name in kept:
+                for tool in tools:
+                    tool.ready = self._started(connection, tool.name)
+            batch.append((connection, tools))
+        return batch
+
+    def _decide(self, batch: list[tuple[McpConnection, list[McpTool]]]) -> bool:
+        """Whether the batch's tools (but ``alwaysLoad`` servers') are deferred."""
         deferrable = [
             tool_spec(tool)
             for connection, tools in batch
             if not connection.config.always_load
             for tool in tools
         ]
-        defer = bool(deferrable) and self.registry.deferred.decide(deferrable)
+        return bool(deferrable) and self.registry.deferred.decide(deferrable)
+
+    def _place(self, batch: list[tuple[McpConnection, list[McpTool]]], defer: bool) -> None:
+        """Register the batch's tools, deferred or in full."""
         for connection, tools in batch:
+            self._registered.add(connection.name)
             if defer and not connection.config.always_load:
                 for tool in tools:
-                    summary = one_line(tool.remote.description) or "(no description)"
-                    self.registry.add_deferred(tool, summary)
+                    self.registry.add_deferred(tool, _summary(tool))
                 if tools:
                     self.added_tools[TOOL_SEARCH_TOOL] = (
                         f"MCP server {connection.name} came up and tool_search lists its "
@@ -282,11 +416,38 @@ class McpManager:
                 self.registry.add(tool)
                 self.added_tools[tool.name] = cause
 
-    def _tools_of(self, connection: McpConnection, taken: set[str]) -> list[McpTool]:
-        """The server's offered tools as lull tools (their names join ``taken``)."""
+    def _refresh(self, connection: McpConnection) -> None:
+        """Put the server's fresh listing in place of the kept one its tools were deferred
+        from: changed tools replaced, new ones deferred, vanished ones removed."""
+        old = {
+            tool.name: tool
+            for tool in self.registry
+            if isinstance(tool, McpTool) and tool.connection is connection
+        }
+        taken = set(self.registry.names()) - set(old)
+        fresh = self._tools_of(connection, connection.tools or [], taken)
+        cause = f"MCP server {connection.name} lists other tools than it did before"
+        deferred = self.registry.deferred
+        for tool in fresh:
+            previous = old.pop(tool.name, None)
+            if previous is None:
+                self.registry.add_deferred(tool, _summary(tool))
+            else:
+                self.registry.replace(tool)
+                deferred.add(tool, _summary(tool))
+                if tool.name in deferred.loaded_names:
+                    self.added_tools[tool.name] = cause
+        for name in old:
+            self.registry.remove(name)
+        self.added_tools[TOOL_SEARCH_TOOL] = cause
+
+    def _tools_of(
+        self, connection: McpConnection, listing: list[RemoteTool], taken: set[str]
+    ) -> list[McpTool]:
+        """The offered tools of ``listing`` as lull tools (their names join ``taken``)."""
         config = connection.config
         tools: list[McpTool] = []
-        for remote in connection.tools or ():
+        for remote in listing:
             if not config.offers(remote.name):
                 continue
             name = tool_name(connection.name, remote.name, taken)
@@ -331,6 +492,11 @@ class McpManager:
         return frozenset(
             f"{TOOL_PREFIX}{c.name}__*" for c in self.connections if c.config.compactable
         )
+
+
+def _summary(tool: McpTool) -> str:
+    """The one line a deferred MCP tool is listed with."""
+    return one_line(tool.remote.description) or "(no description)"
 
 
 def _sandbox_for(config: McpServerConfig, sandbox: CommandSandbox | None) -> CommandSandbox | None:

@@ -43,10 +43,15 @@ class McpTool(Tool):
         self.parameters = parameters
         self.read_only_hint = remote.read_only_hint
         self.compactable = compactable
+        self.ready: Callable[[], Awaitable[str | None]] | None = None
+        """Awaited before a call when the tool was registered before its server came up
+        (``lull -p`` with a kept listing): None once the server is up, else why not."""
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         """Call the server's tool; a server failure is a :class:`ToolError` (one clear line and
         the server's stderr tail)."""
+        if self.ready is not None and (why := await self.ready()) is not None:
+            raise ToolError(why)
         try:
             result = await self.connection.call(self.remote.name, args)
         except (McpFailure, McpCallError) as failure:

@@ -84,8 +84,10 @@ def mcp_manager(
     servers = (*own, *options.client_mcp_servers)
     if not servers:
         return None
+    from lull.mcp.cache import ListingCache
     from lull.mcp.manager import McpManager
     from lull.model.mcp import McpTimeouts
+    from lull.settings.paths import mcp_listings_dir
     from lull.settings.workspaces import is_trusted
 
     workspace = options.workspace.resolve()
@@ -99,6 +101,7 @@ def mcp_manager(
         env=env,
         timeouts=McpTimeouts(settings.mcp.start_timeout_seconds, settings.mcp.tool_timeout_seconds),
         sandbox=sandbox if settings.sandbox.mcp_servers else None,
+        listings=ListingCache(mcp_listings_dir(), workspace),
     )
 
 

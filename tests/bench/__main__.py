@@ -9,6 +9,7 @@ from tests.bench import (
     compression,
     cost,
     idle_savings,
+    mcp_start,
     oneshot,
     requests,
     resume,
@@ -24,6 +25,8 @@ print()
 resume.main()
 print()
 startup.main()
+print()
+mcp_start.main()
 print()
 sandbox.main()
 print()

@@ -11,7 +11,9 @@ streamable HTTP on 127.0.0.1 instead of stdio. ``--pid-file PATH`` records the p
 restarted, and how many calls the client cancelled), ``fail`` (answers with a JSON-RPC error,
 as a low-level server that raises does) and ``slow`` (sleeps ``seconds`` asynchronously, then
 answers). ``--hang-start`` never speaks MCP (it sleeps forever); ``--start-delay SECONDS``
-sleeps before it starts; ``--flood N`` writes N junk lines to stdout before it starts.
+sleeps before it starts; ``--flood N`` writes N junk lines to stdout before it starts;
+``--gate PATH`` waits (before it speaks MCP) until PATH exists, then exits with an error when
+the file says ``fail`` (a test opens the gate once it has seen what it waits for).
 ``--bad-schema`` adds ``broken`` (an input schema of type array, which the protocol refuses)
 and ``misspelled`` (a schema the protocol takes but JSON Schema does not: ``"type":
 "strin"``); the server's own check of what it sends is switched off for ``tools/list``, as a
@@ -173,6 +175,15 @@ def add_stateful(server: MCPServer) -> None:
         return f"slept {seconds:g}"
 
 
+def wait_for_gate(gate: Path) -> None:
+    """Block until ``gate`` exists; exit with an error when it says ``fail``."""
+    while not gate.exists():
+        time.sleep(0.02)
+    if gate.read_text().strip() == "fail":
+        print("fatal: the gate said fail", file=sys.stderr, flush=True)
+        sys.exit(2)
+
+
 def main() -> None:
     """Run the server as the arguments say."""
     parser = argparse.ArgumentParser()
@@ -185,6 +196,7 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=0)
     parser.add_argument("--start-delay", type=float, default=0.0)
     parser.add_argument("--bad-schema", action="store_true")
+    parser.add_argument("--gate")
     parser.add_argument("--touch", action="append", default=[], help="files to try to write")
     args = parser.parse_args()
     if args.pid_file:
@@ -199,6 +211,8 @@ def main() -> None:
             print(f"touch {place}: written", file=sys.stderr, flush=True)
         except OSError as error:
             print(f"touch {place}: {error.strerror}", file=sys.stderr, flush=True)
+    if args.gate:
+        wait_for_gate(Path(args.gate))
     if args.hang_start:
         while True:
             time.sleep(1)

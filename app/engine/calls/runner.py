@@ -100,12 +100,21 @@ class ToolRunner:
         return runner
 
     def begin_turn(self, session: Session) -> None:
-        """A user prompt was added to ``session``: file changes from now on are its turn's."""
+        """A user prompt was added to ``session``: file changes from now on are its turn's,
+        and the tool sources apply what they held back for a turn's start."""
         self.recorder.begin_turn(session)
+        for source in self.sources:
+            source.begin_turn()
 
     def specs(self) -> list[ToolSpec]:
         """The tools offered to the model (always all of them: the prefix stays cacheable)."""
         return self.registry.specs()
+
+    def request_sent(self) -> None:
+        """A model request is out (its answer has begun): the tool sources may start what
+        they held back so as not to slow it down."""
+        for source in self.sources:
+            source.request_sent()
 
     async def settle(self) -> None:
         """Let the tool sources finish starting where the run waits for them (``-p``); what

@@ -429,7 +429,11 @@ class Agent:
         self.pipeline_ms += (time.perf_counter() - started) * 1000
         for hook in self.request_hooks:
             hook(request, index)
+        answering = False
         async for event in self.provider.stream(request):
+            if not answering:  # the request is out: what waited for it may start now
+                answering = True
+                self.tools.request_sent()
             match event:
                 case TextDelta(text):
                     yield AssistantText(text)

@@ -5,6 +5,7 @@ the very tool list the session sent before."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -13,6 +14,8 @@ from typing import Any
 
 from lull.commands import run_command
 from lull.context.cachebreak import find_detector
+from lull.mcp.listing import RemoteTool
+from lull.mcp.manager import McpManager
 from lull.model.events import ToolFinished
 from lull.model.provider import ModelRequest
 from lull.model.tool_search import TOOL_SEARCH_TOOL
@@ -212,3 +215,37 @@ async def test_excluding_tool_search_defers_nothing(tmp_path: Path) -> None:
     assert len(_mcp(provider.requests[0])) == 7
     assert TOOL_SEARCH_TOOL not in _names(provider.requests[0])
     assert not any("tools.exclude" in d.message for d in runtime.loaded.diagnostics)
+
+
+async def test_a_kept_listing_is_offered_first_and_a_fresh_one_replaces_it_next_turn(
+    tmp_path: Path,
+) -> None:
+    workspace = _workspace(tmp_path, True)
+    provider = ScriptedProvider()
+    provider.script(ScriptedReply(text="one"), ScriptedReply(text="two"))
+    runtime = demo_runtime(workspace, provider, allow_project_mcp=True, approval_mode="yolo")
+    manager = runtime.mcp
+    assert manager is not None and manager.listings is not None
+    config = manager.connections[0].config
+    ghost = RemoteTool("ghost", "A tool the server no longer has.", {"type": "object"})
+    manager.listings.save(config, [ghost])  # kept by an earlier run of an older server
+    runtime.start_tools(wait=True)
+    try:
+        await run(runtime.agent, "hi")
+        await asyncio.wait_for(_listed(manager), 30)  # the server comes up after the request
+        await run(runtime.agent, "again")
+    finally:
+        await runtime.stop_tools()
+    first, second = provider.requests
+    listing = next(s for s in first.tools if s.name == TOOL_SEARCH_TOOL).description
+    assert "- mcp__srv__ghost: A tool the server no longer has." in listing
+    assert ECHO not in listing
+    listing = next(s for s in second.tools if s.name == TOOL_SEARCH_TOOL).description
+    assert "ghost" not in listing and f"- {ECHO}: Say the text back." in listing
+    kept = manager.listings.load(config)
+    assert kept is not None and "echo" in [tool.name for tool in kept]
+
+
+async def _listed(manager: McpManager) -> None:
+    while manager.connections[0].tools is None:
+        await asyncio.sleep(0.05)
