@@ -28,9 +28,10 @@ when both hold:
 - it pays: ``saved * (remaining + 1) > (write / read - 1) * tail``;
 - it is big enough: ``saved ** 2 >= 2 * (write / read - 1) * tail * growth``.
 
-Replayed on 122 real mini-swe-agent runs (``tests/bench/trajectories.py``) the second rule
-takes the masking from 1.03x of caching alone (the first rule alone, keep 10) to about
-0.91-0.93x, needs lost under 5%; the rule has no fitted constant.
+The rule has no fitted constant. On the cost benchmark's real runs (one long turn each,
+``tests/bench/cost.py``, recalls charged) it takes the masking from 1.03x of caching alone (the
+first rule alone, keep 10) to 0.98x (keep 5), needs lost 3%; a rough cache simulation of all
+122 converted runs (``tests/bench/trajectories.py``, with larger token counts) gave 0.91-0.93x.
 
 A masked result reads like an idle-cleared one (``recall id …``), is a
 :class:`ClearToolResults` edit with reason ``"masking"``, and ``/context restore`` undoes it.
