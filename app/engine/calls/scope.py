@@ -18,24 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from lull.model.messages import ToolCall
+from lull.model.permissions import CLAUDE_CODE_NAMES
 
 SHELL_TOOL = "run_shell_command"
 READ_TOOL = "read_file"
 
-#: Claude Code's tool names, as lull's.
 ALIASES: Mapping[str, str] = {
-    "bash": SHELL_TOOL,
-    "read": "read_file",
-    "edit": "edit",
-    "multiedit": "edit",
-    "write": "write_file",
-    "grep": "grep_search",
-    "glob": "glob",
-    "ls": "list_directory",
-    "webfetch": "web_fetch",
-    "websearch": "web_search",
-    "task": "task",
+    alias.lower(): tool for tool, aliases in CLAUDE_CODE_NAMES.items() for alias in aliases
 }
+"""Claude Code's tool names (lower-cased, as ``allowed-tools`` is matched) as lull's."""
 _RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>[^()]*)\))?$")
 
 
