@@ -27,6 +27,7 @@ from typing import Literal
 
 from lull.engine.calls.scope import SHELL_TOOL, ToolRule, TurnScope, parse_tool_rule
 from lull.model.messages import ToolCall
+from lull.model.permissions import split_rules
 from lull.model.text import decode_bytes
 
 CommandScope = Literal["user", "project"]
@@ -268,7 +269,7 @@ def parse_command_file(text: str, name: str, path: Path, scope: CommandScope) ->
 def _apply(command: CustomCommand, key: str, value: str | list[str], number: int) -> CustomCommand:
     """``command`` with one front-matter key set."""
     if key == "allowed-tools":
-        entries = value if isinstance(value, list) else _split_list(value)
+        entries = value if isinstance(value, list) else split_rules(value)
         try:
             rules = tuple(parse_tool_rule(entry) for entry in entries)
         except ValueError as error:
@@ -316,24 +317,6 @@ def _front_matter(lines: list[str]) -> dict[str, tuple[int, str | list[str]]]:
         fields[key] = (number, [] if not value else _unquote(value))
         current = key if not value else None
     return fields
-
-
-def _split_list(value: str) -> list[str]:
-    """``a, b`` or ``[a, b]`` as entries; a comma inside parentheses stays in its entry."""
-    inner = value.strip()
-    if inner.startswith("[") and inner.endswith("]"):
-        inner = inner[1:-1]
-    entries: list[str] = []
-    depth, current = 0, ""
-    for char in inner:
-        depth += (char == "(") - (char == ")")
-        if char == "," and depth == 0:
-            entries.append(current)
-            current = ""
-        else:
-            current += char
-    entries.append(current)
-    return [_unquote(e.strip()) for e in entries if e.strip()]
 
 
 def _unquote(value: str) -> str:
