@@ -105,6 +105,13 @@ async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(
             assert done, f"cancelled after {steps} steps, the command was not stopped"
             with pytest.raises(asyncio.CancelledError):
                 await task
+        # on a loaded machine no step count may reach bash's start: one more command is
+        # cancelled only once it has surely started, so "after the start" is always covered
+        task = asyncio.create_task(tool.run({"command": "echo $$ > pgid.last; sleep 120"}, ctx))
+        await _until_written(workspace / "pgid.last")
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
         started = _groups_started(workspace)
         assert started, "no command got far enough to start"
         for pgid in started:
@@ -112,6 +119,14 @@ async def test_a_cancel_at_any_step_of_the_loop_kills_the_whole_group(
     finally:
         for pgid in _groups_started(workspace):
             sigkill_group(pgid)
+
+
+async def _until_written(path: Path) -> None:
+    """Let the loop run until ``path`` has content (a generous deadline fails the test)."""
+    deadline = asyncio.get_running_loop().time() + CANCEL_DEADLINE
+    while not (path.exists() and path.read_text().strip()):
+        assert asyncio.get_running_loop().time() < deadline, f"{path.name} was never written"
+        await asyncio.sleep(0.01)
 
 
 def _groups_started(workspace: Path) -> list[int]:
